@@ -1,0 +1,27 @@
+package dev.idemproxy.core.idempotency;
+
+import static dev.idemproxy.core.Checks.positive;
+import static dev.idemproxy.core.Checks.requireArgument;
+import static java.util.Objects.requireNonNull;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How a protected call's idempotency key is found. This class is immutable.
+ *
+ * @param header   the client's key header, used when present; also the header sent upstream
+ * @param derive   parts a key is derived from when the client sent none; empty = no derivation
+ * @param window   derived keys: the same parts within this long of the first call are duplicates
+ * @param required true: 400 {@code missing-idempotency-key} when no key can be had
+ */
+public record KeyPolicy(String header, List<RequestPart> derive, Duration window, boolean required) {
+    public static final KeyPolicy DEFAULT = new KeyPolicy("Idempotency-Key", List.of(), Duration.ofMinutes(10), false);
+
+    public KeyPolicy {
+        requireNonNull(header, "header");
+        requireArgument(header.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+"), "header '" + header + "' (expected: a header name)");
+        derive = List.copyOf(requireNonNull(derive, "derive"));
+        positive(window, "window");
+    }
+}

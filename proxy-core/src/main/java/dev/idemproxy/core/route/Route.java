@@ -1,0 +1,95 @@
+package dev.idemproxy.core.route;
+
+import static dev.idemproxy.core.Checks.requireArgument;
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.dlq.DeadLetterPolicy;
+import dev.idemproxy.core.idempotency.IdempotencyPolicy;
+import dev.idemproxy.core.receipt.IdsPolicy;
+import dev.idemproxy.core.receipt.ReceiptPolicy;
+import dev.idemproxy.core.retry.RetryPolicy;
+import dev.idemproxy.core.upstream.PoolPolicy;
+import dev.idemproxy.core.upstream.TlsPolicy;
+import java.net.URI;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * One downstream route: what it matches, where it forwards and its policies
+ * (CONTRACT §3 {@code routes[]}). This class is immutable.
+ *
+ * @param upstream http or https URI; its path, when not "/", is prefixed to forwarded paths
+ * @param receipt  null when the route has no receipt endpoint
+ */
+public record Route(
+        String name,
+        RouteMatch match,
+        URI upstream,
+        Set<String> tags,
+        Timeouts timeouts,
+        IdempotencyPolicy idempotency,
+        RetryPolicy retry,
+        IdsPolicy ids,
+        ReceiptPolicy receipt,
+        DeadLetterPolicy deadLetter,
+        TlsPolicy tls,
+        PoolPolicy pool) {
+
+    public static final String TAG_IDEMPOTENT = "idempotent";
+
+    public Route {
+        requireNonNull(name, "name");
+        requireArgument(name.matches("[A-Za-z0-9_.-]{1,64}"), "name '" + name + "' (expected: 1-64 of A-Z a-z 0-9 _ . -)");
+        requireNonNull(match, "match");
+        requireNonNull(upstream, "upstream");
+        String scheme = upstream.getScheme() == null ? "" : upstream.getScheme().toLowerCase(Locale.ROOT);
+        requireArgument(scheme.equals("http") || scheme.equals("https"),
+                "upstream '" + upstream + "' (expected: an http:// or https:// URI)");
+        requireArgument(upstream.getHost() != null, "upstream '" + upstream + "' has no host (expected: http[s]://host[:port])");
+        requireArgument(upstream.getRawQuery() == null && upstream.getRawFragment() == null,
+                "upstream '" + upstream + "' has a query or fragment (expected: http[s]://host[:port][/path])");
+        tags = Set.copyOf(requireNonNull(tags, "tags"));
+        requireNonNull(timeouts, "timeouts");
+        requireNonNull(idempotency, "idempotency");
+        requireNonNull(retry, "retry");
+        requireNonNull(ids, "ids");
+        requireNonNull(deadLetter, "deadLetter");
+        requireNonNull(tls, "tls");
+        requireNonNull(pool, "pool");
+    }
+
+    /** A plain pass-through route with every policy at its default; handy in tests. */
+    public static Route passThrough(String name, RouteMatch match, URI upstream) {
+        return new Route(name, match, upstream, Set.of(), Timeouts.DEFAULT, IdempotencyPolicy.DISABLED,
+                RetryPolicy.DEFAULT, IdsPolicy.DEFAULT, null, DeadLetterPolicy.DEFAULT, TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
+    }
+
+    public boolean isTls() {
+        return "https".equalsIgnoreCase(upstream.getScheme());
+    }
+
+    public int upstreamPort() {
+        int p = upstream.getPort();
+        return p > 0 ? p : isTls() ? 443 : 80;
+    }
+
+    /** The upstream's path prefix without a trailing slash ("" for none). */
+    public String upstreamBasePath() {
+        String p = upstream.getRawPath();
+        if (p == null || p.isEmpty() || p.equals("/")) {
+            return "";
+        }
+        return p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+    }
+
+    /** The Host header value the upstream expects. */
+    public String upstreamAuthority() {
+        int p = upstream.getPort();
+        String host = upstream.getHost();
+        return p > 0 ? host + ":" + p : host;
+    }
+
+    public boolean isTaggedIdempotent() {
+        return tags.contains(TAG_IDEMPOTENT);
+    }
+}

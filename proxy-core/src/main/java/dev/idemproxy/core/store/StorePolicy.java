@@ -1,0 +1,73 @@
+package dev.idemproxy.core.store;
+
+import static dev.idemproxy.core.Checks.requireArgument;
+import static java.util.Objects.requireNonNull;
+
+import java.nio.file.Path;
+
+/**
+ * Where idempotency records, receipts and dead letters live (CONTRACT §3 {@code store}).
+ * This class is immutable.
+ */
+public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, RedisPolicy redis, OnUnavailable onUnavailable) {
+
+    public enum Type {
+        EMBEDDED("embedded"), MEMORY("memory"), REDIS("redis");
+
+        private final String spelling;
+
+        Type(String spelling) {
+            this.spelling = spelling;
+        }
+
+        public String spelling() {
+            return spelling;
+        }
+    }
+
+    public enum OnUnavailable {
+        REJECT("reject"), PASSTHROUGH("passthrough");
+
+        private final String spelling;
+
+        OnUnavailable(String spelling) {
+            this.spelling = spelling;
+        }
+
+        public String spelling() {
+            return spelling;
+        }
+    }
+
+    /**
+     * @param uri       redis:// or rediss:// URI; may carry a password
+     * @param mode      standalone | sentinel | cluster
+     * @param keyPrefix prefix of every key the proxy writes
+     */
+    public record RedisPolicy(String uri, String mode, String keyPrefix) {
+        public static final RedisPolicy DEFAULT = new RedisPolicy("redis://127.0.0.1:6379", "standalone", "idemproxy:");
+
+        public RedisPolicy {
+            requireNonNull(uri, "uri");
+            requireArgument(mode.equals("standalone") || mode.equals("sentinel") || mode.equals("cluster"),
+                    "mode '" + mode + "' (expected: standalone, sentinel or cluster)");
+            requireNonNull(keyPrefix, "keyPrefix");
+        }
+
+        /** The URI with any password replaced, for logs and /config. */
+        public String redactedUri() {
+            return uri.replaceAll("(?<=://)([^@/]*)@", "<redacted>@");
+        }
+    }
+
+    public static final StorePolicy DEFAULT = new StorePolicy(Type.EMBEDDED, Path.of("./idemproxy-data"), 1_000_000,
+            RedisPolicy.DEFAULT, OnUnavailable.REJECT);
+
+    public StorePolicy {
+        requireNonNull(type, "type");
+        requireNonNull(embeddedPath, "embeddedPath");
+        requireArgument(memoryMaxEntries >= 1, "maxEntries " + memoryMaxEntries + " (expected: >= 1)");
+        requireNonNull(redis, "redis");
+        requireNonNull(onUnavailable, "onUnavailable");
+    }
+}
