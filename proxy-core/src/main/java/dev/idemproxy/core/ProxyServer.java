@@ -1,0 +1,142 @@
+package dev.idemproxy.core;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.pipeline.ProxyChannelInitializer;
+import dev.idemproxy.core.pipeline.ServerState;
+import dev.idemproxy.core.route.RouteTable;
+import dev.idemproxy.core.upstream.UpstreamPools;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The proxy's client-facing listener and everything behind it. Lifecycle: {@link #start()},
+ * any number of {@link #apply(ProxyConfig)} (route table swaps), then {@link #stop(Duration)}.
+ * This class is thread-safe.
+ */
+public final class ProxyServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ProxyServer.class);
+
+    private final ProxyConfig config;
+    private final Transport transport;
+    private final ServerState state = new ServerState();
+    private final UpstreamPools pools;
+    private final ChannelGroup clients = new DefaultChannelGroup("idemproxy-clients", GlobalEventExecutor.INSTANCE);
+    private EventLoopGroup bossGroup;
+    private EventLoopGroup workerGroup;
+    private Channel serverChannel;
+
+    public ProxyServer(ProxyConfig config) {
+        this.config = requireNonNull(config, "config");
+        this.transport = Transport.best();
+        this.pools = new UpstreamPools(transport);
+    }
+
+    /**
+     * Prepares the routes and binds {@code listen}.
+     *
+     * @throws IllegalArgumentException when a route cannot be prepared (say, an unreadable CA file)
+     * @throws java.net.BindException   when the address is in use
+     */
+    public synchronized void start() throws Exception {
+        apply(config);
+        bossGroup = transport.newGroup(1, "idemproxy-accept");
+        workerGroup = transport.newGroup(config.server().effectiveIoThreads(), "idemproxy-io");
+        ServerBootstrap b = new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(transport.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(new ProxyChannelInitializer(config.server(), state, pools, clients));
+        try {
+            serverChannel = b.bind(config.listen().toSocketAddress()).sync().channel();
+        } catch (Exception e) {
+            shutdownGroups();
+            throw e;
+        }
+        LOG.info("idemproxy listening on {} ({} transport, {} io threads, {} routes)", address(), transport,
+                config.server().effectiveIoThreads(), state.routes().size());
+    }
+
+    /** The bound address (useful with port 0). */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    /**
+     * Swaps in the routes of {@code newConfig} atomically; in-flight calls keep their route.
+     * Listener, server and store settings take effect only on restart.
+     *
+     * @throws IllegalArgumentException when a route cannot be prepared; the old table stays
+     */
+    public void apply(ProxyConfig newConfig) {
+        pools.prepare(newConfig.routes());
+        state.routes(RouteTable.of(newConfig.routes()));
+    }
+
+    public RouteTable routes() {
+        return state.routes();
+    }
+
+    /** Calls in flight right now. */
+    public int inFlight() {
+        return state.inFlight();
+    }
+
+    /**
+     * Graceful stop: stops accepting, lets in-flight calls finish for up to {@code grace}
+     * (each response then closes its connection), closes idle connections, then everything.
+     *
+     * @return true when every in-flight call finished within the grace period
+     */
+    public synchronized boolean stop(Duration grace) throws InterruptedException {
+        if (serverChannel == null) {
+            return true;
+        }
+        state.startDraining();
+        serverChannel.close().syncUninterruptibly();
+        closeIdleClients();
+        boolean drained = state.awaitIdle(grace.toMillis());
+        if (!drained) {
+            LOG.warn("shutdown grace of {} ran out with {} calls in flight", grace, state.inFlight());
+        }
+        clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        pools.close();
+        shutdownGroups();
+        serverChannel = null;
+        return drained;
+    }
+
+    /** Closes client connections that are between requests; busy ones close after their response. */
+    private void closeIdleClients() {
+        for (Channel ch : clients) {
+            ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(ServerDrainEvent.INSTANCE));
+        }
+    }
+
+    private void shutdownGroups() {
+        if (workerGroup != null) {
+            workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+        if (bossGroup != null) {
+            bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        stop(Duration.ZERO);
+    }
+}

@@ -1,0 +1,50 @@
+package dev.idemproxy.core.call;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.route.Route;
+import io.netty.handler.codec.http.HttpRequest;
+
+/**
+ * One client request on its way through the pipeline: the head, the route it matched (kept
+ * even if the route table is swapped meanwhile) and where it goes upstream. Passed from
+ * {@code RouteHandler} to {@code ForwardHandler} in place of the head; the body follows as
+ * {@code HttpContent}. Not thread-safe: lives on the client channel's event loop.
+ */
+public final class ProxyCall {
+    private final HttpRequest request;
+    private final Route route;
+    private final String originalHost;
+    private final String pathAndQuery;
+    private final long startNanos;
+
+    public ProxyCall(HttpRequest request, Route route, String originalHost, String pathAndQuery, long startNanos) {
+        this.request = requireNonNull(request, "request");
+        this.route = requireNonNull(route, "route");
+        this.originalHost = originalHost;
+        this.pathAndQuery = requireNonNull(pathAndQuery, "pathAndQuery");
+        this.startNanos = startNanos;
+    }
+
+    public HttpRequest request() {
+        return request;
+    }
+
+    public Route route() {
+        return route;
+    }
+
+    /** The Host the client addressed (header or absolute-form authority); may be null. */
+    public String originalHost() {
+        return originalHost;
+    }
+
+    /** Origin-form path and query as the client sent them. */
+    public String pathAndQuery() {
+        return pathAndQuery;
+    }
+
+    public long startNanos() {
+        return startNanos;
+    }
+}

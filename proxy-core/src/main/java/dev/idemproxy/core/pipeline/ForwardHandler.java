@@ -1,0 +1,334 @@
+package dev.idemproxy.core.pipeline;
+
+import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.problem.ProblemResponses;
+import dev.idemproxy.core.route.Timeouts;
+import dev.idemproxy.core.upstream.UpstreamConnection;
+import dev.idemproxy.core.upstream.UpstreamListener;
+import dev.idemproxy.core.upstream.UpstreamPools;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Streams one call at a time to its upstream and the response back, both ways with
+ * back-pressure: when the far side cannot keep up, reading from the near side pauses.
+ * The upstream connection shares this channel's event loop, so every callback below runs on
+ * one thread and no state needs locking. The response head must arrive within
+ * min(perTry, total); after that only the idle timeout applies, so long streams (SSE) live on.
+ * Ownership: request contents are written upstream (which releases them) or released here;
+ * response contents are written to the client. Not thread-safe: one instance per channel.
+ */
+final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListener {
+    private final UpstreamPools pools;
+    private final ServerState state;
+    private final ArrayDeque<HttpContent> pending = new ArrayDeque<>();
+
+    private ChannelHandlerContext ctx;
+    private ProxyCall call;
+    private long callSeq;
+    private UpstreamConnection conn;
+    private ScheduledFuture<?> headTimer;
+    private boolean requestDone;
+    private boolean responseStarted;
+    private boolean responseDone;
+    private boolean upstreamWantsClose;
+    private boolean discardRequest;
+
+    ForwardHandler(UpstreamPools pools, ServerState state) {
+        this.pools = pools;
+        this.state = state;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ProxyCall) {
+            start((ProxyCall) msg);
+        } else if (msg instanceof HttpContent) {
+            onClientContent((HttpContent) msg);
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void start(ProxyCall c) {
+        call = c;
+        long seq = ++callSeq;
+        requestDone = false;
+        responseStarted = false;
+        responseDone = false;
+        upstreamWantsClose = false;
+        discardRequest = false;
+        state.callStarted();
+        ctx.channel().config().setAutoRead(false);
+        Timeouts t = c.route().timeouts();
+        long headMillis = Math.min(t.perTry().toMillis(), t.total().toMillis());
+        headTimer = ctx.executor().schedule(() -> onHeadTimeout(seq), headMillis, TimeUnit.MILLISECONDS);
+        pools.acquire(c.route(), ctx.channel().eventLoop(), this).addListener(f -> onAcquired(seq, f));
+    }
+
+    private void onAcquired(long seq, Future<?> f) {
+        if (seq != callSeq || call == null) {
+            if (f.isSuccess()) {
+                ((UpstreamConnection) f.getNow()).release(false);
+            }
+            return;
+        }
+        if (!f.isSuccess()) {
+            fail(Problem.UPSTREAM_UNREACHABLE, describe(f.cause()));
+            return;
+        }
+        conn = (UpstreamConnection) f.getNow();
+        HeaderRewrite.toUpstream(call.request(), call.route(), call.pathAndQuery(), call.originalHost(), clientIp());
+        conn.channel().write(call.request()).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+        HttpContent c;
+        while ((c = pending.poll()) != null) {
+            conn.channel().write(c);
+        }
+        conn.channel().flush();
+        if (!requestDone) {
+            ctx.channel().config().setAutoRead(conn.channel().isWritable());
+        }
+    }
+
+    private void onClientContent(HttpContent c) {
+        if (call == null || discardRequest) {
+            if (c instanceof LastHttpContent) {
+                discardRequest = false;
+                ctx.channel().config().setAutoRead(true);
+            }
+            c.release();
+            return;
+        }
+        boolean last = c instanceof LastHttpContent;
+        requestDone |= last;
+        if (conn == null) {
+            pending.add(c);
+            return;
+        }
+        conn.channel().write(c);
+        if (last) {
+            conn.channel().flush();
+            maybeFinish();
+        } else if (!conn.channel().isWritable()) {
+            conn.channel().flush();
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (conn != null) {
+            conn.channel().flush();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void onResponseHead(HttpResponse resp) {
+        if (call == null) {
+            return;
+        }
+        cancelHeadTimer();
+        responseStarted = true;
+        upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
+        HttpMethod method = call.request().method();
+        HttpVersion clientVersion = call.request().protocolVersion();
+        HeaderRewrite.toClient(resp, method, clientVersion, state.draining());
+        ctx.write(resp);
+    }
+
+    @Override
+    public void onResponseContent(HttpContent content) {
+        if (call == null || !responseStarted) {
+            content.release();
+            return;
+        }
+        boolean last = content instanceof LastHttpContent;
+        ctx.write(content);
+        if (last) {
+            responseDone = true;
+            ctx.flush();
+            maybeFinish();
+        } else if (!ctx.channel().isWritable()) {
+            ctx.flush();
+            conn.channel().config().setAutoRead(false);
+        }
+    }
+
+    @Override
+    public void onReadComplete() {
+        ctx.flush();
+    }
+
+    @Override
+    public void onWritabilityChanged(boolean writable) {
+        if (call != null && !requestDone && conn != null) {
+            ctx.channel().config().setAutoRead(writable);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (conn != null && responseStarted && !responseDone) {
+            conn.channel().config().setAutoRead(ctx.channel().isWritable());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void onUpstreamClosed(Throwable cause) {
+        if (call == null) {
+            return;
+        }
+        conn = null;
+        if (!responseStarted) {
+            fail(Problem.UPSTREAM_RESET, "the upstream closed the connection before answering"
+                    + (cause == null ? "" : ": " + describe(cause)));
+        } else if (!responseDone) {
+            abort();
+        }
+    }
+
+    @Override
+    public void onUpstreamIdle() {
+        if (call != null && (responseStarted || !requestDone)) {
+            abort();
+        }
+    }
+
+    private void onHeadTimeout(long seq) {
+        if (seq != callSeq || call == null || responseStarted) {
+            return;
+        }
+        Timeouts t = call.route().timeouts();
+        boolean sent = conn != null;
+        boolean totalExpired = t.total().compareTo(t.perTry()) <= 0;
+        Problem p = sent && !totalExpired ? Problem.AMBIGUOUS_OUTCOME : Problem.DEADLINE_EXCEEDED;
+        fail(p, "no response head from the upstream within " + Math.min(t.perTry().toMillis(), t.total().toMillis()) + " ms");
+    }
+
+    /** Ends the call with a proxy-made answer; the response has not started. */
+    private void fail(Problem problem, String detail) {
+        releaseUpstream(false);
+        FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), problem, detail, null);
+        boolean close = !requestDone || state.draining();
+        if (close) {
+            resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        releasePending();
+        endCall();
+        if (close) {
+            ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            ctx.writeAndFlush(resp);
+        }
+    }
+
+    /** Cuts both connections: a response was under way and cannot be completed. */
+    private void abort() {
+        releaseUpstream(false);
+        releasePending();
+        endCall();
+        ctx.close();
+    }
+
+    private void maybeFinish() {
+        if (!responseDone) {
+            return;
+        }
+        if (requestDone) {
+            releaseUpstream(!upstreamWantsClose);
+        } else {
+            // The upstream answered before the request body ended: stop sending, drop the rest.
+            releaseUpstream(false);
+            discardRequest = true;
+        }
+        endCall();
+        ctx.channel().config().setAutoRead(true);
+    }
+
+    private void releaseUpstream(boolean reusable) {
+        UpstreamConnection c = conn;
+        conn = null;
+        if (c != null) {
+            c.release(reusable);
+        }
+    }
+
+    private void endCall() {
+        cancelHeadTimer();
+        if (call != null) {
+            call = null;
+            state.callEnded();
+        }
+    }
+
+    private void cancelHeadTimer() {
+        if (headTimer != null) {
+            headTimer.cancel(false);
+            headTimer = null;
+        }
+    }
+
+    private void releasePending() {
+        HttpContent c;
+        while ((c = pending.poll()) != null) {
+            c.release();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (call != null) {
+            releaseUpstream(false);
+            endCall();
+        }
+        releasePending();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        releasePending();
+    }
+
+    private String clientIp() {
+        SocketAddress a = ctx.channel().remoteAddress();
+        if (a instanceof InetSocketAddress) {
+            return ((InetSocketAddress) a).getAddress().getHostAddress();
+        }
+        return "unknown";
+    }
+
+    static String describe(Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getMessage() == null) {
+            c = c.getCause();
+        }
+        String m = c.getMessage();
+        return c.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+    }
+}

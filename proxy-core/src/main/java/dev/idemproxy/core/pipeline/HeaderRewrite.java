@@ -1,0 +1,101 @@
+package dev.idemproxy.core.pipeline;
+
+import dev.idemproxy.core.route.Route;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AsciiString;
+import java.util.List;
+
+/**
+ * Turns a client request head into the upstream's and an upstream response head into the
+ * client's, in place: hop-by-hop headers dropped (RFC 9110 §7.6.1, plus those the Connection
+ * header names), body framing re-declared for the next leg, X-Forwarded-* added.
+ * Pure functions over Netty header objects. This class is stateless.
+ */
+final class HeaderRewrite {
+    private static final AsciiString[] HOP_BY_HOP = {
+        HttpHeaderNames.CONNECTION, HttpHeaderNames.KEEP_ALIVE, AsciiString.cached("proxy-connection"),
+        HttpHeaderNames.PROXY_AUTHENTICATE, HttpHeaderNames.PROXY_AUTHORIZATION, HttpHeaderNames.TE,
+        HttpHeaderNames.TRAILER, HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderNames.UPGRADE,
+    };
+    static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
+    static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
+    static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
+
+    private HeaderRewrite() {}
+
+    /**
+     * Rewrites {@code req} for the upstream: origin-form target under the route's base path,
+     * Host of the upstream, hop-by-hop headers gone, X-Forwarded-For/-Proto/-Host added.
+     */
+    static void toUpstream(HttpRequest req, Route route, String pathAndQuery, String originalHost, String clientIp) {
+        HttpHeaders h = req.headers();
+        boolean chunked = HttpUtil.isTransferEncodingChunked(req);
+        dropHopByHop(h);
+        if (chunked) {
+            h.remove(HttpHeaderNames.CONTENT_LENGTH);
+            h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        }
+        req.setProtocolVersion(HttpVersion.HTTP_1_1);
+        req.setUri(route.upstreamBasePath() + pathAndQuery);
+        h.set(HttpHeaderNames.HOST, route.upstreamAuthority());
+        String xff = h.get(X_FORWARDED_FOR);
+        h.set(X_FORWARDED_FOR, xff == null || xff.isBlank() ? clientIp : xff + ", " + clientIp);
+        h.set(X_FORWARDED_PROTO, "http");
+        if (originalHost != null) {
+            h.set(X_FORWARDED_HOST, originalHost);
+        }
+    }
+
+    /**
+     * Rewrites an upstream response head for the client that sent {@code clientVersion} /
+     * {@code method}. Returns true when the client connection must close after this response
+     * (a body with no length for an HTTP/1.0 client).
+     */
+    static boolean toClient(HttpResponse resp, HttpMethod method, HttpVersion clientVersion, boolean closeClient) {
+        HttpHeaders h = resp.headers();
+        boolean chunked = HttpUtil.isTransferEncodingChunked(resp);
+        dropHopByHop(h);
+        resp.setProtocolVersion(HttpVersion.HTTP_1_1);
+        boolean close = closeClient;
+        if (hasBody(resp, method) && !h.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+            if (clientVersion.equals(HttpVersion.HTTP_1_1)) {
+                h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+            } else {
+                close = true;
+            }
+        } else if (chunked && HttpMethod.HEAD.equals(method)) {
+            h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        }
+        if (close) {
+            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        return close;
+    }
+
+    static boolean hasBody(HttpResponse resp, HttpMethod method) {
+        int code = resp.status().code();
+        return !HttpMethod.HEAD.equals(method) && code >= 200 && code != 204 && code != 304;
+    }
+
+    static void dropHopByHop(HttpHeaders h) {
+        List<String> connection = h.getAll(HttpHeaderNames.CONNECTION);
+        for (String value : connection) {
+            for (String token : value.split(",")) {
+                String t = token.trim();
+                if (!t.isEmpty()) {
+                    h.remove(t);
+                }
+            }
+        }
+        for (AsciiString name : HOP_BY_HOP) {
+            h.remove(name);
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.idemproxy.core.pipeline;
+
+/**
+ * Names of the client-side pipeline handlers, in order. A unit test asserts this order.
+ *
+ * <pre>
+ * client bytes
+ *   → idle          IdleStateHandler: notices a silent connection
+ *   → httpCodec     ServerCodec: bytes ↔ HttpObject; limits; CL+TE and conflicting CL rejected
+ *   → idleClose     IdleCloseHandler: closes a silent connection that has no call in flight
+ *   → sequencer     RequestSequencer: one request at a time; pipelined ones wait their turn
+ *   → keepAlive     HttpServerKeepAliveHandler: Connection semantics
+ *   → guard         RequestGuardHandler: malformed requests → 400/431, connection closed
+ *   → expectContinue HttpServerExpectContinueHandler: answers Expect: 100-continue
+ *   → route         RouteHandler: head → Route or 404 no-route; makes the ProxyCall
+ *   → forward       ForwardHandler: streams the call to the upstream and back
+ *   → problems      ProblemHandler: anything uncaught → problem+json, close if unsafe
+ *
+ * upstream side (per connection, see UpstreamChannelInitializer):
+ *   ssl (https) → httpCodec → idle → upstream
+ * </pre>
+ */
+public final class PipelineNames {
+    public static final String IDLE = "idle";
+    public static final String HTTP_CODEC = "httpCodec";
+    public static final String IDLE_CLOSE = "idleClose";
+    public static final String SEQUENCER = "sequencer";
+    public static final String KEEP_ALIVE = "keepAlive";
+    public static final String GUARD = "guard";
+    public static final String EXPECT_CONTINUE = "expectContinue";
+    public static final String ROUTE = "route";
+    public static final String FORWARD = "forward";
+    public static final String PROBLEMS = "problems";
+
+    private PipelineNames() {}
+}

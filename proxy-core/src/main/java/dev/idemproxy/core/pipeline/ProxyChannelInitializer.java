@@ -1,0 +1,46 @@
+package dev.idemproxy.core.pipeline;
+
+import dev.idemproxy.core.ServerPolicy;
+import dev.idemproxy.core.upstream.UpstreamPools;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
+import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Builds the client-side pipeline; the body below is the table of {@link PipelineNames}, in
+ * order. This class is immutable and shared by all client channels of one server.
+ */
+public final class ProxyChannelInitializer extends ChannelInitializer<SocketChannel> {
+    private final ServerPolicy server;
+    private final ServerState state;
+    private final UpstreamPools pools;
+    private final ChannelGroup clients;
+
+    public ProxyChannelInitializer(ServerPolicy server, ServerState state, UpstreamPools pools, ChannelGroup clients) {
+        this.server = server;
+        this.state = state;
+        this.pools = pools;
+        this.clients = clients;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        clients.add(ch);
+        ChannelPipeline p = ch.pipeline();
+        p.addLast(PipelineNames.IDLE, new IdleStateHandler(0, 0, server.clientIdle().toMillis(), TimeUnit.MILLISECONDS));
+        p.addLast(PipelineNames.HTTP_CODEC, new ServerCodec(server.maxInitialLine(), server.maxHeaderSize()));
+        p.addLast(PipelineNames.IDLE_CLOSE, new IdleCloseHandler());
+        p.addLast(PipelineNames.SEQUENCER, new RequestSequencer());
+        p.addLast(PipelineNames.KEEP_ALIVE, new HttpServerKeepAliveHandler());
+        p.addLast(PipelineNames.GUARD, new RequestGuardHandler());
+        p.addLast(PipelineNames.EXPECT_CONTINUE, new HttpServerExpectContinueHandler());
+        p.addLast(PipelineNames.ROUTE, new RouteHandler(state));
+        p.addLast(PipelineNames.FORWARD, new ForwardHandler(pools, state));
+        p.addLast(PipelineNames.PROBLEMS, ProblemHandler.INSTANCE);
+    }
+}

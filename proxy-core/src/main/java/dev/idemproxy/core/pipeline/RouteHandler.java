@@ -1,0 +1,62 @@
+package dev.idemproxy.core.pipeline;
+
+import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.problem.ProblemResponses;
+import dev.idemproxy.core.route.Route;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.util.Optional;
+
+/**
+ * Matches a request head against the live route table, before any body is read. A match
+ * becomes a {@link ProxyCall} passed on in place of the head; no match is answered 404
+ * {@code no-route} and the request body is discarded. Ownership: discarded contents are
+ * released here; everything else is passed on. Not thread-safe: one instance per channel.
+ */
+final class RouteHandler extends ChannelInboundHandlerAdapter {
+    private final ServerState state;
+    private boolean discarding;
+
+    RouteHandler(ServerState state) {
+        this.state = state;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof HttpRequest) {
+            route(ctx, (HttpRequest) msg);
+            return;
+        }
+        if (discarding && msg instanceof HttpContent) {
+            discarding = !(msg instanceof LastHttpContent);
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    private void route(ChannelHandlerContext ctx, HttpRequest req) {
+        long start = System.nanoTime();
+        RequestTarget target = RequestTarget.of(req.uri(), req.headers().get(HttpHeaderNames.HOST));
+        if (target == null) {
+            discarding = true;
+            ctx.writeAndFlush(ProblemResponses.build(ctx.alloc(), Problem.BAD_REQUEST, "unusable request target", null));
+            return;
+        }
+        Optional<Route> route = state.routes().match(target.host(), target.path(), req.method().name());
+        if (route.isEmpty()) {
+            discarding = true;
+            ctx.writeAndFlush(ProblemResponses.build(ctx.alloc(), Problem.NO_ROUTE,
+                    "no route for " + req.method() + " " + (target.host() == null ? "" : target.host()) + target.path(), null));
+            return;
+        }
+        discarding = false;
+        ctx.fireChannelRead(new ProxyCall(req, route.get(), target.authority(), target.pathAndQuery(), start));
+    }
+}

@@ -1,0 +1,78 @@
+package dev.idemproxy.core.pipeline;
+
+import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http.HttpStatusClass;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * The client-side HTTP/1.1 codec. Like Netty's {@code HttpServerCodec}, with one difference that
+ * matters for a proxy: a request carrying both {@code Transfer-Encoding: chunked} and
+ * {@code Content-Length} is refused (an invalid message, answered 400 and closed) instead of
+ * having its Content-Length dropped, so no smuggled second request can reach an upstream that
+ * reads the header differently. Conflicting or duplicate Content-Lengths are refused too.
+ * Not thread-safe: one instance per channel.
+ */
+final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictRequestDecoder, ServerCodec.ResponseEncoder> {
+    /** Set as the decoder failure of a request that carried both framing headers. */
+    static final class AmbiguousFramingException extends IllegalArgumentException {
+        AmbiguousFramingException() {
+            super("Content-Length together with Transfer-Encoding");
+        }
+    }
+
+    private final ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
+
+    ServerCodec(int maxInitialLine, int maxHeaderSize) {
+        HttpDecoderConfig cfg = new HttpDecoderConfig()
+                .setMaxInitialLineLength(maxInitialLine)
+                .setMaxHeaderSize(maxHeaderSize)
+                .setMaxChunkSize(64 * 1024)
+                .setAllowDuplicateContentLengths(false)
+                .setStrictLineParsing(true);
+        init(new StrictRequestDecoder(cfg), new ResponseEncoder());
+    }
+
+    final class StrictRequestDecoder extends HttpRequestDecoder {
+        StrictRequestDecoder(HttpDecoderConfig cfg) {
+            super(cfg);
+        }
+
+        @Override
+        protected void handleTransferEncodingChunkedWithContentLength(HttpMessage message) {
+            throw new AmbiguousFramingException();
+        }
+
+        @Override
+        protected void decode(io.netty.channel.ChannelHandlerContext ctx, io.netty.buffer.ByteBuf buffer, List<Object> out)
+                throws Exception {
+            int before = out.size();
+            super.decode(ctx, buffer, out);
+            for (int i = before; i < out.size(); i++) {
+                Object o = out.get(i);
+                if (o instanceof HttpRequest) {
+                    methods.add(((HttpRequest) o).method());
+                }
+            }
+        }
+    }
+
+    final class ResponseEncoder extends HttpResponseEncoder {
+        private HttpMethod method;
+
+        @Override
+        protected boolean isContentAlwaysEmpty(HttpResponse msg) {
+            if (msg.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
+                method = methods.poll();
+            }
+            return HttpMethod.HEAD.equals(method) || super.isContentAlwaysEmpty(msg);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package dev.idemproxy.core.problem;
+
+/**
+ * The errors the proxy itself produces (CONTRACT §6), each with its HTTP status and the
+ * {@code urn:idemproxy:problem:<name>} type. Answered as {@code application/problem+json}.
+ */
+public enum Problem {
+    NO_ROUTE("no-route", 404, "No route matches this request"),
+    MISSING_IDEMPOTENCY_KEY("missing-idempotency-key", 400, "An idempotency key is required"),
+    KEY_IN_FLIGHT("key-in-flight", 409, "A call with this idempotency key is in flight"),
+    KEY_REUSED_WITH_DIFFERENT_PAYLOAD("key-reused-with-different-payload", 422,
+            "The idempotency key was used with a different payload"),
+    REQUEST_TOO_LARGE("request-too-large", 413, "The request body is too large"),
+    HEADER_TOO_LARGE("header-too-large", 431, "The request header block is too large"),
+    BAD_REQUEST("bad-request", 400, "Bad request"),
+    METHOD_NOT_SUPPORTED("method-not-supported", 405, "Method not supported by the proxy"),
+    UPSTREAM_UNREACHABLE("upstream-unreachable", 502, "The upstream could not be reached"),
+    UPSTREAM_RESET("upstream-reset", 502, "The upstream closed the connection before answering"),
+    AMBIGUOUS_OUTCOME("ambiguous-outcome", 504, "The upstream did not answer in time; the call may have executed"),
+    DEADLINE_EXCEEDED("deadline-exceeded", 504, "The call's deadline expired"),
+    STORE_UNAVAILABLE("store-unavailable", 503, "The idempotency store is unavailable"),
+    RESULT_NOT_RETAINED("result-not-retained", 409, "The call completed but its response was too large to retain"),
+    SHUTTING_DOWN("shutting-down", 503, "The proxy is shutting down");
+
+    private static final String URN_PREFIX = "urn:idemproxy:problem:";
+
+    private final String spelling;
+    private final int status;
+    private final String title;
+
+    Problem(String spelling, int status, String title) {
+        this.spelling = spelling;
+        this.status = status;
+        this.title = title;
+    }
+
+    /** The contract's name, e.g. {@code no-route}. */
+    public String spelling() {
+        return spelling;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String title() {
+        return title;
+    }
+
+    public String type() {
+        return URN_PREFIX + spelling;
+    }
+}

@@ -1,0 +1,54 @@
+package dev.idemproxy.core.upstream;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * The upstream connection's pipeline, read top to bottom:
+ * {@code ssl} (https only) → {@code httpCodec} → {@code idle} → {@code upstream}.
+ * This class is immutable; its instances are shared by all connections of one pool.
+ */
+final class UpstreamChannelInitializer extends ChannelInitializer<SocketChannel> {
+    static final String SSL = "ssl";
+    static final String HTTP_CODEC = "httpCodec";
+    static final String IDLE = "idle";
+    static final String UPSTREAM = "upstream";
+
+    private final PoolKey key;
+    private final SslContext sslContext;
+
+    UpstreamChannelInitializer(PoolKey key, SslContext sslContext) {
+        this.key = key;
+        this.sslContext = sslContext;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ChannelPipeline p = ch.pipeline();
+        if (sslContext != null) {
+            addTls(ch, p);
+        }
+        p.addLast(HTTP_CODEC, new HttpClientCodec(8192, 64 * 1024, 64 * 1024));
+        p.addLast(IDLE, new IdleStateHandler(0, 0, key.idle().toMillis(), TimeUnit.MILLISECONDS));
+        p.addLast(UPSTREAM, new UpstreamHandler());
+    }
+
+    private void addTls(SocketChannel ch, ChannelPipeline p) {
+        String serverName = key.tlsPolicy().serverName() != null ? key.tlsPolicy().serverName() : key.host();
+        SslHandler ssl = sslContext.newHandler(ch.alloc(), serverName, key.port());
+        SSLEngine engine = ssl.engine();
+        SSLParameters params = engine.getSSLParameters();
+        params.setEndpointIdentificationAlgorithm("HTTPS");
+        engine.setSSLParameters(params);
+        ssl.setHandshakeTimeoutMillis(key.connect().toMillis());
+        p.addLast(SSL, ssl);
+    }
+}

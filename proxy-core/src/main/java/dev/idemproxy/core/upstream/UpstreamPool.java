@@ -1,0 +1,132 @@
+package dev.idemproxy.core.upstream;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import dev.idemproxy.core.Transport;
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Keep-alive connections to one upstream origin, kept per event loop: a connection is only ever
+ * used from the loop that created it, which is the client connection's loop, so a call never
+ * hops threads (Netty's HexDumpProxy shares the loop the same way). Each loop's deque is touched
+ * only from that loop. This class is thread-safe.
+ */
+final class UpstreamPool {
+    private static final AttributeKey<ScheduledFuture<?>> IDLE_CLOSE = AttributeKey.valueOf("idemproxy.idleClose");
+
+    private final PoolKey key;
+    private final Transport transport;
+    private final HostResolver resolver;
+    private final UpstreamChannelInitializer initializer;
+    private final ConcurrentHashMap<EventLoop, ArrayDeque<Channel>> idle = new ConcurrentHashMap<>();
+
+    UpstreamPool(PoolKey key, Transport transport, HostResolver resolver, UpstreamChannelInitializer initializer) {
+        this.key = key;
+        this.transport = transport;
+        this.resolver = resolver;
+        this.initializer = initializer;
+    }
+
+    PoolKey key() {
+        return key;
+    }
+
+    /**
+     * A connected (and, for https, handshaken) channel on {@code loop}, pooled or new.
+     * Must be called on {@code loop}; the promise completes on it.
+     */
+    Future<Channel> acquire(EventLoop loop) {
+        ArrayDeque<Channel> deque = idle.computeIfAbsent(loop, l -> new ArrayDeque<>());
+        Channel ch;
+        while ((ch = deque.pollLast()) != null) {
+            ScheduledFuture<?> closer = ch.attr(IDLE_CLOSE).getAndSet(null);
+            if (closer != null) {
+                closer.cancel(false);
+            }
+            if (ch.isActive() && !ch.pipeline().get(UpstreamHandler.class).isAttached()) {
+                return loop.newSucceededFuture(ch);
+            }
+            ch.close();
+        }
+        return connect(loop);
+    }
+
+    private Future<Channel> connect(EventLoop loop) {
+        Promise<Channel> promise = loop.newPromise();
+        resolver.resolve(key.host(), key.port()).whenComplete((address, error) -> loop.execute(() -> {
+            if (error != null) {
+                promise.tryFailure(error instanceof java.util.concurrent.CompletionException ? error.getCause() : error);
+                return;
+            }
+            Bootstrap b = new Bootstrap()
+                    .group(loop)
+                    .channel(transport.clientChannel())
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, key.connect().toMillis()))
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.SO_KEEPALIVE, true)
+                    .handler(initializer);
+            ChannelFuture cf = b.connect(address);
+            cf.addListener(f -> {
+                if (!f.isSuccess()) {
+                    promise.tryFailure(f.cause());
+                    return;
+                }
+                SslHandler ssl = cf.channel().pipeline().get(SslHandler.class);
+                if (ssl == null) {
+                    promise.trySuccess(cf.channel());
+                    return;
+                }
+                ssl.handshakeFuture().addListener(h -> {
+                    if (h.isSuccess()) {
+                        promise.trySuccess(cf.channel());
+                    } else {
+                        cf.channel().close();
+                        promise.tryFailure(new TlsHandshakeException(h.cause()));
+                    }
+                });
+            });
+        }));
+        return promise;
+    }
+
+    /** Returns a healthy connection whose exchange ended cleanly; must be called on its loop. */
+    void release(Channel ch) {
+        ArrayDeque<Channel> deque = idle.computeIfAbsent(ch.eventLoop(), l -> new ArrayDeque<>());
+        if (!ch.isActive() || deque.size() >= key.pool().maxIdle()) {
+            ch.close();
+            return;
+        }
+        deque.addLast(ch);
+        ch.attr(IDLE_CLOSE).set(ch.eventLoop().schedule(() -> {
+            deque.remove(ch);
+            ch.close();
+        }, key.pool().idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+    }
+
+    /** Closes every idle connection; leased ones close when their calls end. */
+    void closeIdle() {
+        idle.forEach((loop, deque) -> loop.execute(() -> {
+            Channel ch;
+            while ((ch = deque.pollFirst()) != null) {
+                ch.close();
+            }
+        }));
+    }
+
+    /** Failure of the TLS handshake with the upstream: a connect failure, nothing was sent. */
+    static final class TlsHandshakeException extends Exception {
+        TlsHandshakeException(Throwable cause) {
+            super("TLS handshake failed: " + cause.getMessage(), cause);
+        }
+    }
+}
