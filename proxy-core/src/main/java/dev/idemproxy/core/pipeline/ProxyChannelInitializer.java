@@ -2,6 +2,7 @@ package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.ServerPolicy;
 import dev.idemproxy.core.upstream.UpstreamPools;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -30,8 +31,12 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
 
     @Override
     protected void initChannel(SocketChannel ch) {
+        addHandlers(ch.pipeline(), ch);
+    }
+
+    /** The table itself; separate so a test can build it on an {@code EmbeddedChannel}. */
+    void addHandlers(ChannelPipeline p, Channel ch) {
         clients.add(ch);
-        ChannelPipeline p = ch.pipeline();
         p.addLast(PipelineNames.IDLE, new IdleStateHandler(0, 0, server.clientIdle().toMillis(), TimeUnit.MILLISECONDS));
         p.addLast(PipelineNames.HTTP_CODEC, new ServerCodec(server.maxInitialLine(), server.maxHeaderSize()));
         p.addLast(PipelineNames.IDLE_CLOSE, new IdleCloseHandler());
