@@ -41,6 +41,6 @@ public final class IdemproxyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return new RunCommand(runOptions).call();
+        return new RunCommand(runOptions, spec).call();
     }
 }

@@ -1,29 +1,56 @@
 package dev.idemproxy.app.cli;
 
+import dev.idemproxy.app.config.ConfigProblem;
+import dev.idemproxy.app.config.InvalidConfigException;
+import dev.idemproxy.app.config.YamlConfigLoader;
+import dev.idemproxy.app.wiring.Assembly;
+import dev.idemproxy.app.wiring.ConfigWatcher;
+import dev.idemproxy.app.wiring.Signals;
+import dev.idemproxy.app.wiring.StartupException;
+import dev.idemproxy.core.ProxyConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Placeholder for the run verb; replaced with the real one by the wiring work. */
+/**
+ * {@code idemproxy run}: loads the config, starts the proxy and admin listener, reloads on
+ * SIGHUP or a change of the file, drains and exits 0 on SIGTERM. Returns only once stopped.
+ */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Run the proxy (the default verb).")
+        description = "Run the proxy (the default verb).",
+        footer = {"", "Examples:",
+                "  idemproxy run --config config/idemproxy.yaml",
+                "  IDEMPROXY_ADMIN_TOKEN=s3cret idemproxy --config /etc/idemproxy/idemproxy.yaml --log-format json",
+                "", "Signals: SIGTERM drains in-flight calls (shutdown.grace) and exits 0; SIGHUP reloads the routes."})
 public final class RunCommand implements Callable<Integer> {
 
     /** Options shared by {@code run} and the bare {@code idemproxy} command. */
     public static final class Options {
-        @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Config file (default: ${DEFAULT-VALUE}).",
-                defaultValue = "idemproxy.yaml")
+        static final String DEFAULT_CONFIG = "idemproxy.yaml";
+
+        @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+                description = "Config file (default: ./" + DEFAULT_CONFIG + "; without it the proxy starts with no routes).")
         public Path config;
 
-        @Option(names = "--log-format", paramLabel = "text|json", description = "Log format (default: ${DEFAULT-VALUE}).",
+        @Option(names = "--log-format", paramLabel = "text|json", description = "Log format: text (default) or json.",
                 defaultValue = "text")
         public String logFormat;
     }
 
     @Mixin
     Options options;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
 
     public RunCommand() {
         this(new Options());
@@ -33,8 +60,63 @@ public final class RunCommand implements Callable<Integer> {
         this.options = options;
     }
 
+    RunCommand(Options options, CommandLine.Model.CommandSpec spec) {
+        this.options = options;
+        this.spec = spec;
+    }
+
     @Override
     public Integer call() {
-        return IdemproxyCommand.RUNTIME_FAILURE;
+        PrintWriter err = spec.commandLine().getErr();
+        if (!LogSetup.apply(options.logFormat, err)) {
+            return IdemproxyCommand.USAGE;
+        }
+        Path file = options.config != null ? options.config : Path.of(Options.DEFAULT_CONFIG);
+        YamlConfigLoader loader = new YamlConfigLoader();
+        ProxyConfig config;
+        if (options.config == null && !Files.exists(file)) {
+            err.println("idemproxy: no config file at ./" + Options.DEFAULT_CONFIG + "; starting with an empty route table");
+            config = ProxyConfig.empty();
+            file = null;
+        } else {
+            try {
+                config = loader.load(file);
+            } catch (InvalidConfigException e) {
+                for (ConfigProblem p : e.problems()) {
+                    err.println(p);
+                }
+                return IdemproxyCommand.USAGE;
+            }
+        }
+        return runUntilStopped(config, file, loader, err);
+    }
+
+    private int runUntilStopped(ProxyConfig config, Path file, YamlConfigLoader loader, PrintWriter err) {
+        Assembly assembly;
+        try {
+            assembly = Assembly.start(config, file, loader);
+        } catch (StartupException e) {
+            err.println("idemproxy: " + e.getMessage());
+            return IdemproxyCommand.RUNTIME_FAILURE;
+        }
+        Signals.install(stopSignal::countDown, assembly::reload);
+        ConfigWatcher watcher = null;
+        if (file != null) {
+            try {
+                watcher = new ConfigWatcher(file, assembly::reload);
+            } catch (IOException e) {
+                err.println("idemproxy: cannot watch " + file + " for changes (SIGHUP still reloads): " + e.getMessage());
+            }
+        }
+        try {
+            stopSignal.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (watcher != null) {
+            watcher.close();
+        }
+        assembly.stop(config.shutdownGrace());
+        return IdemproxyCommand.OK;
     }
 }

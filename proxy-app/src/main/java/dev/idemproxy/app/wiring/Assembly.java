@@ -1,0 +1,166 @@
+package dev.idemproxy.app.wiring;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.app.admin.AdminRoutes;
+import dev.idemproxy.app.admin.AdminServer;
+import dev.idemproxy.app.admin.MetricsSetup;
+import dev.idemproxy.app.config.ConfigDescriber;
+import dev.idemproxy.app.config.ConfigProblem;
+import dev.idemproxy.app.config.InvalidConfigException;
+import dev.idemproxy.app.config.YamlConfigLoader;
+import dev.idemproxy.core.ProxyConfig;
+import dev.idemproxy.core.ProxyServer;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root: the only place that creates the proxy's components, starts them in
+ * order and closes them in reverse. Reloads swap the route table of the running proxy.
+ * This class is thread-safe.
+ */
+public final class Assembly implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Assembly.class);
+
+    private final Path configFile;
+    private final YamlConfigLoader loader;
+    private final AtomicReference<ProxyConfig> current;
+    private final MetricsSetup metrics;
+    private final ProxyServer proxy;
+    private final AdminServer admin;
+    private final Object reloadLock = new Object();
+
+    private Assembly(ProxyConfig config, Path configFile, YamlConfigLoader loader) {
+        this.configFile = configFile;
+        this.loader = loader;
+        this.current = new AtomicReference<>(config);
+        this.metrics = new MetricsSetup();
+        this.proxy = new ProxyServer(config);
+        this.admin = new AdminServer(config.admin(), metrics.registry(), () -> true,
+                () -> ConfigDescriber.effectiveConfig(current.get()), AdminRoutes.empty());
+    }
+
+    /**
+     * Builds and starts everything for {@code config}.
+     *
+     * @param configFile where reloads read from; null when running without a file
+     * @throws StartupException with a one-line reason (address in use, unusable CA file, …)
+     */
+    public static Assembly start(ProxyConfig config, Path configFile, YamlConfigLoader loader) throws StartupException {
+        requireNonNull(config, "config");
+        Assembly a = new Assembly(config, configFile, requireNonNull(loader, "loader"));
+        try {
+            a.proxy.start();
+        } catch (BindException e) {
+            a.metrics.close();
+            throw new StartupException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
+        } catch (IllegalArgumentException e) {
+            a.metrics.close();
+            throw new StartupException(e.getMessage(), e);
+        } catch (Exception e) {
+            a.metrics.close();
+            throw new StartupException("cannot start the proxy on " + config.listen() + ": " + e, e);
+        }
+        try {
+            a.admin.start();
+        } catch (RuntimeException e) {
+            a.stopProxyQuietly();
+            a.metrics.close();
+            throw new StartupException("cannot start the admin listener on " + config.admin().listen() + ": "
+                    + e.getMessage(), e);
+        }
+        LOG.info("admin listening on {}", a.admin.localAddress());
+        return a;
+    }
+
+    public InetSocketAddress proxyAddress() {
+        return proxy.address();
+    }
+
+    public InetSocketAddress adminAddress() {
+        return admin.localAddress();
+    }
+
+    public ProxyConfig config() {
+        return current.get();
+    }
+
+    /**
+     * Re-reads the config file and swaps the route table. An invalid file keeps the old config,
+     * is logged line by line and counted in {@code idemproxy_config_reload_failures_total}.
+     *
+     * @return true when the new config is live
+     */
+    public boolean reload() {
+        if (configFile == null) {
+            LOG.info("reload requested, but the proxy runs without a config file");
+            return false;
+        }
+        synchronized (reloadLock) {
+            try {
+                ProxyConfig next = loader.load(configFile);
+                proxy.apply(next);
+                logRestartOnlyChanges(next);
+                current.set(next);
+                LOG.info("config reloaded from {}: {} routes", configFile, next.routes().size());
+                return true;
+            } catch (InvalidConfigException e) {
+                metrics.configReloadFailures().increment();
+                LOG.error("config reload rejected; keeping the running config. Problems:");
+                for (ConfigProblem p : e.problems()) {
+                    LOG.error("  {}", p);
+                }
+                return false;
+            } catch (RuntimeException e) {
+                metrics.configReloadFailures().increment();
+                LOG.error("config reload rejected; keeping the running config: {}", e.getMessage());
+                return false;
+            }
+        }
+    }
+
+    private void logRestartOnlyChanges(ProxyConfig next) {
+        ProxyConfig started = current.get();
+        if (!next.listen().equals(started.listen()) || !next.admin().equals(started.admin())
+                || !next.server().equals(started.server()) || !next.store().equals(started.store())) {
+            LOG.warn("listen, admin, server and store settings take effect only after a restart");
+        }
+    }
+
+    /**
+     * Graceful stop: the proxy drains for up to {@code grace}, then the admin listener and
+     * metrics close.
+     *
+     * @return true when every in-flight call finished in time
+     */
+    public boolean stop(Duration grace) {
+        boolean drained;
+        try {
+            drained = proxy.stop(grace);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            drained = false;
+        }
+        admin.close();
+        metrics.close();
+        return drained;
+    }
+
+    private void stopProxyQuietly() {
+        try {
+            proxy.stop(Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop(Duration.ZERO);
+    }
+}
