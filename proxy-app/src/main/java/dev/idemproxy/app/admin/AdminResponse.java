@@ -77,6 +77,18 @@ public record AdminResponse(int status, String contentType, byte[] body, Map<Str
         return new String(body, StandardCharsets.UTF_8);
     }
 
+    /** Records compare arrays by identity; a response is equal by content. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof AdminResponse r && r.status == status && r.contentType.equals(contentType)
+                && java.util.Arrays.equals(r.body, body) && r.headers.equals(headers);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(status, contentType, java.util.Arrays.hashCode(body), headers);
+    }
+
     static byte[] toJson(Object value) {
         try {
             return MAPPER.writeValueAsBytes(value);
