@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * One admin request as a handler sees it: method, decoded path, path variables from the route
@@ -78,7 +79,7 @@ public final class AdminRequest {
     }
 
     private static Map<String, List<String>> copy(Map<String, List<String>> m) {
-        return m.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
+        return m.entrySet().stream().collect(Collectors.toUnmodifiableMap(
                 Map.Entry::getKey, e -> List.copyOf(e.getValue())));
     }
 

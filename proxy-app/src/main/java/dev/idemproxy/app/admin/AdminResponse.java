@@ -6,8 +6,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -81,12 +83,12 @@ public record AdminResponse(int status, String contentType, byte[] body, Map<Str
     @Override
     public boolean equals(Object o) {
         return o instanceof AdminResponse r && r.status == status && r.contentType.equals(contentType)
-                && java.util.Arrays.equals(r.body, body) && r.headers.equals(headers);
+                && Arrays.equals(r.body, body) && r.headers.equals(headers);
     }
 
     @Override
     public int hashCode() {
-        return java.util.Objects.hash(status, contentType, java.util.Arrays.hashCode(body), headers);
+        return Objects.hash(status, contentType, Arrays.hashCode(body), headers);
     }
 
     static byte[] toJson(Object value) {
