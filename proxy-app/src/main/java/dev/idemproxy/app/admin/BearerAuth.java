@@ -1,0 +1,39 @@
+package dev.idemproxy.app.admin;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Set;
+
+/**
+ * Decides whether a request may reach the admin API: with a token configured, every path but
+ * {@code /healthz} and {@code /readyz} needs {@code Authorization: Bearer <token>}, compared in
+ * constant time. Pure logic, no I/O. This class is immutable.
+ */
+final class BearerAuth {
+    /** Paths a load balancer or kubelet probes without credentials (CONTRACT §7). */
+    static final Set<String> OPEN_PATHS = Set.of("/healthz", "/readyz");
+
+    private static final String SCHEME = "Bearer";
+
+    private final byte[] token;
+
+    /** {@code token} empty: no authentication at all. */
+    BearerAuth(String token) {
+        this.token = token.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** True when a request for the decoded {@code path} with this {@code Authorization} value may proceed. */
+    boolean permits(String path, String authorization) {
+        if (token.length == 0 || OPEN_PATHS.contains(path)) {
+            return true;
+        }
+        if (authorization == null || !authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())
+                || authorization.length() <= SCHEME.length()
+                || !Character.isWhitespace(authorization.charAt(SCHEME.length()))) {
+            return false;
+        }
+        byte[] presented = authorization.substring(SCHEME.length()).trim().getBytes(StandardCharsets.UTF_8);
+        // The expected token goes first: MessageDigest.isEqual's time depends on its length only.
+        return MessageDigest.isEqual(token, presented);
+    }
+}

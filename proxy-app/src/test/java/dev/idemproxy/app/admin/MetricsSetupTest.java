@@ -1,0 +1,37 @@
+package dev.idemproxy.app.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class MetricsSetupTest {
+    @Test
+    void reloadFailureCounterStartsAtZeroAndCounts() {
+        try (MetricsSetup metrics = new MetricsSetup()) {
+            assertThat(metrics.registry().scrape()).contains("idemproxy_config_reload_failures_total 0.0");
+
+            metrics.configReloadFailures().increment();
+
+            assertThat(metrics.registry().scrape()).contains("idemproxy_config_reload_failures_total 1.0");
+        }
+    }
+
+    @Test
+    void bindsJvmSystemAndNettyAllocatorFamilies() {
+        try (MetricsSetup metrics = new MetricsSetup()) {
+            assertThat(metrics.registry().scrape()).contains(
+                    "jvm_memory_used_bytes", "jvm_gc_", "jvm_threads_live_threads", "jvm_classes_loaded_classes",
+                    "system_cpu_count", "process_uptime_seconds", "netty_allocator_memory_used");
+        }
+    }
+
+    @Test
+    void closeClosesTheRegistryAndIsIdempotent() {
+        MetricsSetup metrics = new MetricsSetup();
+
+        metrics.close();
+        metrics.close();
+
+        assertThat(metrics.registry().isClosed()).isTrue();
+    }
+}
