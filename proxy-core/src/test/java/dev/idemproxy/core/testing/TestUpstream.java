@@ -13,6 +13,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.ssl.SslContext;
@@ -56,6 +57,8 @@ public final class TestUpstream implements AutoCloseable {
     /** The most body bytes kept per recorded request; longer bodies are counted, not kept. */
     public static final int MAX_RECORDED_BODY = 16 * 1024 * 1024;
 
+    /** Request line and header block limits, generous so the proxy's own limits are what tests meet. */
+    private static final int MAX_HEAD_BYTES = 64 * 1024;
     private static final String HOST = "127.0.0.1";
 
     private final EventLoopGroup group;
@@ -88,7 +91,9 @@ public final class TestUpstream implements AutoCloseable {
                             if (sslContext != null) {
                                 p.addLast("tls", sslContext.newHandler(ch.alloc()));
                             }
-                            p.addLast(UpstreamHandler.CODEC, new HttpServerCodec());
+                            p.addLast(UpstreamHandler.CODEC, new HttpServerCodec(new HttpDecoderConfig()
+                                    .setMaxInitialLineLength(MAX_HEAD_BYTES)
+                                    .setMaxHeaderSize(MAX_HEAD_BYTES)));
                             p.addLast("continue", new HttpServerExpectContinueHandler());
                             p.addLast("upstream", new UpstreamHandler(TestUpstream.this, id));
                         }

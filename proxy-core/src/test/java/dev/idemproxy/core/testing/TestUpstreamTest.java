@@ -334,6 +334,30 @@ class TestUpstreamTest {
     }
 
     @Test
+    void hangKeepsTheConnectionOpenUntilClosed() throws Exception {
+        upstream.enqueue(UpstreamAction.hang());
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", upstream.port())) {
+            raw.write("POST / HTTP/1.1\r\nHost: up\r\nContent-Length: 0\r\n\r\n");
+            upstream.awaitRequests(1, WAIT);
+            assertThat(raw.isClosedByPeer(Duration.ofMillis(100))).isFalse();
+            assertThat(upstream.openConnections()).isEqualTo(1);
+
+            upstream.closeConnections();
+
+            assertThat(raw.awaitPeerClose(WAIT)).isEqualTo(RawHttp.PeerClose.CLOSED);
+        }
+        assertThat(upstream.responsesStarted()).isZero();
+    }
+
+    @Test
+    void dynamicChoosesFromTheRequest() throws Exception {
+        upstream.defaultAction(UpstreamAction.dynamic(r -> respond(Integer.parseInt(r.header("X-Want")))));
+        HttpResponse<String> res = client.send(HttpRequest.newBuilder(at("/")).timeout(WAIT).header("X-Want", "418").build(),
+                BodyHandlers.ofString());
+        assertThat(res.statusCode()).isEqualTo(418);
+    }
+
+    @Test
     void awaitRequestsReportsWhatArrivedOnTimeout() {
         assertThatThrownBy(() -> upstream.awaitRequests(1, Duration.ofMillis(20)))
                 .isInstanceOf(AssertionError.class)
