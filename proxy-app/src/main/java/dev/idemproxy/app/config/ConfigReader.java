@@ -113,13 +113,13 @@ final class ConfigReader {
         List<Route> routes = new ArrayList<>();
         Map<String, String> firstUse = new HashMap<>();
         for (MapReader item : root.items("routes")) {
-            String name = item.string("name", null);
+            String name = RouteReader.name(item);
             if (name != null && firstUse.containsKey(name)) {
                 item.problem("name", "'" + name + "' is already used by " + firstUse.get(name) + " (expected: a unique name)");
             } else if (name != null) {
                 firstUse.put(name, item.path());
             }
-            Route r = RouteReader.read(item);
+            Route r = RouteReader.read(item, name);
             if (r != null) {
                 routes.add(r);
             }

@@ -35,11 +35,19 @@ final class RouteReader {
 
     private RouteReader() {}
 
-    /** The route, or null when it has a problem (recorded). */
-    static Route read(MapReader r) {
+    /** The route's name, or null when it is missing or bad (reported). */
+    static String name(MapReader r) {
         r.requireKey("name");
+        return r.parsed("name", null, "a route name", RouteReader::checkedName);
+    }
+
+    /**
+     * The route, or null when it has a problem (recorded).
+     *
+     * @param name what {@link #name(MapReader)} returned for this item
+     */
+    static Route read(MapReader r, String name) {
         r.requireKey("upstream");
-        String name = r.parsed("name", null, "a route name", RouteReader::name);
         RouteMatch match = match(r.map("match"));
         URI upstream = r.parsed("upstream", null, "an http:// or https:// URI", RouteReader::upstream);
         Set<String> tags = new LinkedHashSet<>(r.list("tags", List.of(),
@@ -67,7 +75,7 @@ final class RouteReader {
         return text;
     }
 
-    private static String name(String text) {
+    private static String checkedName(String text) {
         if (!NAME.matcher(text).matches()) {
             throw new IllegalArgumentException("'" + text + "' (expected: 1-64 of A-Z a-z 0-9 _ . -)");
         }

@@ -271,6 +271,14 @@ class YamlConfigLoaderTest {
     }
 
     @Test
+    void aBadRouteNameIsReportedOnce() {
+        assertThat(parseProblems("routes:\n  - name: ${UNSET_NAME}\n    upstream: http://a\n  - name: [x]\n    upstream: http://b\n"))
+                .containsExactly(
+                        "test.yaml:2:11: routes[0].name: environment variable UNSET_NAME is not set",
+                        "test.yaml:4:11: routes[1].name: expected a route name, got a list");
+    }
+
+    @Test
     void aMissingFileIsOneLine() {
         assertThat(problems("no-such-file.yaml")).containsExactly(INVALID + "no-such-file.yaml: cannot read: no such file");
     }
