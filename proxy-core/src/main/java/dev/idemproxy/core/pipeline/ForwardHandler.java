@@ -83,9 +83,6 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         discardRequest = false;
         state.callStarted();
         ctx.channel().config().setAutoRead(false);
-        Timeouts t = c.route().timeouts();
-        long headMillis = Math.min(t.perTry().toMillis(), t.total().toMillis());
-        headTimer = ctx.executor().schedule(() -> onHeadTimeout(seq), headMillis, TimeUnit.MILLISECONDS);
         pools.acquire(c.route(), ctx.channel().eventLoop(), this).addListener(f -> onAcquired(seq, f));
     }
 
@@ -123,7 +120,10 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             return;
         }
         boolean last = c instanceof LastHttpContent;
-        requestDone |= last;
+        if (last) {
+            requestDone = true;
+            startHeadTimer();
+        }
         if (conn == null) {
             pending.add(c);
             return;
@@ -133,8 +133,9 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             conn.channel().flush();
             maybeFinish();
         } else if (!conn.channel().isWritable()) {
-            conn.channel().flush();
+            // Pause first: the flush may drain the buffer and fire writable again, which resumes.
             ctx.channel().config().setAutoRead(false);
+            conn.channel().flush();
         }
     }
 
@@ -173,8 +174,9 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             ctx.flush();
             maybeFinish();
         } else if (!ctx.channel().isWritable()) {
-            ctx.flush();
+            // Pause first: the flush may drain the buffer and fire writable again, which resumes.
             conn.channel().config().setAutoRead(false);
+            ctx.flush();
         }
     }
 
@@ -217,6 +219,17 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         if (call != null && (responseStarted || !requestDone)) {
             abort();
         }
+    }
+
+    /**
+     * The wait for the response head starts once the whole request is in (as Envoy's timeouts
+     * do), so a long upload is bounded by the idle timeout, not by perTry.
+     */
+    private void startHeadTimer() {
+        long seq = callSeq;
+        Timeouts t = call.route().timeouts();
+        long headMillis = Math.min(t.perTry().toMillis(), t.total().toMillis());
+        headTimer = ctx.executor().schedule(() -> onHeadTimeout(seq), headMillis, TimeUnit.MILLISECONDS);
     }
 
     private void onHeadTimeout(long seq) {

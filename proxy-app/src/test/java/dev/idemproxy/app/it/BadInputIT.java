@@ -1,0 +1,162 @@
+package dev.idemproxy.app.it;
+
+import static dev.idemproxy.core.testing.UpstreamAction.respond;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.RawHttp;
+import dev.idemproxy.core.testing.TestUpstream;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Every bad input gets a clear answer on the wire, never a hang, a crash or a smuggled request. */
+@ExtendWith(LeakDetection.class)
+class BadInputIT {
+    static TestUpstream upstream;
+    static RunningProxy proxy;
+
+    @BeforeAll
+    static void start() throws Exception {
+        upstream = TestUpstream.start();
+        upstream.defaultAction(respond(200, "ok"));
+        proxy = RunningProxy.start(""
+                + "server: { clientIdle: 1s }\n"
+                + "routes:\n"
+                + "  - name: main\n"
+                + "    upstream: " + upstream.uri() + "\n");
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+        upstream.close();
+    }
+
+    static RawHttp connect() throws Exception {
+        return RawHttp.connect("127.0.0.1", proxy.port(), Duration.ofSeconds(10));
+    }
+
+    @Test
+    void headerBlockOver16KiBIs431AndClosed() throws Exception {
+        try (RawHttp raw = connect()) {
+            raw.write("GET /x HTTP/1.1\r\nHost: a\r\nX-Big: " + "a".repeat(17 * 1024) + "\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(431);
+            assertThat(r.header("Content-Type")).isEqualTo("application/problem+json");
+            assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:header-too-large");
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(5))).isNotEqualTo(RawHttp.PeerClose.OPEN);
+        }
+    }
+
+    @Test
+    void manyHeadersAddingUpOver16KiBAre431() throws Exception {
+        StringBuilder sb = new StringBuilder("GET /x HTTP/1.1\r\nHost: a\r\n");
+        for (int i = 0; i < 600; i++) {
+            sb.append("X-H").append(i).append(": ").append("v".repeat(24)).append("\r\n");
+        }
+        try (RawHttp raw = connect()) {
+            raw.write(sb.append("\r\n").toString());
+            assertThat(raw.readResponse().status()).isEqualTo(431);
+        }
+    }
+
+    @Test
+    void malformedRequestLineIs400AndClosed() throws Exception {
+        try (RawHttp raw = connect()) {
+            raw.write("GARBAGE\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request");
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(5))).isNotEqualTo(RawHttp.PeerClose.OPEN);
+        }
+    }
+
+    @Test
+    void malformedHeaderIs400() throws Exception {
+        try (RawHttp raw = connect()) {
+            raw.write("GET /x HTTP/1.1\r\nHost: a\r\nBad Header Name: x\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(400);
+        }
+    }
+
+    @Test
+    void missingHostOnHttp11Is400() throws Exception {
+        try (RawHttp raw = connect()) {
+            raw.write("GET /x HTTP/1.1\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(400);
+        }
+    }
+
+    @Test
+    void contentLengthWithTransferEncodingIs400ClosedAndNothingIsSmuggled() throws Exception {
+        int before = upstream.requestCount();
+        try (RawHttp raw = connect()) {
+            raw.write("POST /smuggle-carrier HTTP/1.1\r\nHost: a\r\nContent-Length: 44\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request");
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(5))).isNotEqualTo(RawHttp.PeerClose.OPEN);
+        }
+        assertNothingReachedUpstreamSince(before);
+    }
+
+    @Test
+    void conflictingContentLengthsAre400AndClosed() throws Exception {
+        int before = upstream.requestCount();
+        try (RawHttp raw = connect()) {
+            raw.write("POST /smuggle-carrier HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 30\r\n\r\nabcGET /smuggled HTTP/1.1\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(400);
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(5))).isNotEqualTo(RawHttp.PeerClose.OPEN);
+        }
+        assertNothingReachedUpstreamSince(before);
+    }
+
+    @Test
+    void connectIsRefusedWith405() throws Exception {
+        try (RawHttp raw = connect()) {
+            raw.write("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(405);
+            assertThat(r.header("Content-Type")).isEqualTo("application/problem+json");
+        }
+    }
+
+    @Test
+    void idleClientConnectionIsClosed() throws Exception {
+        try (RawHttp raw = connect()) {
+            raw.write("GET /x HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(200);
+            // server.clientIdle is 1s: the keep-alive connection is closed by the proxy, not by us.
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(8))).isEqualTo(RawHttp.PeerClose.CLOSED);
+        }
+    }
+
+    @Test
+    void silentConnectionThatNeverSendsIsClosed() throws Exception {
+        try (RawHttp raw = connect()) {
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(8))).isEqualTo(RawHttp.PeerClose.CLOSED);
+        }
+    }
+
+    @Test
+    void proxyServesNormallyAfterBadInput() throws Exception {
+        try (RawHttp raw = connect()) {
+            raw.write("GET /fine HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(200);
+        }
+    }
+
+    private static void assertNothingReachedUpstreamSince(int before) throws Exception {
+        // A request that would reach the upstream after ours proves the pipe is drained in order.
+        try (RawHttp raw = connect()) {
+            raw.write("GET /marker HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(200);
+        }
+        assertThat(upstream.awaitRequests(before + 1, Duration.ofSeconds(5)))
+                .extracting(r -> r.uri()).doesNotContain("/smuggled", "/smuggle-carrier");
+    }
+}
