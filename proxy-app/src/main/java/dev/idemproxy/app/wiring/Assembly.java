@@ -11,6 +11,7 @@ import dev.idemproxy.app.config.InvalidConfigException;
 import dev.idemproxy.app.config.YamlConfigLoader;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ProxyServer;
+import dev.idemproxy.core.route.Route;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -75,6 +76,7 @@ public final class Assembly implements AutoCloseable {
                     + e.getMessage(), e);
         }
         LOG.info("admin listening on {}", a.admin.localAddress());
+        warnUnenforced(config);
         return a;
     }
 
@@ -106,6 +108,7 @@ public final class Assembly implements AutoCloseable {
                 ProxyConfig next = loader.load(configFile);
                 proxy.apply(next);
                 logRestartOnlyChanges(next);
+                warnUnenforced(next);
                 current.set(next);
                 LOG.info("config reloaded from {}: {} routes", configFile, next.routes().size());
                 return true;
@@ -120,6 +123,16 @@ public final class Assembly implements AutoCloseable {
                 metrics.configReloadFailures().increment();
                 LOG.error("config reload rejected; keeping the running config: {}", e.getMessage());
                 return false;
+            }
+        }
+    }
+
+    /** Says plainly which configured protections this build does not enforce yet. */
+    private static void warnUnenforced(ProxyConfig config) {
+        for (Route r : config.routes()) {
+            if (r.idempotency().enabled() || r.retry().retries() || r.receipt() != null) {
+                LOG.warn("route {}: idempotency, retry and receipt settings are validated but not enforced by this build;"
+                        + " its calls are forwarded as pass-through", r.name());
             }
         }
     }
