@@ -3,6 +3,7 @@ package dev.idemproxy.core.call;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.route.Route;
+import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpRequest;
 
 /**
@@ -17,6 +18,7 @@ public final class ProxyCall {
     private final String originalHost;
     private final String pathAndQuery;
     private final long startNanos;
+    private ByteBuf body;
 
     public ProxyCall(HttpRequest request, Route route, String originalHost, String pathAndQuery, long startNanos) {
         this.request = requireNonNull(request, "request");
@@ -46,5 +48,31 @@ public final class ProxyCall {
 
     public long startNanos() {
         return startNanos;
+    }
+
+    /**
+     * True when the call needs its request body buffered: the route protects this method with
+     * idempotency, or may retry it. Everything else streams.
+     */
+    public boolean isProtected() {
+        String m = request.method().name();
+        return route.idempotency().protects(m) || route.retry().retries();
+    }
+
+    /** The buffered request body of a protected call (empty buffer when none); null until aggregated. */
+    public ByteBuf body() {
+        return body;
+    }
+
+    /** Takes ownership of {@code aggregated}; released by {@link #releaseBody()}. */
+    public void body(ByteBuf aggregated) {
+        this.body = aggregated;
+    }
+
+    public void releaseBody() {
+        if (body != null && body.refCnt() > 0) {
+            body.release();
+        }
+        body = null;
     }
 }

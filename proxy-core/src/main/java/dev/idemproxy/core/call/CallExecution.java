@@ -1,0 +1,311 @@
+package dev.idemproxy.core.call;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.problem.ProblemResponses;
+import dev.idemproxy.core.retry.AttemptOutcome;
+import dev.idemproxy.core.retry.Deadline;
+import dev.idemproxy.core.retry.FailureClass;
+import dev.idemproxy.core.retry.FinishedAttempt;
+import dev.idemproxy.core.retry.RetryBudgets;
+import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.retry.RetryRules;
+import dev.idemproxy.core.store.StoredHeader;
+import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.upstream.UpstreamConnection;
+import dev.idemproxy.core.upstream.UpstreamListener;
+import dev.idemproxy.core.upstream.UpstreamPools;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The attempt loop of one protected call: sends the buffered request, classifies what comes
+ * back, asks {@link RetryRules} whether to try again, waits the backoff on the event loop, and
+ * streams the final response to the client while capturing it for replay. Every attempt
+ * carries the same key and call id, its number, and the time left. Decisions are made in pure
+ * code; this class only does the I/O. Not thread-safe: every method runs on the client's loop
+ * (upstream connections share it).
+ */
+public final class CallExecution implements UpstreamListener {
+    private final ProxyCall call;
+    private final CallIdentity identity;
+    private final HttpHeaders upstreamHeaders;
+    private final UpstreamPools pools;
+    private final ClientSide client;
+    private final RetryRules rules;
+    private final Supplier<RetryBudgets> budgets;
+    private final Deadline deadline;
+    private final Consumer<CallSettlement> onSettled;
+
+    private int attempt;
+    private UpstreamConnection conn;
+    private ScheduledFuture<?> timer;
+    private boolean responseStarted;
+    private boolean discardingResponse;
+    private boolean upstreamWantsClose;
+    private ResponseCapture capture;
+    private RetryDecision finalDecision;
+    private int finalStatus;
+    private boolean settled;
+
+    /**
+     * @param upstreamHeaders the request headers as rewritten for the upstream (hop-by-hop gone)
+     * @param budgets         asked once per retry; charging happens inside
+     */
+    public CallExecution(ProxyCall call, CallIdentity identity, HttpHeaders upstreamHeaders, UpstreamPools pools,
+            ClientSide client, RetryRules rules, Supplier<RetryBudgets> budgets, Deadline deadline,
+            Consumer<CallSettlement> onSettled) {
+        this.call = requireNonNull(call, "call");
+        this.identity = requireNonNull(identity, "identity");
+        this.upstreamHeaders = requireNonNull(upstreamHeaders, "upstreamHeaders");
+        this.pools = pools;
+        this.client = client;
+        this.rules = rules;
+        this.budgets = budgets;
+        this.deadline = deadline;
+        this.onSettled = onSettled;
+    }
+
+    public int attempts() {
+        return attempt;
+    }
+
+    public void start() {
+        nextAttempt();
+    }
+
+    private void nextAttempt() {
+        if (deadline.expired()) {
+            stopWithProblem(null, Problem.DEADLINE_EXCEEDED, "the deadline expired before attempt " + (attempt + 1));
+            return;
+        }
+        attempt++;
+        responseStarted = false;
+        discardingResponse = false;
+        int n = attempt;
+        pools.acquire(call.route(), client.loop(), this).addListener(f -> onAcquired(n, f));
+        Duration wait = deadline.attemptTimeout(call.route().timeouts().perTry());
+        timer = client.loop().schedule(() -> onAttemptTimeout(n), Math.max(1, wait.toMillis()), TimeUnit.MILLISECONDS);
+    }
+
+    private void onAcquired(int n, Future<?> f) {
+        if (n != attempt || settled) {
+            if (f.isSuccess()) {
+                ((UpstreamConnection) f.getNow()).release(false);
+            }
+            return;
+        }
+        if (!f.isSuccess()) {
+            attemptFailed(FailureClass.CONNECT_FAILURE, describe(f.cause()));
+            return;
+        }
+        conn = (UpstreamConnection) f.getNow();
+        conn.channel().writeAndFlush(requestForAttempt(n)).addListener(w -> {
+            if (!w.isSuccess() && n == attempt && !responseStarted && conn != null) {
+                releaseConn(false);
+                attemptFailed(FailureClass.RESET_BEFORE_REQUEST, describe(w.cause()));
+            }
+        });
+    }
+
+    private FullHttpRequest requestForAttempt(int n) {
+        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, call.request().method(), call.request().uri(),
+                call.body().retainedDuplicate());
+        HttpHeaders h = req.headers();
+        h.set(upstreamHeaders);
+        h.remove(HttpHeaderNames.TRANSFER_ENCODING);
+        h.setInt(HttpHeaderNames.CONTENT_LENGTH, call.body().readableBytes());
+        if (identity.key() != null) {
+            h.set(identity.keyHeader(), identity.key());
+        }
+        h.set(CallIdentity.X_CALL_ID, identity.callId());
+        h.setInt(CallIdentity.X_ATTEMPT, n);
+        h.set(CallIdentity.X_REQUEST_TIMEOUT_MS, Long.toString(Math.max(0, deadline.remainingMillis())));
+        return req;
+    }
+
+    @Override
+    public void onResponseHead(HttpResponse resp) {
+        if (settled || conn == null) {
+            return;
+        }
+        cancelTimer();
+        int status = resp.status().code();
+        upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
+        FinishedAttempt finished = FinishedAttempt.of(attempt,
+                AttemptOutcome.answered(status, resp.headers().get(HttpHeaderNames.RETRY_AFTER)));
+        RetryDecision d = rules.decide(call.route(), call.request().method().name(), finished, deadline, budgets.get());
+        if (d.isRetry()) {
+            discardingResponse = true;
+            releaseConn(false);
+            scheduleRetry(d);
+            return;
+        }
+        finalDecision = d;
+        finalStatus = status;
+        responseStarted = true;
+        capture = new ResponseCapture(call.route().idempotency().maxResponseBody());
+        identity.decorate(resp.headers(), attempt);
+        client.head(resp);
+        capture.head(resp);
+    }
+
+    @Override
+    public void onResponseContent(HttpContent content) {
+        if (settled || discardingResponse || !responseStarted) {
+            content.release();
+            return;
+        }
+        capture.content(content.content());
+        boolean last = content instanceof LastHttpContent;
+        client.content(content);
+        if (last) {
+            client.flush();
+            releaseConn(!upstreamWantsClose);
+            settle(capture.result(), false);
+        } else if (!client.writable() && conn != null) {
+            conn.channel().config().setAutoRead(false);
+            client.flush();
+        }
+    }
+
+    /** The client drained its buffer (or went away): resume reading the response. */
+    public void clientWritable() {
+        if (conn != null && responseStarted) {
+            conn.channel().config().setAutoRead(true);
+        }
+    }
+
+    @Override
+    public void onReadComplete() {
+        if (responseStarted) {
+            client.flush();
+        }
+    }
+
+    @Override
+    public void onWritabilityChanged(boolean writable) {
+        // The request is one buffered message; nothing to pace.
+    }
+
+    @Override
+    public void onUpstreamClosed(Throwable cause) {
+        conn = null;
+        if (settled || discardingResponse) {
+            return;
+        }
+        if (responseStarted) {
+            truncated("the upstream closed the connection mid-response");
+        } else {
+            cancelTimer();
+            attemptFailed(FailureClass.RESET, cause == null ? "connection closed before a response" : describe(cause));
+        }
+    }
+
+    @Override
+    public void onUpstreamIdle() {
+        if (!settled && responseStarted) {
+            releaseConn(false);
+            truncated("the upstream went silent mid-response for " + call.route().timeouts().idle());
+        }
+    }
+
+    private void onAttemptTimeout(int n) {
+        if (n != attempt || settled || responseStarted) {
+            return;
+        }
+        boolean sent = conn != null;
+        releaseConn(false);
+        if (!sent) {
+            attemptFailed(FailureClass.CONNECT_FAILURE, "no connection within the attempt's time");
+        } else {
+            attemptFailed(FailureClass.READ_TIMEOUT, "no response head within " + call.route().timeouts().perTry());
+        }
+    }
+
+    private void attemptFailed(FailureClass failure, String detail) {
+        cancelTimer();
+        RetryDecision d = rules.decide(call.route(), call.request().method().name(),
+                FinishedAttempt.of(attempt, AttemptOutcome.failed(failure)), deadline, budgets.get());
+        if (d.isRetry()) {
+            scheduleRetry(d);
+            return;
+        }
+        Problem p = d.answerProblem().orElse(failure == FailureClass.CONNECT_FAILURE
+                ? Problem.UPSTREAM_UNREACHABLE : Problem.UPSTREAM_RESET);
+        stopWithProblem(d, p, failure.spelling() + ": " + detail);
+    }
+
+    private void scheduleRetry(RetryDecision d) {
+        client.loop().schedule(this::nextAttempt, Math.max(0, d.delay().toMillis()), TimeUnit.MILLISECONDS);
+    }
+
+    private void stopWithProblem(RetryDecision d, Problem p, String detail) {
+        finalDecision = d;
+        finalStatus = p.status();
+        client.problem(p, detail, identity.callId(), attempt);
+        settle(problemResponse(p, detail), false);
+    }
+
+    private void truncated(String detail) {
+        client.abort();
+        Problem p = Problem.AMBIGUOUS_OUTCOME;
+        settle(problemResponse(p, detail + "; the call may have executed"), true);
+    }
+
+    private StoredResponse problemResponse(Problem p, String detail) {
+        byte[] json = ProblemResponses.json(p, detail, identity.callId()).getBytes(StandardCharsets.UTF_8);
+        return new StoredResponse(p.status(), List.of(
+                new StoredHeader("content-type", ProblemResponses.CONTENT_TYPE),
+                new StoredHeader(CallIdentity.X_CALL_ID, identity.callId())), json);
+    }
+
+    private void settle(StoredResponse response, boolean truncated) {
+        if (settled) {
+            return;
+        }
+        settled = true;
+        cancelTimer();
+        onSettled.accept(new CallSettlement(finalDecision, attempt, truncated ? Problem.AMBIGUOUS_OUTCOME.status() : finalStatus,
+                response, truncated));
+    }
+
+    private void releaseConn(boolean reusable) {
+        UpstreamConnection c = conn;
+        conn = null;
+        if (c != null) {
+            c.release(reusable);
+        }
+    }
+
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+    static String describe(Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getMessage() == null) {
+            c = c.getCause();
+        }
+        return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
+    }
+}

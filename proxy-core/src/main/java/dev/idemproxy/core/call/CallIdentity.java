@@ -1,0 +1,24 @@
+package dev.idemproxy.core.call;
+
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
+
+/**
+ * Who a protected call is: its call id (stable across attempts), its idempotency key and the
+ * header it travels in, and its task and business ids. This class is immutable.
+ *
+ * @param key   the resolved key (client's, derived or generated); null when idempotency is off
+ */
+public record CallIdentity(String callId, String keyHeader, String key, String taskId, String bizId) {
+    public static final AsciiString X_CALL_ID = AsciiString.cached("X-Call-Id");
+    public static final AsciiString X_ATTEMPT = AsciiString.cached("X-Attempt");
+    public static final AsciiString X_ATTEMPTS = AsciiString.cached("X-Attempts");
+    public static final AsciiString X_REQUEST_TIMEOUT_MS = AsciiString.cached("X-Request-Timeout-Ms");
+    public static final AsciiString IDEMPOTENT_REPLAYED = AsciiString.cached("Idempotent-Replayed");
+
+    /** Adds X-Call-Id and X-Attempts to a response going to the client. */
+    void decorate(HttpHeaders h, int attempts) {
+        h.set(X_CALL_ID, callId);
+        h.setInt(X_ATTEMPTS, attempts);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.idemproxy.core.call;
+
+import dev.idemproxy.core.problem.Problem;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpResponse;
+
+/**
+ * The client leg as a protected call sees it. Writes after the client has gone are released
+ * silently: the call runs to its end regardless (CONTRACT §5). Used on the client's loop only.
+ */
+public interface ClientSide {
+    EventLoop loop();
+
+    ByteBufAllocator alloc();
+
+    /** The final response head; headers are the call's to set before this. */
+    void head(HttpResponse response);
+
+    /** Body content; the last one is a {@code LastHttpContent}. Ownership passes to the client side. */
+    void content(HttpContent content);
+
+    void flush();
+
+    boolean writable();
+
+    /** A proxy-made answer when no upstream response could be passed on. */
+    void problem(Problem problem, String detail, String callId, int attempts);
+
+    /** Cuts the client connection: a response under way cannot be completed. */
+    void abort();
+}

@@ -1,0 +1,112 @@
+package dev.idemproxy.core.pipeline;
+
+import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.problem.ProblemResponses;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * Buffers the request body of a protected call (idempotency or retries need the whole body:
+ * to fingerprint it and to send it again), up to the route's {@code maxRequestBody}; a larger
+ * body is answered 413 {@code request-too-large} and the connection closed. Unprotected calls
+ * pass through untouched, so they stream. Ownership: contents of a protected call are
+ * accumulated into the call's body buffer (released when the call ends) and not passed on.
+ * Not thread-safe: one instance per channel.
+ */
+final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
+    private ProxyCall call;
+    private CompositeByteBuf body;
+    private long limit;
+    private boolean rejected;
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ProxyCall) {
+            ProxyCall c = (ProxyCall) msg;
+            if (!c.isProtected()) {
+                ctx.fireChannelRead(msg);
+                return;
+            }
+            start(ctx, c);
+            return;
+        }
+        if (rejected) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (call != null && msg instanceof HttpContent) {
+            append(ctx, (HttpContent) msg);
+            return;
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    private void start(ChannelHandlerContext ctx, ProxyCall c) {
+        limit = c.route().idempotency().maxRequestBody();
+        long declared = HttpUtil.getContentLength(c.request(), -1L);
+        if (declared > limit) {
+            reject(ctx, declared);
+            return;
+        }
+        call = c;
+        body = ctx.alloc().compositeBuffer(64);
+    }
+
+    private void append(ChannelHandlerContext ctx, HttpContent content) {
+        if (body.readableBytes() + (long) content.content().readableBytes() > limit) {
+            long size = body.readableBytes() + (long) content.content().readableBytes();
+            content.release();
+            discard();
+            reject(ctx, size);
+            return;
+        }
+        body.addComponent(true, content.content().retain());
+        boolean last = content instanceof LastHttpContent;
+        content.release();
+        if (last) {
+            ProxyCall c = call;
+            c.body(body);
+            call = null;
+            body = null;
+            ctx.fireChannelRead(c);
+        }
+    }
+
+    private void reject(ChannelHandlerContext ctx, long size) {
+        rejected = true;
+        ctx.channel().config().setAutoRead(false);
+        FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), Problem.REQUEST_TOO_LARGE,
+                "request body of at least " + size + " bytes exceeds maxRequestBody " + limit, null);
+        resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private void discard() {
+        if (body != null) {
+            body.release();
+            body = null;
+        }
+        call = null;
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        discard();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        discard();
+    }
+}
