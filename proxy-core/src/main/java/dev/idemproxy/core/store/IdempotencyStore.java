@@ -1,0 +1,80 @@
+package dev.idemproxy.core.store;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The store SPI: idempotency records, plus the receipts and dead letters of the same backend.
+ *
+ * <p><b>Claims, leases and fencing.</b> {@link #claim} atomically creates an {@code IN_FLIGHT}
+ * record owned by an opaque owner token under a lease, or reports what holds the key. The owner
+ * keeps the key alive with {@link #renew} and ends it with {@link #complete},
+ * {@link #markNotRetained} or {@link #release}. Each of those acts only while the record is still
+ * {@code IN_FLIGHT} and owned by that token: once a lease lapses and another claim takes the record
+ * over, the old owner's calls return {@code false} and change nothing (fencing). A lapsed
+ * {@code IN_FLIGHT} record is kept one more lease length after its lease ends so that a takeover
+ * can say so ({@link ClaimResult.Claimed#takeover()}); after that it is gone and a claim is fresh.
+ *
+ * <p><b>Asynchrony.</b> Every operation returns at once and never blocks its caller (an event
+ * loop); stages complete on a store thread, so callers hop back to their own executor. A store that
+ * cannot be reached fails the stage with {@link StoreUnavailableException}. Times are kept with
+ * millisecond precision.
+ *
+ * <p>Implementations are thread-safe. {@link #close()} releases the backend (connections, files,
+ * threads); operations after it fail.
+ */
+public interface IdempotencyStore extends ReceiptStore, DeadLetterStore, AutoCloseable {
+
+    /**
+     * Claims {@code key} for {@code owner}, atomically:
+     * <ul>
+     *   <li>no record: creates one {@code IN_FLIGHT} under the lease → {@link ClaimResult.Claimed};</li>
+     *   <li>a record with a different fingerprint, in any state → {@link ClaimResult.FingerprintMismatch};</li>
+     *   <li>{@code IN_FLIGHT} under a live lease → {@link ClaimResult.InFlight};</li>
+     *   <li>{@code IN_FLIGHT} with a lapsed lease: taken over → {@link ClaimResult.Claimed} with {@code takeover};</li>
+     *   <li>{@code COMPLETED} → {@link ClaimResult.Completed}; {@code NOT_RETAINED} → {@link ClaimResult.NotRetained}.</li>
+     * </ul>
+     *
+     * @param owner a token unique to this claim (e.g. a random UUID), needed by every later write
+     * @param lease how long the key is held unless renewed
+     */
+    CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx);
+
+    /** Extends the lease to now + {@code lease}; false when {@code owner} no longer holds the key. */
+    CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease);
+
+    /**
+     * Ends the call with a response kept for replay for {@code ttl}; false (and nothing written)
+     * when {@code owner} no longer holds the key. The stage completes only once the record is as
+     * durable as the backend makes it (embedded: committed to disk).
+     */
+    CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl);
+
+    /**
+     * Ends the call without keeping its body (it was larger than {@code maxResponseBody}); duplicates
+     * get {@link ClaimResult.NotRetained} for {@code ttl}. False when {@code owner} no longer holds the key.
+     */
+    CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl);
+
+    /** Deletes the record so the key can be claimed again; false when {@code owner} no longer holds it. */
+    CompletionStage<Boolean> release(RecordKey key, String owner);
+
+    /**
+     * Deletes the record whatever its state or owner (an operator's {@code DELETE /dlq/{id}?release=true});
+     * false when there was none.
+     */
+    CompletionStage<Boolean> evict(RecordKey key);
+
+    /** The record, if it exists and has not expired. */
+    CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key);
+
+    /**
+     * The last known reachability of the backend, for {@code /readyz}; never blocks or does I/O.
+     */
+    boolean isAvailable();
+
+    /** Releases the backend; does not throw checked exceptions. */
+    @Override
+    void close();
+}

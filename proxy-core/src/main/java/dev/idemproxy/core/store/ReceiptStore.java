@@ -1,0 +1,28 @@
+package dev.idemproxy.core.store;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Receipts by call id, indexed by business id (CONTRACT §7). Every operation is asynchronous and
+ * never blocks its caller; a failure completes the stage with {@link StoreUnavailableException}.
+ * Times are kept with millisecond precision. Implementations are thread-safe.
+ */
+public interface ReceiptStore {
+
+    /**
+     * Writes (or replaces) the receipt with this call id, indexed by its business id when it has one.
+     * The receipt disappears after {@code ttl}.
+     */
+    CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl);
+
+    /** The receipt with this call id, if it exists and has not expired. */
+    CompletionStage<Optional<Receipt>> receipt(String callId);
+
+    /**
+     * Receipts carrying this business id, oldest first (by createdAt, then call id), at most {@code limit}.
+     */
+    CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit);
+}

@@ -1,0 +1,45 @@
+package dev.idemproxy.core.store;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A request kept with a dead letter so that it can be replayed. This class is immutable.
+ *
+ * @param method  the HTTP method
+ * @param uri     the request target as received (origin-form or absolute-form)
+ * @param headers the headers kept (the DLQ's {@code keepHeaders}), secrets already removed
+ */
+public record StoredRequest(String method, String uri, List<StoredHeader> headers, byte[] body) {
+
+    public StoredRequest {
+        requireNonNull(method, "method");
+        requireNonNull(uri, "uri");
+        headers = List.copyOf(requireNonNull(headers, "headers"));
+        body = requireNonNull(body, "body").clone();
+    }
+
+    /** A copy of the body. */
+    @Override
+    public byte[] body() {
+        return body.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof StoredRequest r && r.method.equals(method) && r.uri.equals(uri)
+                && r.headers.equals(headers) && Arrays.equals(r.body, body);
+    }
+
+    @Override
+    public int hashCode() {
+        return ((method.hashCode() * 31 + uri.hashCode()) * 31 + headers.hashCode()) * 31 + Arrays.hashCode(body);
+    }
+
+    @Override
+    public String toString() {
+        return "StoredRequest[" + method + " " + uri + ", headers=" + headers.size() + ", body=" + body.length + " bytes]";
+    }
+}

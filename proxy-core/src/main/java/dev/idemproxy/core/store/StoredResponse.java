@@ -1,0 +1,73 @@
+package dev.idemproxy.core.store;
+
+import static dev.idemproxy.core.Checks.requireArgument;
+import static java.util.Objects.requireNonNull;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A final upstream response kept for replay: status, headers in their original order (hop-by-hop
+ * headers already removed by the caller) and the body bytes. This class is immutable: the body is
+ * copied in, and {@link #body()} hands out a copy or a read-only view.
+ */
+public final class StoredResponse {
+    private final int status;
+    private final List<StoredHeader> headers;
+    private final byte[] body;
+
+    public StoredResponse(int status, List<StoredHeader> headers, byte[] body) {
+        this(status, List.copyOf(requireNonNull(headers, "headers")), requireNonNull(body, "body").clone(), true);
+    }
+
+    /** Takes ownership of {@code body} (no copy); for decoders that made the array themselves. */
+    StoredResponse(int status, List<StoredHeader> headers, byte[] body, boolean owned) {
+        requireArgument(status >= 100 && status <= 999, "status " + status + " (expected: 100..999)");
+        this.status = status;
+        this.headers = headers;
+        this.body = body;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    /** Headers in the order the upstream sent them. */
+    public List<StoredHeader> headers() {
+        return headers;
+    }
+
+    /** A copy of the body. */
+    public byte[] body() {
+        return body.clone();
+    }
+
+    /** A read-only view of the body, without copying (e.g. for {@code Unpooled.wrappedBuffer}). */
+    public ByteBuffer bodyBuffer() {
+        return ByteBuffer.wrap(body).asReadOnlyBuffer();
+    }
+
+    public int bodyLength() {
+        return body.length;
+    }
+
+    byte[] bodyArray() {
+        return body;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof StoredResponse r && r.status == status && r.headers.equals(headers) && Arrays.equals(r.body, body);
+    }
+
+    @Override
+    public int hashCode() {
+        return (31 * status + headers.hashCode()) * 31 + Arrays.hashCode(body);
+    }
+
+    @Override
+    public String toString() {
+        return "StoredResponse[status=" + status + ", headers=" + headers.size() + ", body=" + body.length + " bytes]";
+    }
+}

@@ -1,0 +1,280 @@
+package dev.idemproxy.core.store.memory;
+
+import static dev.idemproxy.core.Checks.requireArgument;
+import static java.util.Objects.requireNonNull;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.github.benmanes.caffeine.cache.Ticker;
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.DeadLetter;
+import dev.idemproxy.core.store.DeadLetterPage;
+import dev.idemproxy.core.store.IdempotencyRecord;
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.RecordTransitions;
+import dev.idemproxy.core.store.RecordTransitions.ClaimTransition;
+import dev.idemproxy.core.store.StoreUnavailableException;
+import dev.idemproxy.core.store.StoredResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+/**
+ * The in-memory store: Caffeine caches bounded by {@code maxEntries}, each value expiring at its
+ * own instant on the injected clock.
+ *
+ * <p>Guarantees: atomic per key ({@code asMap().compute}); nothing survives a restart; when full,
+ * Caffeine evicts records (size-based, near-LRU), so an evicted completed record re-executes on
+ * the next duplicate: size {@code maxEntries} above the keys expected within a TTL. The dead-letter
+ * queue keeps at most {@code maxEntries} entries, dropping the oldest.
+ *
+ * <p>Thread-safe. Operations run on the caller's thread and return completed stages: they only
+ * touch memory and never block on I/O.
+ */
+public final class MemoryIdempotencyStore implements IdempotencyStore {
+    private final Clock clock;
+    private final Cache<String, IdempotencyRecord> records;
+    private final Cache<String, TimedReceipt> receipts;
+    private final Map<String, ConcurrentSkipListMap<String, String>> receiptsByBiz = new ConcurrentHashMap<>();
+    private final MemoryDeadLetters deadLetters;
+    private volatile boolean closed;
+
+    private record TimedReceipt(Receipt receipt, Instant expiresAt) {
+    }
+
+    private MemoryIdempotencyStore(long maxEntries, Clock clock) {
+        this.clock = clock;
+        Ticker ticker = () -> Math.multiplyExact(clock.millis(), 1_000_000L);
+        this.records = Caffeine.newBuilder()
+                .maximumSize(maxEntries)
+                .ticker(ticker)
+                .expireAfter(new TimedExpiry<String, IdempotencyRecord>(IdempotencyRecord::expiresAt))
+                .executor(Runnable::run)
+                .build();
+        this.receipts = Caffeine.newBuilder()
+                .maximumSize(maxEntries)
+                .ticker(ticker)
+                .expireAfter(new TimedExpiry<String, TimedReceipt>(TimedReceipt::expiresAt))
+                .executor(Runnable::run)
+                .removalListener((String callId, TimedReceipt r, RemovalCause cause) -> {
+                    if (r != null && cause != RemovalCause.REPLACED) {
+                        unindex(r.receipt());
+                    }
+                })
+                .build();
+        this.deadLetters = new MemoryDeadLetters(maxEntries);
+    }
+
+    /**
+     * A memory store holding at most {@code maxEntries} records (and as many receipts and dead letters).
+     *
+     * @param clock the time source for leases and expiry; tests pass a clock they advance by hand
+     */
+    public static MemoryIdempotencyStore create(long maxEntries, Clock clock) {
+        requireArgument(maxEntries >= 1, "maxEntries " + maxEntries + " (expected: >= 1)");
+        return new MemoryIdempotencyStore(maxEntries, requireNonNull(clock, "clock"));
+    }
+
+    private Instant now() {
+        return Instant.ofEpochMilli(clock.millis());
+    }
+
+    @Override
+    public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
+        return run(() -> {
+            AtomicReference<ClaimResult> result = new AtomicReference<>();
+            records.asMap().compute(key.id(), (k, current) -> {
+                Instant now = now();
+                IdempotencyRecord live = RecordTransitions.live(current, now);
+                ClaimTransition t = RecordTransitions.claim(live, fingerprint, owner, lease, ctx, now);
+                result.set(t.result());
+                return t.next() != null ? t.next() : live;
+            });
+            return result.get();
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
+        return update(key, (current, now) -> RecordTransitions.renew(current, owner, lease, now));
+    }
+
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
+        return update(key, (current, now) -> RecordTransitions.complete(current, owner, response, attempts, ttl, now));
+    }
+
+    @Override
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
+        return update(key, (current, now) -> RecordTransitions.notRetained(current, owner, status, attempts, ttl, now));
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(RecordKey key, String owner) {
+        return run(() -> {
+            boolean[] released = {false};
+            records.asMap().computeIfPresent(key.id(), (k, current) -> {
+                IdempotencyRecord live = RecordTransitions.live(current, now());
+                released[0] = RecordTransitions.heldBy(live, owner);
+                return released[0] || live == null ? null : current;
+            });
+            return released[0];
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> evict(RecordKey key) {
+        return run(() -> RecordTransitions.live(records.asMap().remove(key.id()), now()) != null);
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
+        return run(() -> Optional.ofNullable(RecordTransitions.live(records.getIfPresent(key.id()), now())));
+    }
+
+    @Override
+    public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
+        return run(() -> {
+            TimedReceipt next = new TimedReceipt(receipt, now().plus(ttl));
+            TimedReceipt[] previous = {null};
+            receipts.asMap().compute(receipt.callId(), (id, old) -> {
+                previous[0] = old;
+                return next;
+            });
+            if (previous[0] != null) {
+                unindex(previous[0].receipt());
+            }
+            if (receipt.bizId() != null) {
+                receiptsByBiz.computeIfAbsent(receipt.bizId(), b -> new ConcurrentSkipListMap<>())
+                        .put(receipt.sortKey(), receipt.callId());
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public CompletionStage<Optional<Receipt>> receipt(String callId) {
+        return run(() -> Optional.ofNullable(liveReceipt(callId)));
+    }
+
+    @Override
+    public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
+        requireArgument(limit >= 1, "limit " + limit + " (expected: >= 1)");
+        return run(() -> {
+            List<Receipt> found = new ArrayList<>();
+            ConcurrentSkipListMap<String, String> index = receiptsByBiz.get(bizId);
+            if (index == null) {
+                return found;
+            }
+            for (String callId : index.values()) {
+                Receipt r = liveReceipt(callId);
+                if (r != null && bizId.equals(r.bizId())) {
+                    found.add(r);
+                    if (found.size() == limit) {
+                        break;
+                    }
+                }
+            }
+            return found;
+        });
+    }
+
+    @Override
+    public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
+        return run(() -> {
+            deadLetters.add(entry);
+            return null;
+        });
+    }
+
+    @Override
+    public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
+        requireArgument(limit >= 1, "limit " + limit + " (expected: >= 1)");
+        return run(() -> deadLetters.page(cursor, limit));
+    }
+
+    @Override
+    public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
+        return run(() -> deadLetters.get(id));
+    }
+
+    @Override
+    public CompletionStage<Boolean> deleteDeadLetter(String id) {
+        return run(() -> deadLetters.delete(id));
+    }
+
+    @Override
+    public CompletionStage<Long> deadLetterCount() {
+        return run(deadLetters::count);
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return !closed;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        records.invalidateAll();
+        receipts.invalidateAll();
+    }
+
+    private interface Step {
+        IdempotencyRecord apply(IdempotencyRecord current, Instant now);
+    }
+
+    /** Applies an owner-checked step; true when it produced a new record. */
+    private CompletionStage<Boolean> update(RecordKey key, Step step) {
+        return run(() -> {
+            boolean[] done = {false};
+            records.asMap().computeIfPresent(key.id(), (k, current) -> {
+                Instant now = now();
+                IdempotencyRecord live = RecordTransitions.live(current, now);
+                IdempotencyRecord next = step.apply(live, now);
+                done[0] = next != null;
+                return next != null ? next : live;
+            });
+            return done[0];
+        });
+    }
+
+    private Receipt liveReceipt(String callId) {
+        TimedReceipt r = receipts.getIfPresent(callId);
+        return r == null || !r.expiresAt().isAfter(now()) ? null : r.receipt();
+    }
+
+    private void unindex(Receipt r) {
+        if (r.bizId() != null) {
+            receiptsByBiz.computeIfPresent(r.bizId(), (b, index) -> {
+                index.remove(r.sortKey());
+                return index.isEmpty() ? null : index;
+            });
+        }
+    }
+
+    private <T> CompletionStage<T> run(Supplier<T> op) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new StoreUnavailableException("memory store is closed"));
+        }
+        try {
+            return CompletableFuture.completedFuture(op.get());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+}
