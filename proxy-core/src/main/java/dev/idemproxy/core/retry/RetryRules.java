@@ -1,0 +1,142 @@
+package dev.idemproxy.core.retry;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.route.Route;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.random.RandomGenerator;
+
+/**
+ * Decides, after each upstream attempt, whether to retry and how the call ends (CONTRACT §5).
+ * The order of the questions:
+ * <ol>
+ *   <li><b>executed</b> (2xx, 3xx, 4xx other than 408/409/425/429): stop, store, replay.</li>
+ *   <li><b>unknown where a duplicate is not harmless</b> (5xx, read-timeout, idle-timeout, reset,
+ *       on a route not tagged {@code idempotent}, a method other than GET/HEAD/OPTIONS/PUT/DELETE,
+ *       no receipt NOT_FOUND): stop, store as it was (a 5xx as is; a failure as 504
+ *       {@code ambiguous-outcome}, or {@code deadline-exceeded} when the deadline expired), DLQ.</li>
+ *   <li>From here the outcome is safe to repeat (not executed, or unknown where harmless); a stop
+ *       releases the key. Response bytes already sent: stop.</li>
+ *   <li>A failure with the deadline expired: stop, 504 {@code deadline-exceeded}.</li>
+ *   <li>retryOn does not list it: stop. maxAttempts (first included) reached: stop.</li>
+ *   <li>429 or 503 with a valid Retry-After: wait exactly that when it is ≤ maxRetryAfter and fits
+ *       the deadline, else stop and hand the response back at once. Otherwise wait the backoff,
+ *       if the next attempt can start before the deadline.</li>
+ *   <li>Task budget, then route budget (the route token is taken here): else stop with the last failure.</li>
+ * </ol>
+ * A stop that answers a failure (no response) carries a problem: {@code upstream-unreachable}
+ * (502) when nothing was sent, {@code ambiguous-outcome} (504) when it may have executed,
+ * {@code deadline-exceeded} (504) when the deadline ended it. A response status is always
+ * answered as is. Every stop writes a DLQ entry except an executed outcome and a not-executed
+ * or Retry-After response handed back by design ({@code not_retryable}, {@code retry_after}).
+ *
+ * <p>This class is immutable and thread-safe when its random source is.
+ */
+public final class RetryRules {
+    /** Methods whose duplicate execution is harmless by HTTP semantics (RFC 9110 §9.2.2). */
+    static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "OPTIONS", "PUT", "DELETE");
+
+    private final RandomGenerator random;
+    private final Clock clock;
+
+    /**
+     * @param random jitter source ({@link java.util.concurrent.ThreadLocalRandom#current()} in production)
+     * @param clock  wall clock, for HTTP-date {@code Retry-After} values
+     */
+    public RetryRules(RandomGenerator random, Clock clock) {
+        this.random = requireNonNull(random, "random");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    /** The decision after {@code attempt} of a call on {@code route} with {@code method}. */
+    public RetryDecision decide(Route route, String method, FinishedAttempt attempt, Deadline deadline, RetryBudgets budgets) {
+        requireNonNull(route, "route");
+        requireNonNull(method, "method");
+        requireNonNull(attempt, "attempt");
+        requireNonNull(deadline, "deadline");
+        requireNonNull(budgets, "budgets");
+        AttemptOutcome o = attempt.outcome();
+        OutcomeClass cls = o.outcomeClass();
+        RetryPolicy policy = route.retry();
+        if (cls == OutcomeClass.EXECUTED) {
+            return RetryDecision.stop(RetryDecision.EXECUTED, cls, true, false, false, null);
+        }
+        boolean failureAtDeadline = o.isFailure() && deadline.expired();
+        if (cls == OutcomeClass.UNKNOWN && !harmlessToRepeat(route, method, attempt.receiptNotFound())) {
+            String reason = attempt.responseStarted() ? RetryDecision.RESPONSE_STARTED
+                    : failureAtDeadline ? RetryDecision.DEADLINE
+                    : o.listedIn(policy.retryOn()) ? RetryDecision.UNSAFE_TO_REPEAT : RetryDecision.NOT_RETRYABLE;
+            Problem problem = !o.isFailure() ? null
+                    : failureAtDeadline ? Problem.DEADLINE_EXCEEDED : Problem.AMBIGUOUS_OUTCOME;
+            return RetryDecision.stop(reason, cls, true, false, true, problem);
+        }
+        if (attempt.responseStarted()) {
+            return end(o, RetryDecision.RESPONSE_STARTED, failureAtDeadline);
+        }
+        if (failureAtDeadline) {
+            return end(o, RetryDecision.DEADLINE, true);
+        }
+        if (!o.listedIn(policy.retryOn())) {
+            return end(o, RetryDecision.NOT_RETRYABLE, false);
+        }
+        if (attempt.number() >= policy.maxAttempts()) {
+            return end(o, RetryDecision.ATTEMPTS_EXHAUSTED, false);
+        }
+        Duration delay;
+        String reason;
+        Optional<Duration> retryAfter = honoursRetryAfter(o) ? RetryAfter.parse(o.retryAfter(), clock) : Optional.empty();
+        if (retryAfter.isPresent()) {
+            delay = retryAfter.get();
+            if (delay.compareTo(policy.maxRetryAfter()) > 0 || !deadline.fits(delay)) {
+                return end(o, RetryDecision.RETRY_AFTER, false);
+            }
+            reason = RetryDecision.RETRY_AFTER;
+        } else {
+            delay = new Backoff(policy.backoff(), random).delayBefore(attempt.number() + 1);
+            if (!deadline.fits(delay)) {
+                return end(o, RetryDecision.DEADLINE, false);
+            }
+            reason = o.reason();
+        }
+        if (!budgets.taskAllows()) {
+            return end(o, RetryDecision.BUDGET_TASK, false);
+        }
+        if (!budgets.tryAcquireRoute()) {
+            return end(o, RetryDecision.BUDGET_ROUTE, false);
+        }
+        return RetryDecision.retry(delay, reason, cls);
+    }
+
+    /**
+     * True when executing the call twice does no harm: the route is tagged {@code idempotent}
+     * (the upstream honours the injected key), the method is idempotent by HTTP semantics, or the
+     * receipt check found no trace of the call.
+     */
+    public static boolean harmlessToRepeat(Route route, String method, boolean receiptNotFound) {
+        return receiptNotFound || route.isTaggedIdempotent()
+                || IDEMPOTENT_METHODS.contains(method.toUpperCase(Locale.ROOT));
+    }
+
+    /** Ends a call whose outcome is safe to repeat: the key is released; nothing is stored. */
+    private static RetryDecision end(AttemptOutcome o, String reason, boolean deadlineExceeded) {
+        Problem problem = null;
+        if (o.isFailure()) {
+            problem = deadlineExceeded || reason.equals(RetryDecision.DEADLINE) ? Problem.DEADLINE_EXCEEDED
+                    : o.outcomeClass() == OutcomeClass.NOT_EXECUTED ? Problem.UPSTREAM_UNREACHABLE
+                    : Problem.AMBIGUOUS_OUTCOME;
+        }
+        boolean byDesign = !o.isFailure() && (reason.equals(RetryDecision.RETRY_AFTER)
+                || (reason.equals(RetryDecision.NOT_RETRYABLE) && o.outcomeClass() == OutcomeClass.NOT_EXECUTED));
+        return RetryDecision.stop(reason, o.outcomeClass(), false, true, !byDesign, problem);
+    }
+
+    /** RFC 9110 §10.2.3: Retry-After on 429 (RFC 6585) and 503 says when to come back. */
+    private static boolean honoursRetryAfter(AttemptOutcome o) {
+        return !o.isFailure() && o.retryAfter() != null && (o.status() == 429 || o.status() == 503);
+    }
+}

@@ -1,0 +1,40 @@
+package dev.idemproxy.core.retry;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Clock;
+import java.time.Instant;
+
+/**
+ * The pure part of the per-task retry budget (CONTRACT §3 {@code tasks.budget}): which fixed
+ * window "now" falls in ({@code floor(epochMillis / window)}) and what a count of retries already
+ * spent in it allows. Counting itself lives in a store shared by the proxies (or in
+ * {@link LocalTaskBudgets}). Calls without a task id have no task budget. Replays never charge.
+ * This class is immutable and thread-safe.
+ */
+public final class TaskBudget {
+    private final TaskPolicy policy;
+    private final Clock clock;
+    private final long windowMillis;
+
+    public TaskBudget(TaskPolicy policy, Clock clock) {
+        this.policy = requireNonNull(policy, "policy");
+        this.clock = requireNonNull(clock, "clock");
+        this.windowMillis = Math.max(1, policy.window().toMillis());
+    }
+
+    /** The window that contains now. */
+    public TaskWindow currentWindow() {
+        long index = Math.floorDiv(clock.millis(), windowMillis);
+        return new TaskWindow(index, Instant.ofEpochMilli(index * windowMillis), Instant.ofEpochMilli((index + 1) * windowMillis));
+    }
+
+    /** The answer for a task that has spent {@code used} retries in the current window. */
+    public TaskBudgetDecision decide(long used) {
+        return TaskBudgetDecision.of(used, policy.maxRetries(), currentWindow());
+    }
+
+    public TaskPolicy policy() {
+        return policy;
+    }
+}
