@@ -273,7 +273,7 @@ public final class CallExecution implements UpstreamListener {
         byte[] json = ProblemResponses.json(p, detail, identity.callId()).getBytes(StandardCharsets.UTF_8);
         return new StoredResponse(p.status(), List.of(
                 new StoredHeader("content-type", ProblemResponses.CONTENT_TYPE),
-                new StoredHeader(CallIdentity.X_CALL_ID, identity.callId())), json);
+                new StoredHeader(CallIdentity.X_CALL_ID.toString(), identity.callId())), json);
     }
 
     private void settle(StoredResponse response, boolean truncated) {
