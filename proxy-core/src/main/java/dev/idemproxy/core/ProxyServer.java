@@ -2,7 +2,12 @@ package dev.idemproxy.core;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.pipeline.ProxyChannelInitializer;
+import dev.idemproxy.core.retry.LocalTaskBudgets;
+import dev.idemproxy.core.retry.RetryRules;
+import java.time.Clock;
+import java.util.concurrent.ThreadLocalRandom;
 import dev.idemproxy.core.pipeline.ServerState;
 import dev.idemproxy.core.route.RouteTable;
 import dev.idemproxy.core.upstream.UpstreamPools;
@@ -31,6 +36,7 @@ public final class ProxyServer implements AutoCloseable {
     private final Transport transport;
     private final ServerState state = new ServerState();
     private final UpstreamPools pools;
+    private final CallServices services;
     private final ChannelGroup clients = new DefaultChannelGroup("idemproxy-clients", GlobalEventExecutor.INSTANCE);
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
@@ -40,6 +46,9 @@ public final class ProxyServer implements AutoCloseable {
         this.config = requireNonNull(config, "config");
         this.transport = Transport.best();
         this.pools = new UpstreamPools(transport);
+        Clock clock = Clock.systemUTC();
+        this.services = new CallServices(pools, new RetryRules(ThreadLocalRandom.current(), clock), config.tasks(),
+                new LocalTaskBudgets(config.tasks(), clock), config.retryBudget(), Ticker.system(), clock);
     }
 
     /**
@@ -59,7 +68,7 @@ public final class ProxyServer implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childHandler(new ProxyChannelInitializer(config.server(), state, pools, clients));
+                .childHandler(new ProxyChannelInitializer(config.server(), state, services, clients));
         try {
             serverChannel = b.bind(config.listen().toSocketAddress()).sync().channel();
         } catch (Exception e) {

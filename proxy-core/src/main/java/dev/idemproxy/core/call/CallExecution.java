@@ -8,14 +8,11 @@ import dev.idemproxy.core.retry.AttemptOutcome;
 import dev.idemproxy.core.retry.Deadline;
 import dev.idemproxy.core.retry.FailureClass;
 import dev.idemproxy.core.retry.FinishedAttempt;
-import dev.idemproxy.core.retry.RetryBudgets;
 import dev.idemproxy.core.retry.RetryDecision;
-import dev.idemproxy.core.retry.RetryRules;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
-import dev.idemproxy.core.upstream.UpstreamPools;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
@@ -32,11 +29,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
  * The attempt loop of one protected call: sends the buffered request, classifies what comes
- * back, asks {@link RetryRules} whether to try again, waits the backoff on the event loop, and
+ * back, asks the retry rules whether to try again, waits the backoff on the event loop, and
  * streams the final response to the client while capturing it for replay. Every attempt
  * carries the same key and call id, its number, and the time left. Decisions are made in pure
  * code; this class only does the I/O. Not thread-safe: every method runs on the client's loop
@@ -46,10 +42,8 @@ public final class CallExecution implements UpstreamListener {
     private final ProxyCall call;
     private final CallIdentity identity;
     private final HttpHeaders upstreamHeaders;
-    private final UpstreamPools pools;
+    private final CallServices services;
     private final ClientSide client;
-    private final RetryRules rules;
-    private final Supplier<RetryBudgets> budgets;
     private final Deadline deadline;
     private final Consumer<CallSettlement> onSettled;
 
@@ -66,18 +60,14 @@ public final class CallExecution implements UpstreamListener {
 
     /**
      * @param upstreamHeaders the request headers as rewritten for the upstream (hop-by-hop gone)
-     * @param budgets         asked once per retry; charging happens inside
      */
-    public CallExecution(ProxyCall call, CallIdentity identity, HttpHeaders upstreamHeaders, UpstreamPools pools,
-            ClientSide client, RetryRules rules, Supplier<RetryBudgets> budgets, Deadline deadline,
-            Consumer<CallSettlement> onSettled) {
+    public CallExecution(ProxyCall call, CallIdentity identity, HttpHeaders upstreamHeaders, CallServices services,
+            ClientSide client, Deadline deadline, Consumer<CallSettlement> onSettled) {
         this.call = requireNonNull(call, "call");
         this.identity = requireNonNull(identity, "identity");
         this.upstreamHeaders = requireNonNull(upstreamHeaders, "upstreamHeaders");
-        this.pools = pools;
-        this.client = client;
-        this.rules = rules;
-        this.budgets = budgets;
+        this.services = requireNonNull(services, "services");
+        this.client = requireNonNull(client, "client");
         this.deadline = deadline;
         this.onSettled = onSettled;
     }
@@ -99,7 +89,7 @@ public final class CallExecution implements UpstreamListener {
         responseStarted = false;
         discardingResponse = false;
         int n = attempt;
-        pools.acquire(call.route(), client.loop(), this).addListener(f -> onAcquired(n, f));
+        services.pools().acquire(call.route(), client.loop(), this).addListener(f -> onAcquired(n, f));
         Duration wait = deadline.attemptTimeout(call.route().timeouts().perTry());
         timer = client.loop().schedule(() -> onAttemptTimeout(n), Math.max(1, wait.toMillis()), TimeUnit.MILLISECONDS);
     }
@@ -150,7 +140,7 @@ public final class CallExecution implements UpstreamListener {
         upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
         FinishedAttempt finished = FinishedAttempt.of(attempt,
                 AttemptOutcome.answered(status, resp.headers().get(HttpHeaderNames.RETRY_AFTER)));
-        RetryDecision d = rules.decide(call.route(), call.request().method().name(), finished, deadline, budgets.get());
+        RetryDecision d = services.rules().decide(call.route(), call.request().method().name(), finished, deadline, services.budgetsFor(call.route(), identity.taskId()));
         if (d.isRetry()) {
             discardingResponse = true;
             releaseConn(false);
@@ -241,8 +231,8 @@ public final class CallExecution implements UpstreamListener {
 
     private void attemptFailed(FailureClass failure, String detail) {
         cancelTimer();
-        RetryDecision d = rules.decide(call.route(), call.request().method().name(),
-                FinishedAttempt.of(attempt, AttemptOutcome.failed(failure)), deadline, budgets.get());
+        RetryDecision d = services.rules().decide(call.route(), call.request().method().name(),
+                FinishedAttempt.of(attempt, AttemptOutcome.failed(failure)), deadline, services.budgetsFor(call.route(), identity.taskId()));
         if (d.isRetry()) {
             scheduleRetry(d);
             return;
@@ -253,6 +243,7 @@ public final class CallExecution implements UpstreamListener {
     }
 
     private void scheduleRetry(RetryDecision d) {
+        services.chargeTask(identity.taskId());
         client.loop().schedule(this::nextAttempt, Math.max(0, d.delay().toMillis()), TimeUnit.MILLISECONDS);
     }
 

@@ -19,6 +19,7 @@ public final class ProxyCall {
     private final String pathAndQuery;
     private final long startNanos;
     private ByteBuf body;
+    private CallProtection protection;
 
     public ProxyCall(HttpRequest request, Route route, String originalHost, String pathAndQuery, long startNanos) {
         this.request = requireNonNull(request, "request");
@@ -67,6 +68,15 @@ public final class ProxyCall {
     /** Takes ownership of {@code aggregated}; released by {@link #releaseBody()}. */
     public void body(ByteBuf aggregated) {
         this.body = aggregated;
+    }
+
+    /** The idempotency layer's hold on this call; null until attached (and for pass-through calls). */
+    public CallProtection protection() {
+        return protection;
+    }
+
+    public void protection(CallProtection p) {
+        this.protection = p;
     }
 
     public void releaseBody() {

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.pipeline;
 
+import dev.idemproxy.core.call.CallIdentity;
+import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
@@ -37,6 +39,7 @@ import java.util.concurrent.TimeUnit;
  * response contents are written to the client. Not thread-safe: one instance per channel.
  */
 final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListener {
+    private final CallServices services;
     private final UpstreamPools pools;
     private final ServerState state;
     private final ArrayDeque<HttpContent> pending = new ArrayDeque<>();
@@ -52,8 +55,11 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
     private boolean upstreamWantsClose;
     private boolean discardRequest;
 
-    ForwardHandler(UpstreamPools pools, ServerState state) {
-        this.pools = pools;
+    private ProtectedCallRunner protectedRun;
+
+    ForwardHandler(CallServices services, ServerState state) {
+        this.services = services;
+        this.pools = services.pools();
         this.state = state;
     }
 
@@ -74,6 +80,10 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
     }
 
     private void start(ProxyCall c) {
+        if (c.body() != null) {
+            startProtected(c);
+            return;
+        }
         call = c;
         long seq = ++callSeq;
         requestDone = false;
@@ -84,6 +94,33 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         state.callStarted();
         ctx.channel().config().setAutoRead(false);
         pools.acquire(c.route(), ctx.channel().eventLoop(), this).addListener(f -> onAcquired(seq, f));
+    }
+
+    /**
+     * A protected call: its body is buffered, so the request is complete; the call runs its
+     * attempts in a {@link ProtectedCallRunner} and ends when that settles, even if this
+     * client has gone by then.
+     */
+    private void startProtected(ProxyCall c) {
+        call = c;
+        ++callSeq;
+        requestDone = true;
+        responseStarted = true;
+        state.callStarted();
+        CallIdentity identity = c.protection() != null ? c.protection().identity() : services.unrecordedIdentity(c);
+        protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), settlement -> {
+            protectedRun = null;
+            c.releaseBody();
+            if (call == c) {
+                endCall();
+            } else {
+                state.callEnded();
+            }
+            if (c.protection() != null) {
+                c.protection().settle(settlement);
+            }
+        });
+        protectedRun.start();
     }
 
     private void onAcquired(long seq, Future<?> f) {
@@ -194,6 +231,9 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (protectedRun != null && ctx.channel().isWritable()) {
+            protectedRun.clientWritable();
+        }
         if (conn != null && responseStarted && !responseDone) {
             conn.channel().config().setAutoRead(ctx.channel().isWritable());
         }
@@ -315,7 +355,11 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (call != null) {
+        if (protectedRun != null) {
+            // A forwarded protected call runs to its end; it settles and counts itself out.
+            call = null;
+            protectedRun.clientWritable();
+        } else if (call != null) {
             releaseUpstream(false);
             endCall();
         }

@@ -13,6 +13,7 @@ package dev.idemproxy.core.pipeline;
  *   → guard         RequestGuardHandler: malformed requests → 400/431, connection closed
  *   → expectContinue HttpServerExpectContinueHandler: answers Expect: 100-continue
  *   → route         RouteHandler: head → Route or 404 no-route; makes the ProxyCall
+ *   → body          BodyAggregatorHandler: buffers a protected call's body (413 over maxRequestBody)
  *   → forward       ForwardHandler: streams the call to the upstream and back
  *   → problems      ProblemHandler: anything uncaught → problem+json, close if unsafe
  *
@@ -29,6 +30,7 @@ public final class PipelineNames {
     public static final String GUARD = "guard";
     public static final String EXPECT_CONTINUE = "expectContinue";
     public static final String ROUTE = "route";
+    public static final String BODY = "body";
     public static final String FORWARD = "forward";
     public static final String PROBLEMS = "problems";
 

@@ -1,7 +1,7 @@
 package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.ServerPolicy;
-import dev.idemproxy.core.upstream.UpstreamPools;
+import dev.idemproxy.core.call.CallServices;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -19,13 +19,13 @@ import java.util.concurrent.TimeUnit;
 public final class ProxyChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final ServerPolicy server;
     private final ServerState state;
-    private final UpstreamPools pools;
+    private final CallServices services;
     private final ChannelGroup clients;
 
-    public ProxyChannelInitializer(ServerPolicy server, ServerState state, UpstreamPools pools, ChannelGroup clients) {
+    public ProxyChannelInitializer(ServerPolicy server, ServerState state, CallServices services, ChannelGroup clients) {
         this.server = server;
         this.state = state;
-        this.pools = pools;
+        this.services = services;
         this.clients = clients;
     }
 
@@ -45,7 +45,8 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast(PipelineNames.GUARD, new RequestGuardHandler());
         p.addLast(PipelineNames.EXPECT_CONTINUE, new HttpServerExpectContinueHandler());
         p.addLast(PipelineNames.ROUTE, new RouteHandler(state));
-        p.addLast(PipelineNames.FORWARD, new ForwardHandler(pools, state));
+        p.addLast(PipelineNames.BODY, new BodyAggregatorHandler());
+        p.addLast(PipelineNames.FORWARD, new ForwardHandler(services, state));
         p.addLast(PipelineNames.PROBLEMS, ProblemHandler.INSTANCE);
     }
 }

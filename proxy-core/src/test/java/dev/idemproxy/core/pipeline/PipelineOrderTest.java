@@ -13,17 +13,25 @@ import org.junit.jupiter.api.Test;
 
 /** Keeps PipelineNames' Javadoc, the README diagram and the real pipeline in one order. */
 class PipelineOrderTest {
+    static dev.idemproxy.core.call.CallServices services(UpstreamPools pools) {
+        java.time.Clock clock = java.time.Clock.systemUTC();
+        return new dev.idemproxy.core.call.CallServices(pools, new dev.idemproxy.core.retry.RetryRules(new java.util.Random(1), clock),
+                dev.idemproxy.core.retry.TaskPolicy.DEFAULT,
+                new dev.idemproxy.core.retry.LocalTaskBudgets(dev.idemproxy.core.retry.TaskPolicy.DEFAULT, clock),
+                dev.idemproxy.core.retry.RetryBudgetPolicy.DEFAULT, dev.idemproxy.core.Ticker.system(), clock);
+    }
+
     @Test
     void clientPipelineIsInTheDocumentedOrder() throws Exception {
         try (UpstreamPools pools = new UpstreamPools(Transport.NIO)) {
-            ProxyChannelInitializer init = new ProxyChannelInitializer(ServerPolicy.DEFAULT, new ServerState(), pools,
+            ProxyChannelInitializer init = new ProxyChannelInitializer(ServerPolicy.DEFAULT, new ServerState(), services(pools),
                     new DefaultChannelGroup(GlobalEventExecutor.INSTANCE));
             EmbeddedChannel ch = new EmbeddedChannel();
             init.addHandlers(ch.pipeline(), ch);
             List<String> names = ch.pipeline().names();
             assertThat(names.subList(0, names.size() - 1)).containsExactly(
                     PipelineNames.IDLE, PipelineNames.HTTP_CODEC, PipelineNames.IDLE_CLOSE, PipelineNames.SEQUENCER,
-                    PipelineNames.KEEP_ALIVE, PipelineNames.GUARD, PipelineNames.EXPECT_CONTINUE, PipelineNames.ROUTE,
+                    PipelineNames.KEEP_ALIVE, PipelineNames.GUARD, PipelineNames.EXPECT_CONTINUE, PipelineNames.ROUTE, PipelineNames.BODY,
                     PipelineNames.FORWARD, PipelineNames.PROBLEMS);
             ch.finishAndReleaseAll();
         }

@@ -1,0 +1,136 @@
+package dev.idemproxy.app.it;
+
+import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
+import static dev.idemproxy.core.testing.UpstreamAction.respond;
+import static dev.idemproxy.core.testing.UpstreamAction.retryAfter;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.RecordedRequest;
+import dev.idemproxy.core.testing.TestUpstream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Retries on the wire: what is retried, with which headers, and what is never re-executed. */
+@ExtendWith(LeakDetection.class)
+class RetryIT {
+    static TestUpstream upstream;
+    static RunningProxy proxy;
+    static final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @BeforeAll
+    static void start() throws Exception {
+        upstream = TestUpstream.start();
+        String retry = "    retry: { maxAttempts: 3, backoff: { initial: 10ms, max: 50ms, jitter: none } }\n";
+        proxy = RunningProxy.start(""
+                + "routes:\n"
+                + "  - name: tagged\n"
+                + "    match: { pathPrefix: /tagged }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    tags: [idempotent]\n"
+                + "    timeouts: { perTry: 300ms, total: 5s }\n"
+                + retry
+                + "  - name: plain\n"
+                + "    match: { pathPrefix: /plain }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    timeouts: { perTry: 300ms, total: 5s }\n"
+                + retry);
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+        upstream.close();
+    }
+
+    int before;
+
+    @BeforeEach
+    void mark() {
+        before = upstream.requestCount();
+    }
+
+    static HttpResponse<String> post(String path) throws Exception {
+        return client.send(HttpRequest.newBuilder(proxy.uri(path)).POST(HttpRequest.BodyPublishers.ofString("{\"a\":1}"))
+                .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    List<RecordedRequest> seen(int n) throws InterruptedException {
+        return upstream.awaitRequests(before + n, Duration.ofSeconds(5)).subList(before, before + n);
+    }
+
+    @Test
+    void status503OnTaggedRouteIsRetriedWithTheSameKeyAndCallId() throws Exception {
+        upstream.enqueue(respond(503, "busy"), respond(200, "done"));
+        HttpResponse<String> r = post("/tagged/a");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("done");
+        assertThat(r.headers().firstValue("X-Attempts")).hasValue("2");
+        List<RecordedRequest> attempts = seen(2);
+        assertThat(attempts).extracting(a -> a.header("X-Attempt")).containsExactly("1", "2");
+        assertThat(attempts.get(0).header("X-Call-Id")).isNotBlank().isEqualTo(attempts.get(1).header("X-Call-Id"))
+                .isEqualTo(r.headers().firstValue("X-Call-Id").orElseThrow());
+        assertThat(attempts.get(0).header("Idempotency-Key")).isNotBlank().isEqualTo(attempts.get(1).header("Idempotency-Key"));
+        assertThat(attempts).allSatisfy(a -> assertThat(a.bodyAsString()).isEqualTo("{\"a\":1}"));
+        assertThat(Long.parseLong(attempts.get(1).header("X-Request-Timeout-Ms"))).isBetween(1L, 5000L);
+    }
+
+    @Test
+    void status503OnUntaggedPostIsNotReExecuted() throws Exception {
+        upstream.enqueue(respond(503, "busy"));
+        HttpResponse<String> r = post("/plain/a");
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.headers().firstValue("X-Attempts")).hasValue("1");
+        assertOnlyOneAttemptReachedTheUpstream();
+    }
+
+    /** A marker call after the one under test: had the proxy retried, the upstream would count more. */
+    void assertOnlyOneAttemptReachedTheUpstream() throws Exception {
+        upstream.enqueue(respond(200, "marker"));
+        assertThat(post("/tagged/marker").body()).isEqualTo("marker");
+        assertThat(upstream.requestCount()).isEqualTo(before + 2);
+    }
+
+    @Test
+    void readTimeoutOnUntaggedPostIs504AmbiguousOutcomeAfterOneAttempt() throws Exception {
+        upstream.enqueue(delayHead(Duration.ofSeconds(2), respond(200, "late")));
+        HttpResponse<String> r = post("/plain/slow");
+        assertThat(r.statusCode()).isEqualTo(504);
+        assertThat(r.body()).contains("urn:idemproxy:problem:ambiguous-outcome");
+        assertThat(r.headers().firstValue("X-Attempts")).hasValue("1");
+    }
+
+    @Test
+    void readTimeoutOnTaggedRouteIsRetried() throws Exception {
+        upstream.enqueue(delayHead(Duration.ofSeconds(2), respond(200, "late")), respond(200, "second"));
+        HttpResponse<String> r = post("/tagged/slow");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("second");
+        assertThat(seen(2)).extracting(a -> a.header("X-Attempt")).containsExactly("1", "2");
+    }
+
+    @Test
+    void status429WithRetryAfterIsWaitedAndRetriedEvenOnUntaggedRoutes() throws Exception {
+        upstream.enqueue(retryAfter(429, "0"), respond(201, "created"));
+        HttpResponse<String> r = post("/plain/limited");
+        assertThat(r.statusCode()).isEqualTo(201);
+        assertThat(r.headers().firstValue("X-Attempts")).hasValue("2");
+    }
+
+    @Test
+    void status400IsNeverRetried() throws Exception {
+        upstream.enqueue(respond(400, "bad"));
+        HttpResponse<String> r = post("/tagged/bad");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.headers().firstValue("X-Attempts")).hasValue("1");
+        assertOnlyOneAttemptReachedTheUpstream();
+    }
+}

@@ -1,0 +1,94 @@
+package dev.idemproxy.core.call;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.Ticker;
+import dev.idemproxy.core.retry.LocalTaskBudgets;
+import dev.idemproxy.core.retry.RetryBudgets;
+import dev.idemproxy.core.retry.RetryRules;
+import dev.idemproxy.core.retry.RouteRetryBudget;
+import dev.idemproxy.core.retry.TaskBudgetDecision;
+import dev.idemproxy.core.retry.TaskPolicy;
+import io.netty.handler.codec.http.HttpRequest;
+import dev.idemproxy.core.route.Route;
+import dev.idemproxy.core.upstream.UpstreamPools;
+import java.time.Clock;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What every call shares: upstream pools, the retry rules, the budgets, and the time sources.
+ * Route budgets are kept per route name, so they survive a reload. This class is thread-safe.
+ */
+public final class CallServices {
+    private final UpstreamPools pools;
+    private final RetryRules rules;
+    private final LocalTaskBudgets taskBudgets;
+    private final Ticker ticker;
+    private final Clock clock;
+    private final dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy;
+    private final TaskPolicy tasks;
+    private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
+
+    public CallServices(UpstreamPools pools, RetryRules rules, TaskPolicy tasks, LocalTaskBudgets taskBudgets,
+            dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, Ticker ticker, Clock clock) {
+        this.tasks = requireNonNull(tasks, "tasks");
+        this.pools = requireNonNull(pools, "pools");
+        this.rules = requireNonNull(rules, "rules");
+        this.taskBudgets = requireNonNull(taskBudgets, "taskBudgets");
+        this.routeBudgetPolicy = requireNonNull(routeBudgetPolicy, "routeBudgetPolicy");
+        this.ticker = requireNonNull(ticker, "ticker");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    public UpstreamPools pools() {
+        return pools;
+    }
+
+    public RetryRules rules() {
+        return rules;
+    }
+
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    /** The task a request belongs to ({@code tasks.header}), or null. */
+    public String taskId(HttpRequest request) {
+        String t = request.headers().get(tasks.header());
+        return t == null || t.isBlank() ? null : t;
+    }
+
+    /**
+     * Identity of a protected call that has no idempotency record (a retry-only route): a fresh
+     * call id and a generated key, so the proxy's own retries still carry one.
+     */
+    public CallIdentity unrecordedIdentity(ProxyCall call) {
+        String callId = CallId.next();
+        String bizId = call.request().headers().get("X-Biz-Id");
+        return new CallIdentity(callId, call.route().idempotency().key().header(), "g-" + callId,
+                taskId(call.request()), bizId);
+    }
+
+    public RouteRetryBudget routeBudget(Route route) {
+        return routeBudgets.computeIfAbsent(route.name(), n -> new RouteRetryBudget(routeBudgetPolicy, ticker));
+    }
+
+    /** The budgets a retry decision of this call asks; the task budget only when the call names a task. */
+    public RetryBudgets budgetsFor(Route route, String taskId) {
+        TaskBudgetDecision task = taskId == null ? null : taskBudgets.peek(taskId);
+        return RetryBudgets.of(task, routeBudget(route));
+    }
+
+    /** Charges one retry to the task, after a RETRY decision. */
+    public TaskBudgetDecision chargeTask(String taskId) {
+        return taskId == null ? null : taskBudgets.tryAcquire(taskId);
+    }
+
+    public TaskBudgetDecision peekTask(String taskId) {
+        return taskId == null ? null : taskBudgets.peek(taskId);
+    }
+}

@@ -1,0 +1,106 @@
+package dev.idemproxy.core.pipeline;
+
+import dev.idemproxy.core.call.CallExecution;
+import dev.idemproxy.core.call.CallIdentity;
+import dev.idemproxy.core.call.CallServices;
+import dev.idemproxy.core.call.CallSettlement;
+import dev.idemproxy.core.call.ClientSide;
+import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.problem.ProblemResponses;
+import dev.idemproxy.core.retry.Deadline;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import java.util.function.Consumer;
+
+/**
+ * Runs one protected call for {@link ForwardHandler}: builds its {@link CallExecution} and is
+ * the client leg the execution writes to. The call outlives its client: after a disconnect,
+ * writes fail quietly (Netty releases them) and the execution still settles.
+ * Not thread-safe: used on the client channel's event loop.
+ */
+final class ProtectedCallRunner implements ClientSide {
+    static final String TIMEOUT_MS = "X-Request-Timeout-Ms";
+    static final String DEADLINE = "X-Request-Deadline";
+
+    private final ChannelHandlerContext ctx;
+    private final ProxyCall call;
+    private final ServerState state;
+    private final CallExecution execution;
+
+    ProtectedCallRunner(ChannelHandlerContext ctx, ProxyCall call, CallIdentity identity, CallServices services,
+            ServerState state, String clientIp, Consumer<CallSettlement> onSettled) {
+        this.ctx = ctx;
+        this.call = call;
+        this.state = state;
+        Deadline deadline = Deadline.of(call.route().timeouts().total(), call.request().headers().get(TIMEOUT_MS),
+                call.request().headers().get(DEADLINE), services.ticker(), services.clock());
+        call.request().headers().remove(TIMEOUT_MS).remove(DEADLINE);
+        HeaderRewrite.toUpstream(call.request(), call.route(), call.pathAndQuery(), call.originalHost(), clientIp);
+        services.routeBudget(call.route()).recordRequest();
+        this.execution = new CallExecution(call, identity, call.request().headers(), services, this, deadline, onSettled);
+    }
+
+    void start() {
+        execution.start();
+    }
+
+    void clientWritable() {
+        execution.clientWritable();
+    }
+
+    @Override
+    public EventLoop loop() {
+        return ctx.channel().eventLoop();
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return ctx.alloc();
+    }
+
+    @Override
+    public void head(HttpResponse response) {
+        HeaderRewrite.toClient(response, call.request().method(), call.request().protocolVersion(), state.draining());
+        ctx.write(response);
+    }
+
+    @Override
+    public void content(HttpContent content) {
+        ctx.write(content);
+    }
+
+    @Override
+    public void flush() {
+        ctx.flush();
+    }
+
+    @Override
+    public boolean writable() {
+        return ctx.channel().isWritable() || !ctx.channel().isActive();
+    }
+
+    @Override
+    public void problem(Problem problem, String detail, String callId, int attempts) {
+        FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), problem, detail, callId);
+        resp.headers().setInt(CallIdentity.X_ATTEMPTS, attempts);
+        if (state.draining()) {
+            resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            ctx.writeAndFlush(resp);
+        }
+    }
+
+    @Override
+    public void abort() {
+        ctx.close();
+    }
+}
