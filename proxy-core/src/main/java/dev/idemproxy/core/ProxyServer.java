@@ -18,6 +18,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -73,10 +75,27 @@ public final class ProxyServer implements AutoCloseable {
             serverChannel = b.bind(config.listen().toSocketAddress()).sync().channel();
         } catch (Exception e) {
             shutdownGroups();
-            throw e;
+            throw asBindException(e);
         }
         LOG.info("idemproxy listening on {} ({} transport, {} io threads, {} routes)", address(), transport,
                 config.server().effectiveIoThreads(), state.routes().size());
+    }
+
+    /**
+     * The epoll transport reports a failed bind as a native {@code IOException}
+     * ({@code bind(..) failed with error(-98): Address already in use}), NIO as a
+     * {@link BindException}; callers see a {@code BindException} with the OS reason either way.
+     */
+    private static Exception asBindException(Exception e) {
+        String message = e.getMessage();
+        if (e instanceof BindException || !(e instanceof IOException) || message == null
+                || !message.startsWith("bind(")) {
+            return e;
+        }
+        int reason = message.indexOf("): ");
+        BindException bind = new BindException(reason >= 0 ? message.substring(reason + 3) : message);
+        bind.initCause(e);
+        return bind;
     }
 
     /** The bound address (useful with port 0). */

@@ -1,12 +1,14 @@
 package dev.idemproxy.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
@@ -64,6 +66,16 @@ class ProxyServerSmokeTest {
         HttpResponse<String> p = client.send(HttpRequest.newBuilder(proxyUri("/api/y"))
                 .POST(HttpRequest.BodyPublishers.ofString("{\"a\":1}")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(p.body()).startsWith("POST /api/y").endsWith("len=7");
+    }
+
+    @Test
+    void listeningOnABusyPortIsABindExceptionWithTheOsReason() {
+        ProxyConfig busy = ProxyConfig.empty().withListen(
+                new HostPort("127.0.0.1", proxy.address().getPort()), AdminPolicy.DEFAULT);
+        ProxyServer second = new ProxyServer(busy);
+
+        assertThatThrownBy(second::start).isInstanceOf(BindException.class)
+                .hasMessageContaining("in use").hasMessageNotContaining("bind(..)");
     }
 
     @Test
