@@ -6,6 +6,7 @@ import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.pipeline.ProxyChannelInitializer;
 import dev.idemproxy.core.retry.LocalTaskBudgets;
 import dev.idemproxy.core.retry.RetryRules;
+import dev.idemproxy.core.store.IdempotencyStore;
 import java.time.Clock;
 import java.util.concurrent.ThreadLocalRandom;
 import dev.idemproxy.core.pipeline.ServerState;
@@ -44,13 +45,22 @@ public final class ProxyServer implements AutoCloseable {
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
 
+    /** A proxy without an idempotency store: protected routes can retry but record nothing. */
     public ProxyServer(ProxyConfig config) {
+        this(config, null);
+    }
+
+    /**
+     * @param store the idempotency store (owned by the caller, who closes it after {@link #stop}); may be null
+     */
+    public ProxyServer(ProxyConfig config, IdempotencyStore store) {
         this.config = requireNonNull(config, "config");
         this.transport = Transport.best();
         this.pools = new UpstreamPools(transport);
         Clock clock = Clock.systemUTC();
         this.services = new CallServices(pools, new RetryRules(ThreadLocalRandom.current(), clock), config.tasks(),
-                new LocalTaskBudgets(config.tasks(), clock), config.retryBudget(), Ticker.system(), clock);
+                new LocalTaskBudgets(config.tasks(), clock), config.retryBudget(), store, config.store().onUnavailable(),
+                ThreadLocalRandom.current(), Ticker.system(), clock);
     }
 
     /**

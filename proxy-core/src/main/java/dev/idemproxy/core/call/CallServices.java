@@ -9,6 +9,11 @@ import dev.idemproxy.core.retry.RetryRules;
 import dev.idemproxy.core.retry.RouteRetryBudget;
 import dev.idemproxy.core.retry.TaskBudgetDecision;
 import dev.idemproxy.core.retry.TaskPolicy;
+import dev.idemproxy.core.idempotency.RequestValues;
+import dev.idemproxy.core.idempotency.RequestView;
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.StorePolicy;
+import java.util.random.RandomGenerator;
 import io.netty.handler.codec.http.HttpRequest;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.upstream.UpstreamPools;
@@ -27,10 +32,21 @@ public final class CallServices {
     private final Clock clock;
     private final dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy;
     private final TaskPolicy tasks;
+    private final IdempotencyStore store;
+    private final StorePolicy.OnUnavailable onUnavailable;
+    private final InFlightWaiters waiters = new InFlightWaiters();
+    private final RandomGenerator random;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
 
+    /**
+     * @param store null when no store is configured (idempotency then cannot be enforced)
+     */
     public CallServices(UpstreamPools pools, RetryRules rules, TaskPolicy tasks, LocalTaskBudgets taskBudgets,
-            dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, Ticker ticker, Clock clock) {
+            dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, IdempotencyStore store,
+            StorePolicy.OnUnavailable onUnavailable, RandomGenerator random, Ticker ticker, Clock clock) {
+        this.store = store;
+        this.onUnavailable = requireNonNull(onUnavailable, "onUnavailable");
+        this.random = requireNonNull(random, "random");
         this.tasks = requireNonNull(tasks, "tasks");
         this.pools = requireNonNull(pools, "pools");
         this.rules = requireNonNull(rules, "rules");
@@ -38,6 +54,28 @@ public final class CallServices {
         this.routeBudgetPolicy = requireNonNull(routeBudgetPolicy, "routeBudgetPolicy");
         this.ticker = requireNonNull(ticker, "ticker");
         this.clock = requireNonNull(clock, "clock");
+    }
+
+    /** The idempotency store, or null when none is configured. */
+    public IdempotencyStore store() {
+        return store;
+    }
+
+    public StorePolicy.OnUnavailable onUnavailable() {
+        return onUnavailable;
+    }
+
+    public InFlightWaiters waiters() {
+        return waiters;
+    }
+
+    public RandomGenerator random() {
+        return random;
+    }
+
+    /** The call's business id from the route's {@code ids.bizId} parts, first found wins; or null. */
+    public String bizId(ProxyCall call, RequestView view) {
+        return RequestValues.firstText(call.route().ids().bizId(), view).orElse(null);
     }
 
     public UpstreamPools pools() {
@@ -66,9 +104,8 @@ public final class CallServices {
      * Identity of a protected call that has no idempotency record (a retry-only route): a fresh
      * call id and a generated key, so the proxy's own retries still carry one.
      */
-    public CallIdentity unrecordedIdentity(ProxyCall call) {
+    public CallIdentity unrecordedIdentity(ProxyCall call, String bizId) {
         String callId = CallId.next();
-        String bizId = call.request().headers().get("X-Biz-Id");
         return new CallIdentity(callId, call.route().idempotency().key().header(), "g-" + callId,
                 taskId(call.request()), bizId);
     }

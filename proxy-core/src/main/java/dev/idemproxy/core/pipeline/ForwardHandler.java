@@ -107,7 +107,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         requestDone = true;
         responseStarted = true;
         state.callStarted();
-        CallIdentity identity = c.protection() != null ? c.protection().identity() : services.unrecordedIdentity(c);
+        CallIdentity identity = c.protection() != null ? c.protection().identity() : services.unrecordedIdentity(c, services.bizId(c, new NettyRequestView(c)));
         protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), settlement -> {
             protectedRun = null;
             c.releaseBody();

@@ -14,6 +14,7 @@ package dev.idemproxy.core.pipeline;
  *   → expectContinue HttpServerExpectContinueHandler: answers Expect: 100-continue
  *   → route         RouteHandler: head → Route or 404 no-route; makes the ProxyCall
  *   → body          BodyAggregatorHandler: buffers a protected call's body (413 over maxRequestBody)
+ *   → idempotency   IdempotencyHandler: key, scope, fingerprint; claim; replay / wait / 409 / 422 / 503
  *   → forward       ForwardHandler: streams the call to the upstream and back
  *   → problems      ProblemHandler: anything uncaught → problem+json, close if unsafe
  *
@@ -31,6 +32,7 @@ public final class PipelineNames {
     public static final String EXPECT_CONTINUE = "expectContinue";
     public static final String ROUTE = "route";
     public static final String BODY = "body";
+    public static final String IDEMPOTENCY = "idempotency";
     public static final String FORWARD = "forward";
     public static final String PROBLEMS = "problems";
 

@@ -46,6 +46,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast(PipelineNames.EXPECT_CONTINUE, new HttpServerExpectContinueHandler());
         p.addLast(PipelineNames.ROUTE, new RouteHandler(state));
         p.addLast(PipelineNames.BODY, new BodyAggregatorHandler());
+        p.addLast(PipelineNames.IDEMPOTENCY, new IdempotencyHandler(services));
         p.addLast(PipelineNames.FORWARD, new ForwardHandler(services, state));
         p.addLast(PipelineNames.PROBLEMS, ProblemHandler.INSTANCE);
     }

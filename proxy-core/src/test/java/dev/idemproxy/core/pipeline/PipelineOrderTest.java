@@ -18,7 +18,8 @@ class PipelineOrderTest {
         return new dev.idemproxy.core.call.CallServices(pools, new dev.idemproxy.core.retry.RetryRules(new java.util.Random(1), clock),
                 dev.idemproxy.core.retry.TaskPolicy.DEFAULT,
                 new dev.idemproxy.core.retry.LocalTaskBudgets(dev.idemproxy.core.retry.TaskPolicy.DEFAULT, clock),
-                dev.idemproxy.core.retry.RetryBudgetPolicy.DEFAULT, dev.idemproxy.core.Ticker.system(), clock);
+                dev.idemproxy.core.retry.RetryBudgetPolicy.DEFAULT, null, dev.idemproxy.core.store.StorePolicy.OnUnavailable.REJECT,
+                new java.util.Random(2), dev.idemproxy.core.Ticker.system(), clock);
     }
 
     @Test
@@ -31,7 +32,7 @@ class PipelineOrderTest {
             List<String> names = ch.pipeline().names();
             assertThat(names.subList(0, names.size() - 1)).containsExactly(
                     PipelineNames.IDLE, PipelineNames.HTTP_CODEC, PipelineNames.IDLE_CLOSE, PipelineNames.SEQUENCER,
-                    PipelineNames.KEEP_ALIVE, PipelineNames.GUARD, PipelineNames.EXPECT_CONTINUE, PipelineNames.ROUTE, PipelineNames.BODY,
+                    PipelineNames.KEEP_ALIVE, PipelineNames.GUARD, PipelineNames.EXPECT_CONTINUE, PipelineNames.ROUTE, PipelineNames.BODY, PipelineNames.IDEMPOTENCY,
                     PipelineNames.FORWARD, PipelineNames.PROBLEMS);
             ch.finishAndReleaseAll();
         }

@@ -1,0 +1,206 @@
+package dev.idemproxy.core.pipeline;
+
+import dev.idemproxy.core.call.CallId;
+import dev.idemproxy.core.call.CallIdentity;
+import dev.idemproxy.core.call.CallServices;
+import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.call.RecordedProtection;
+import dev.idemproxy.core.idempotency.Fingerprint;
+import dev.idemproxy.core.idempotency.IdempotencyPolicy;
+import dev.idemproxy.core.idempotency.KeyResolution;
+import dev.idemproxy.core.idempotency.KeyResolver;
+import dev.idemproxy.core.idempotency.Scope;
+import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StorePolicy;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The idempotency gate of a protected call: resolves its key, scope and fingerprint, claims
+ * the record in the store (asynchronously; the answer hops back to this channel's loop), and
+ * then either passes the call on holding the claim, replays the stored response, waits for an
+ * in-flight duplicate, or answers 400/409/422/503. Ownership: a call answered here has its
+ * body released here; a call passed on keeps it. Not thread-safe: one instance per channel.
+ */
+final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(IdempotencyHandler.class);
+    private static final long POLL_MILLIS = 100;
+
+    private final CallServices services;
+    private ChannelHandlerContext ctx;
+    private Pending pending;
+
+    IdempotencyHandler(CallServices services) {
+        this.services = services;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ProxyCall) {
+            ProxyCall c = (ProxyCall) msg;
+            if (c.body() != null && c.route().idempotency().protects(c.request().method().name()) && services.store() != null) {
+                gate(c);
+                return;
+            }
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    private void gate(ProxyCall c) {
+        IdempotencyPolicy policy = c.route().idempotency();
+        NettyRequestView view = new NettyRequestView(c);
+        KeyResolution key = new KeyResolver(policy.key(), services.random()).resolve(view);
+        if (key.problem().isPresent()) {
+            answer(c, key.problem().get(), key.detail(), null);
+            return;
+        }
+        String callId = CallId.next();
+        RecordKey rk = new RecordKey(c.route().name(), Scope.of(policy.scope(), view).hash(), key.storeKey());
+        String fingerprint = Fingerprint.of(policy, key, view).value();
+        CallIdentity identity = new CallIdentity(callId, policy.key().header(), key.headerValue(), services.taskId(c.request()),
+                services.bizId(c, view));
+        pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos());
+        claim(pending);
+    }
+
+    private void claim(Pending p) {
+        IdempotencyPolicy policy = p.call.route().idempotency();
+        services.store().claim(p.key, p.fingerprint, p.identity.callId(), policy.lease(), new ClaimContext(p.identity.callId()))
+                .whenComplete((result, error) -> ctx.executor().execute(() -> onClaim(p, result, error)));
+    }
+
+    private void onClaim(Pending p, ClaimResult result, Throwable error) {
+        if (pending != p) {
+            return;
+        }
+        if (error != null) {
+            storeFailed(p, error);
+            return;
+        }
+        if (result instanceof ClaimResult.Claimed) {
+            pending = null;
+            RecordedProtection protection = new RecordedProtection(services.store(), p.key, p.identity, p.call.route().idempotency(),
+                    ctx.channel().eventLoop(), services.waiters());
+            protection.startRenewing();
+            p.call.protection(protection);
+            ctx.fireChannelRead(p.call);
+        } else if (result instanceof ClaimResult.Completed) {
+            ClaimResult.Completed done = (ClaimResult.Completed) result;
+            pending = null;
+            p.call.releaseBody();
+            ctx.writeAndFlush(Replays.response(ctx.alloc(), done.response(), done.callId(), done.attempts()));
+        } else if (result instanceof ClaimResult.InFlight) {
+            inFlight(p, (ClaimResult.InFlight) result);
+        } else if (result instanceof ClaimResult.NotRetained) {
+            ClaimResult.NotRetained nr = (ClaimResult.NotRetained) result;
+            answer(p.call, Problem.RESULT_NOT_RETAINED, "the call completed with status " + nr.status()
+                    + " but its response was larger than maxResponseBody", nr.callId());
+        } else if (result instanceof ClaimResult.FingerprintMismatch) {
+            answer(p.call, Problem.KEY_REUSED_WITH_DIFFERENT_PAYLOAD, "this key was used with a different request",
+                    ((ClaimResult.FingerprintMismatch) result).callId());
+        }
+    }
+
+    private void inFlight(Pending p, ClaimResult.InFlight f) {
+        IdempotencyPolicy policy = p.call.route().idempotency();
+        if (policy.onConcurrent() == IdempotencyPolicy.OnConcurrent.REJECT || System.nanoTime() >= p.waitUntil) {
+            answer(p.call, Problem.KEY_IN_FLIGHT, policy.onConcurrent() == IdempotencyPolicy.OnConcurrent.REJECT
+                    ? "a call with this key is in flight" : "a call with this key is still in flight after waitTimeout",
+                    f.ownerCallId());
+            return;
+        }
+        // Wait: woken by the owner when it settles in this process, or poll for one elsewhere.
+        Runnable wake = () -> ctx.executor().execute(() -> retryClaim(p));
+        p.wake = wake;
+        services.waiters().await(p.key, wake);
+        long untilDeadline = TimeUnit.NANOSECONDS.toMillis(p.waitUntil - System.nanoTime());
+        p.poll = ctx.executor().schedule(() -> retryClaim(p), Math.max(1, Math.min(POLL_MILLIS, untilDeadline)),
+                TimeUnit.MILLISECONDS);
+    }
+
+    private void retryClaim(Pending p) {
+        if (pending != p || p.claiming) {
+            return;
+        }
+        p.stopWaiting(services);
+        p.claiming = true;
+        services.store().claim(p.key, p.fingerprint, p.identity.callId(), p.call.route().idempotency().lease(),
+                new ClaimContext(p.identity.callId())).whenComplete((result, error) -> ctx.executor().execute(() -> {
+                    p.claiming = false;
+                    onClaim(p, result, error);
+                }));
+    }
+
+    private void storeFailed(Pending p, Throwable error) {
+        LOG.warn("[call={}] idempotency store unavailable: {}", p.identity.callId(), error.toString());
+        if (services.onUnavailable() == StorePolicy.OnUnavailable.PASSTHROUGH) {
+            pending = null;
+            ctx.fireChannelRead(p.call);
+            return;
+        }
+        answer(p.call, Problem.STORE_UNAVAILABLE, "the idempotency store did not answer; nothing was forwarded", null);
+    }
+
+    private void answer(ProxyCall c, Problem problem, String detail, String callId) {
+        if (pending != null && pending.call == c) {
+            pending.stopWaiting(services);
+            pending = null;
+        }
+        c.releaseBody();
+        ctx.writeAndFlush(dev.idemproxy.core.problem.ProblemResponses.build(ctx.alloc(), problem, detail, callId));
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        Pending p = pending;
+        if (p != null) {
+            pending = null;
+            p.stopWaiting(services);
+            p.call.releaseBody();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    /** A call between its claim attempt and the store's answer (or waiting on a duplicate). */
+    private static final class Pending {
+        final ProxyCall call;
+        final RecordKey key;
+        final String fingerprint;
+        final CallIdentity identity;
+        final long waitUntil;
+        Runnable wake;
+        ScheduledFuture<?> poll;
+        boolean claiming;
+
+        Pending(ProxyCall call, RecordKey key, String fingerprint, CallIdentity identity, long waitUntil) {
+            this.call = call;
+            this.key = key;
+            this.fingerprint = fingerprint;
+            this.identity = identity;
+            this.waitUntil = waitUntil;
+        }
+
+        void stopWaiting(CallServices services) {
+            if (wake != null) {
+                services.waiters().forget(key, wake);
+                wake = null;
+            }
+            if (poll != null) {
+                poll.cancel(false);
+                poll = null;
+            }
+        }
+    }
+}

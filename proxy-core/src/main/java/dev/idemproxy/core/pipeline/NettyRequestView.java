@@ -1,0 +1,56 @@
+package dev.idemproxy.core.pipeline;
+
+import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.idempotency.RequestView;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A protected call's request as the pure key, scope and fingerprint logic sees it. The body
+ * bytes are copied once, lazily. Not thread-safe: used on one event loop.
+ */
+final class NettyRequestView implements RequestView {
+    private final ProxyCall call;
+    private byte[] body;
+    private Map<String, List<String>> query;
+
+    NettyRequestView(ProxyCall call) {
+        this.call = call;
+    }
+
+    @Override
+    public String method() {
+        return call.request().method().name();
+    }
+
+    @Override
+    public String path() {
+        String pq = call.pathAndQuery();
+        int q = pq.indexOf('?');
+        return q < 0 ? pq : pq.substring(0, q);
+    }
+
+    @Override
+    public String header(String name) {
+        return call.request().headers().get(name);
+    }
+
+    @Override
+    public String queryParam(String name) {
+        if (query == null) {
+            query = new QueryStringDecoder(call.pathAndQuery()).parameters();
+        }
+        List<String> v = query.get(name);
+        return v == null || v.isEmpty() ? null : v.get(0);
+    }
+
+    @Override
+    public byte[] body() {
+        if (body == null) {
+            body = call.body() == null ? new byte[0] : ByteBufUtil.getBytes(call.body());
+        }
+        return body;
+    }
+}
