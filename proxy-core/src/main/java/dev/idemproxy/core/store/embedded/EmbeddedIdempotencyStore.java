@@ -1,0 +1,364 @@
+package dev.idemproxy.core.store.embedded;
+
+import static dev.idemproxy.core.Checks.positive;
+import static dev.idemproxy.core.Checks.requireArgument;
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.DeadLetter;
+import dev.idemproxy.core.store.DeadLetterPage;
+import dev.idemproxy.core.store.IdempotencyRecord;
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.RecordTransitions;
+import dev.idemproxy.core.store.RecordTransitions.ClaimTransition;
+import dev.idemproxy.core.store.StoreCodec;
+import dev.idemproxy.core.store.StoreUnavailableException;
+import dev.idemproxy.core.store.StoredResponse;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.h2.mvstore.DataUtils;
+import org.h2.mvstore.MVMap;
+import org.h2.mvstore.MVStore;
+import org.h2.mvstore.MVStoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded store: H2 MVStore in {@value #FILE_NAME} under the data directory.
+ *
+ * <p><b>Threads.</b> Every operation runs on one dedicated store thread, which serialises all
+ * access (atomicity per key is therefore trivial); callers get a {@link CompletableFuture} that
+ * completes on that thread and are never blocked. The same thread purges expired entries every
+ * {@code purgeInterval}. Thread-safe.
+ *
+ * <p><b>Durability.</b> {@link #complete}, {@link #markNotRetained} and {@link #addDeadLetter}
+ * commit to the file before their future completes, so an ended call survives a process crash
+ * ({@code kill -9}) once its completion was acknowledged; the data reaches the OS page cache, not
+ * necessarily the disk (no fsync: an OS crash or power loss may lose the last commits). Claims,
+ * renewals, releases and receipts are committed by MVStore's background writer within about a
+ * second; losing one in a crash only means a claim is fresh instead of a takeover.
+ *
+ * <p><b>Exclusivity.</b> MVStore locks the file: a second process (or a second open in this one)
+ * fails with "data directory X is in use by another process".
+ */
+public final class EmbeddedIdempotencyStore implements IdempotencyStore {
+    static final String FILE_NAME = "idemproxy.mv.db";
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedIdempotencyStore.class);
+    private static final int PURGE_BATCH = 1000;
+
+    private final Clock clock;
+    private final MVStore mv;
+    private final MVMap<String, byte[]> records;
+    private final ExpiryIndex expiry;
+    private final EmbeddedReceipts receipts;
+    private final EmbeddedDeadLetters deadLetters;
+    private final ScheduledExecutorService thread;
+    private volatile boolean failed;
+
+    private EmbeddedIdempotencyStore(Clock clock, MVStore mv, Duration purgeInterval) {
+        this.clock = clock;
+        this.mv = mv;
+        this.records = mv.openMap("records");
+        this.expiry = new ExpiryIndex(mv.openMap("expiry"));
+        this.receipts = new EmbeddedReceipts(mv.openMap("receipts"), mv.openMap("receiptsByBiz"), expiry);
+        this.deadLetters = new EmbeddedDeadLetters(mv.openMap("dlq"), mv.openMap("dlqIds"));
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "idemproxy-embedded-store");
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.thread = executor;
+        long every = purgeInterval.toMillis();
+        thread.scheduleWithFixedDelay(this::purgeQuietly, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Opens (creating if needed) the store in {@code directory}. Blocking: call it at start-up, not
+     * on an event loop.
+     *
+     * @param clock         the time source for leases and expiry
+     * @param purgeInterval how often expired entries are deleted from the file
+     * @throws StoreUnavailableException when the directory is in use by another process or unusable
+     */
+    public static EmbeddedIdempotencyStore open(Path directory, Clock clock, Duration purgeInterval) {
+        requireNonNull(directory, "directory");
+        requireNonNull(clock, "clock");
+        positive(purgeInterval, "purgeInterval");
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new StoreUnavailableException("cannot create data directory " + directory + ": " + e, e);
+        }
+        Path file = directory.resolve(FILE_NAME);
+        EmbeddedIdempotencyStore[] self = {null};
+        MVStore mv;
+        try {
+            mv = new MVStore.Builder()
+                    .fileName(file.toString())
+                    .backgroundExceptionHandler((t, e) -> {
+                        if (self[0] != null) {  // during open, the failure is thrown to the caller instead
+                            log.error("embedded store background write failed: {}", e.toString(), e);
+                            self[0].failed = true;
+                        }
+                    })
+                    .open();
+        } catch (MVStoreException e) {
+            if (e.getErrorCode() == DataUtils.ERROR_FILE_LOCKED) {
+                throw new StoreUnavailableException("data directory " + directory + " is in use by another process", e);
+            }
+            throw new StoreUnavailableException("cannot open embedded store " + file + ": " + e.getMessage(), e);
+        }
+        self[0] = new EmbeddedIdempotencyStore(clock, mv, purgeInterval);
+        return self[0];
+    }
+
+    /** Opens the store with a one-minute purge interval. */
+    public static EmbeddedIdempotencyStore open(Path directory, Clock clock) {
+        return open(directory, clock, Duration.ofMinutes(1));
+    }
+
+    private Instant now() {
+        return Instant.ofEpochMilli(clock.millis());
+    }
+
+    @Override
+    public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
+        return submit(() -> {
+            String id = key.id();
+            Instant now = now();
+            IdempotencyRecord stored = read(id);
+            ClaimTransition t = RecordTransitions.claim(RecordTransitions.live(stored, now), fingerprint, owner, lease, ctx, now);
+            if (t.next() != null) {
+                write(id, stored, t.next());
+            }
+            return t.result();
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
+        return update(key, false, (current, now) -> RecordTransitions.renew(current, owner, lease, now));
+    }
+
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
+        return update(key, true, (current, now) -> RecordTransitions.complete(current, owner, response, attempts, ttl, now));
+    }
+
+    @Override
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
+        return update(key, true, (current, now) -> RecordTransitions.notRetained(current, owner, status, attempts, ttl, now));
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(RecordKey key, String owner) {
+        return submit(() -> {
+            String id = key.id();
+            IdempotencyRecord stored = read(id);
+            if (!RecordTransitions.heldBy(RecordTransitions.live(stored, now()), owner)) {
+                return false;
+            }
+            write(id, stored, null);
+            return true;
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> evict(RecordKey key) {
+        return submit(() -> {
+            String id = key.id();
+            IdempotencyRecord stored = read(id);
+            write(id, stored, null);
+            return RecordTransitions.live(stored, now()) != null;
+        });
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
+        return submit(() -> Optional.ofNullable(RecordTransitions.live(read(key.id()), now())));
+    }
+
+    @Override
+    public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
+        return submit(() -> {
+            receipts.put(receipt, now().plus(ttl));
+            return null;
+        });
+    }
+
+    @Override
+    public CompletionStage<Optional<Receipt>> receipt(String callId) {
+        return submit(() -> Optional.ofNullable(receipts.get(callId, now())));
+    }
+
+    @Override
+    public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
+        requireArgument(limit >= 1, "limit " + limit + " (expected: >= 1)");
+        return submit(() -> receipts.byBizId(bizId, limit, now()));
+    }
+
+    @Override
+    public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
+        return submit(() -> {
+            deadLetters.add(entry);
+            mv.commit();
+            return null;
+        });
+    }
+
+    @Override
+    public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
+        requireArgument(limit >= 1, "limit " + limit + " (expected: >= 1)");
+        return submit(() -> deadLetters.page(cursor, limit));
+    }
+
+    @Override
+    public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
+        return submit(() -> deadLetters.get(id));
+    }
+
+    @Override
+    public CompletionStage<Boolean> deleteDeadLetter(String id) {
+        return submit(() -> deadLetters.delete(id));
+    }
+
+    @Override
+    public CompletionStage<Long> deadLetterCount() {
+        return submit(deadLetters::count);
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return !failed && !thread.isShutdown() && !mv.isClosed();
+    }
+
+    /** Waits for queued operations, then commits and closes the file. Blocking. */
+    @Override
+    public void close() {
+        if (thread.isShutdown()) {
+            return;
+        }
+        thread.shutdown();
+        try {
+            if (!thread.awaitTermination(10, TimeUnit.SECONDS)) {
+                log.warn("embedded store: operations still queued after 10s; closing anyway");
+                thread.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        mv.close();
+    }
+
+    /** Deletes entries that expired by now; returns how many. Runs on the store thread. */
+    CompletionStage<Integer> purgeExpired() {
+        return submit(this::purge);
+    }
+
+    private int purge() {
+        int purged = 0;
+        List<ExpiryIndex.Due> due;
+        do {
+            due = expiry.pollDue(now(), PURGE_BATCH);
+            for (ExpiryIndex.Due d : due) {
+                if (d.kind() == ExpiryIndex.RECORD) {
+                    IdempotencyRecord stored = read(d.id());
+                    if (stored != null && RecordTransitions.live(stored, now()) == null) {
+                        records.remove(d.id());
+                    }
+                } else if (receipts.get(d.id(), now()) == null) {
+                    receipts.remove(d.id());
+                }
+                purged++;
+            }
+        } while (due.size() == PURGE_BATCH);
+        return purged;
+    }
+
+    private void purgeQuietly() {
+        try {
+            int n = purge();
+            if (n > 0) {
+                log.debug("embedded store: purged {} expired entries", n);
+            }
+        } catch (RuntimeException e) {
+            log.warn("embedded store: purge failed: {}", e.toString());
+        }
+    }
+
+    private IdempotencyRecord read(String id) {
+        byte[] value = records.get(id);
+        return value == null ? null : StoreCodec.decodeRecord(value);
+    }
+
+    /** Replaces {@code stored} by {@code next} (null: delete), keeping the expiry index in step. */
+    private void write(String id, IdempotencyRecord stored, IdempotencyRecord next) {
+        if (stored != null) {
+            expiry.remove(stored.expiresAt(), ExpiryIndex.RECORD, id);
+        }
+        if (next == null) {
+            records.remove(id);
+            return;
+        }
+        records.put(id, StoreCodec.encodeRecord(next));
+        expiry.add(next.expiresAt(), ExpiryIndex.RECORD, id);
+    }
+
+    private interface Step {
+        IdempotencyRecord apply(IdempotencyRecord current, Instant now);
+    }
+
+    private CompletionStage<Boolean> update(RecordKey key, boolean commit, Step step) {
+        return submit(() -> {
+            String id = key.id();
+            Instant now = now();
+            IdempotencyRecord stored = read(id);
+            IdempotencyRecord next = step.apply(RecordTransitions.live(stored, now), now);
+            if (next == null) {
+                return false;
+            }
+            write(id, stored, next);
+            if (commit) {
+                mv.commit();
+            }
+            return true;
+        });
+    }
+
+    private <T> CompletableFuture<T> submit(Callable<T> op) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            thread.execute(() -> {
+                try {
+                    result.complete(op.call());
+                } catch (MVStoreException | IllegalStateException e) {
+                    failed = mv.isClosed() || mv.getPanicException() != null;
+                    result.completeExceptionally(new StoreUnavailableException("embedded store failed: " + e.getMessage(), e));
+                } catch (Exception e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new StoreUnavailableException("embedded store is closed", e));
+        }
+        return result;
+    }
+}

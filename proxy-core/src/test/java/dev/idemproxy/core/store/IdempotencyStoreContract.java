@@ -1,0 +1,419 @@
+package dev.idemproxy.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.store.ClaimResult.Claimed;
+import dev.idemproxy.core.store.ClaimResult.Completed;
+import dev.idemproxy.core.store.ClaimResult.FingerprintMismatch;
+import dev.idemproxy.core.store.ClaimResult.InFlight;
+import dev.idemproxy.core.store.ClaimResult.NotRetained;
+import dev.idemproxy.core.store.IdempotencyRecord.State;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link IdempotencyStore} backend must have: claims, leases and fencing,
+ * completion and replay, fingerprints, release, expiry, receipts and the dead-letter queue.
+ * Subclasses only supply the store and a way to let time pass (a hand-advanced clock, or the
+ * Redis server's own clock). Records and receipts go through {@link RecordKeys#unique()} so tests
+ * sharing one backend do not see each other's keys.
+ */
+public abstract class IdempotencyStoreContract {
+    private static final Duration LONG = Duration.ofMinutes(5);
+
+    protected IdempotencyStore store;
+    private RecordKeys keys;
+
+    /** A new store over a clean backend (or one shared backend with unique key names). */
+    protected abstract IdempotencyStore newStore() throws Exception;
+
+    /** A lease (or TTL) short enough to let lapse in a test: any length for a hand-advanced clock. */
+    protected abstract Duration shortLease();
+
+    /** Lets at least {@code d} pass on the store's clock. */
+    protected abstract void elapse(Duration d) throws Exception;
+
+    @BeforeEach
+    void openStore() throws Exception {
+        store = newStore();
+        keys = new RecordKeys();
+    }
+
+    @AfterEach
+    void closeStore() {
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    protected static <T> T await(CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    private ClaimResult claim(RecordKey key, String fp, String owner, Duration lease) throws Exception {
+        return await(store.claim(key, fp, owner, lease, new ClaimContext("call-" + owner)));
+    }
+
+    private static StoredResponse response() {
+        byte[] body = new byte[4096];
+        new Random(7).nextBytes(body);
+        body[0] = 0;
+        body[1] = (byte) 0xFF;
+        return new StoredResponse(201, List.of(
+                new StoredHeader("Content-Type", "application/octet-stream"),
+                new StoredHeader("Set-Thing", "b"),
+                new StoredHeader("X-Order", "1"),
+                new StoredHeader("set-thing", "a"),
+                new StoredHeader("X-Unicode", "caf\u00e9 \u2713")), body);
+    }
+
+    @Test
+    void claimOnAnEmptyKeyCreatesAnInFlightRecordOwnedByTheCaller() throws Exception {
+        RecordKey key = keys.unique();
+        assertThat(claim(key, "fp", "o1", LONG)).isEqualTo(new Claimed(false, null));
+        IdempotencyRecord r = await(store.get(key)).orElseThrow();
+        assertThat(r.state()).isEqualTo(State.IN_FLIGHT);
+        assertThat(r.owner()).isEqualTo("o1");
+        assertThat(r.callId()).isEqualTo("call-o1");
+        assertThat(r.fingerprint()).isEqualTo("fp");
+        assertThat(r.leaseExpiresAt()).isAfter(r.createdAt());
+        assertThat(r.completedAt()).isNull();
+        assertThat(r.response()).isNull();
+    }
+
+    @Test
+    void secondClaimSeesTheFirstCallInFlight() throws Exception {
+        RecordKey key = keys.unique();
+        claim(key, "fp", "o1", LONG);
+        ClaimResult second = claim(key, "fp", "o2", LONG);
+        assertThat(second).isInstanceOf(InFlight.class);
+        assertThat(((InFlight) second).ownerCallId()).isEqualTo("call-o1");
+        assertThat(((InFlight) second).fingerprint()).isEqualTo("fp");
+        assertThat(await(store.get(key)).orElseThrow().owner()).isEqualTo("o1");
+    }
+
+    @Test
+    void exactlyOneOf64RacingClaimsWins() throws Exception {
+        RecordKey key = keys.unique();
+        int n = 64;
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<ClaimResult>> results = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String owner = "racer-" + i;
+                results.add(pool.submit(() -> {
+                    go.await();
+                    return claim(key, "fp", owner, LONG);
+                }));
+            }
+            go.countDown();
+            int claimed = 0;
+            int inFlight = 0;
+            for (Future<ClaimResult> f : results) {
+                ClaimResult r = f.get(20, TimeUnit.SECONDS);
+                claimed += r instanceof Claimed ? 1 : 0;
+                inFlight += r instanceof InFlight ? 1 : 0;
+            }
+            assertThat(claimed).isEqualTo(1);
+            assertThat(inFlight).isEqualTo(n - 1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void renewalKeepsOwnershipPastTheFirstLease() throws Exception {
+        RecordKey key = keys.unique();
+        Duration lease = shortLease();
+        claim(key, "fp", "o1", lease);
+        elapse(lease.dividedBy(2));
+        assertThat(await(store.renew(key, "o1", lease.multipliedBy(20)))).isTrue();
+        elapse(lease);
+        assertThat(claim(key, "fp", "o2", lease)).isInstanceOf(InFlight.class);
+        assertThat(await(store.get(key)).orElseThrow().owner()).isEqualTo("o1");
+    }
+
+    @Test
+    void aLapsedLeaseIsTakenOverByAnotherOwner() throws Exception {
+        RecordKey key = keys.unique();
+        Duration lease = shortLease();
+        claim(key, "fp", "o1", lease);
+        elapse(lease.plusMillis(1));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(true, "call-o1"));
+        IdempotencyRecord r = await(store.get(key)).orElseThrow();
+        assertThat(r.owner()).isEqualTo("o2");
+        assertThat(r.callId()).isEqualTo("call-o2");
+        assertThat(r.state()).isEqualTo(State.IN_FLIGHT);
+    }
+
+    @Test
+    void theOldOwnerIsFencedOffAfterATakeover() throws Exception {
+        RecordKey key = keys.unique();
+        Duration lease = shortLease();
+        claim(key, "fp", "o1", lease);
+        elapse(lease.plusMillis(1));
+        claim(key, "fp", "o2", LONG);
+
+        assertThat(await(store.renew(key, "o1", LONG))).isFalse();
+        assertThat(await(store.complete(key, "o1", response(), 1, LONG))).isFalse();
+        assertThat(await(store.markNotRetained(key, "o1", 200, 1, LONG))).isFalse();
+        assertThat(await(store.release(key, "o1"))).isFalse();
+
+        IdempotencyRecord r = await(store.get(key)).orElseThrow();
+        assertThat(r.owner()).isEqualTo("o2");
+        assertThat(r.state()).isEqualTo(State.IN_FLIGHT);
+        assertThat(claim(key, "fp", "o3", LONG)).isInstanceOf(InFlight.class);
+    }
+
+    @Test
+    void aCompletedCallIsReplayedByteForByte() throws Exception {
+        RecordKey key = keys.unique();
+        StoredResponse response = response();
+        claim(key, "fp", "o1", LONG);
+        assertThat(await(store.complete(key, "o1", response, 3, LONG))).isTrue();
+
+        ClaimResult again = claim(key, "fp", "o2", LONG);
+        assertThat(again).isInstanceOf(Completed.class);
+        Completed c = (Completed) again;
+        assertThat(c.callId()).isEqualTo("call-o1");
+        assertThat(c.attempts()).isEqualTo(3);
+        assertThat(c.response().status()).isEqualTo(201);
+        assertThat(c.response().headers()).containsExactlyElementsOf(response.headers());
+        assertThat(c.response().body()).isEqualTo(response.body());
+        assertThat(c.response()).isEqualTo(response);
+
+        IdempotencyRecord r = await(store.get(key)).orElseThrow();
+        assertThat(r.state()).isEqualTo(State.COMPLETED);
+        assertThat(r.status()).isEqualTo(201);
+        assertThat(r.attempts()).isEqualTo(3);
+        assertThat(r.completedAt()).isNotNull();
+        assertThat(await(store.release(key, "o1"))).as("a completed record is not released").isFalse();
+    }
+
+    @Test
+    void aLargeAndAnEmptyBodyRoundTrip() throws Exception {
+        byte[] big = new byte[1024 * 1024];
+        new Random(3).nextBytes(big);
+        for (byte[] body : List.of(big, new byte[0])) {
+            RecordKey key = keys.unique();
+            claim(key, "fp", "o1", LONG);
+            StoredResponse response = new StoredResponse(200, List.of(), body);
+            await(store.complete(key, "o1", response, 1, LONG));
+            assertThat(((Completed) claim(key, "fp", "o2", LONG)).response()).isEqualTo(response);
+        }
+    }
+
+    @Test
+    void reusingAKeyWithADifferentFingerprintIsAMismatch() throws Exception {
+        RecordKey key = keys.unique();
+        claim(key, "fp-a", "o1", LONG);
+        assertThat(claim(key, "fp-b", "o2", LONG)).isEqualTo(new FingerprintMismatch("call-o1"));
+        await(store.complete(key, "o1", response(), 1, LONG));
+        assertThat(claim(key, "fp-b", "o3", LONG)).isEqualTo(new FingerprintMismatch("call-o1"));
+        assertThat(claim(key, "fp-a", "o4", LONG)).isInstanceOf(Completed.class);
+    }
+
+    @Test
+    void aReleasedKeyCanBeClaimedAgain() throws Exception {
+        RecordKey key = keys.unique();
+        claim(key, "fp", "o1", LONG);
+        assertThat(await(store.release(key, "someone-else"))).isFalse();
+        assertThat(await(store.release(key, "o1"))).isTrue();
+        assertThat(await(store.get(key))).isEmpty();
+        assertThat(claim(key, "fp-other", "o2", LONG)).isEqualTo(new Claimed(false, null));
+        assertThat(await(store.release(key, "o1"))).isFalse();
+    }
+
+    @Test
+    void aCompletedRecordExpiresAfterItsTtl() throws Exception {
+        RecordKey key = keys.unique();
+        Duration ttl = shortLease();
+        claim(key, "fp", "o1", LONG);
+        await(store.complete(key, "o1", response(), 1, ttl));
+        assertThat(await(store.get(key))).isPresent();
+        elapse(ttl.plusMillis(1));
+        assertThat(await(store.get(key))).isEmpty();
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
+    }
+
+    @Test
+    void anAbandonedInFlightRecordDisappearsAfterTwoLeases() throws Exception {
+        RecordKey key = keys.unique();
+        Duration lease = shortLease();
+        claim(key, "fp", "o1", lease);
+        elapse(lease.multipliedBy(2).plusMillis(1));
+        assertThat(await(store.get(key))).isEmpty();
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
+    }
+
+    @Test
+    void aResultTooLargeToKeepAnswersNotRetained() throws Exception {
+        RecordKey key = keys.unique();
+        claim(key, "fp", "o1", LONG);
+        assertThat(await(store.markNotRetained(key, "o1", 200, 2, LONG))).isTrue();
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new NotRetained("call-o1", 200, 2));
+        IdempotencyRecord r = await(store.get(key)).orElseThrow();
+        assertThat(r.state()).isEqualTo(State.NOT_RETAINED);
+        assertThat(r.response()).isNull();
+    }
+
+    @Test
+    void evictDeletesARecordWhateverItsState() throws Exception {
+        RecordKey key = keys.unique();
+        claim(key, "fp", "o1", LONG);
+        await(store.complete(key, "o1", response(), 1, LONG));
+        assertThat(await(store.evict(key))).isTrue();
+        assertThat(await(store.evict(key))).isFalse();
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
+    }
+
+    @Test
+    void writesToAMissingRecordChangeNothing() throws Exception {
+        RecordKey key = keys.unique();
+        assertThat(await(store.renew(key, "o1", LONG))).isFalse();
+        assertThat(await(store.complete(key, "o1", response(), 1, LONG))).isFalse();
+        assertThat(await(store.markNotRetained(key, "o1", 200, 1, LONG))).isFalse();
+        assertThat(await(store.release(key, "o1"))).isFalse();
+        assertThat(await(store.get(key))).isEmpty();
+    }
+
+    @Test
+    void routeScopeAndKeyEachSeparateRecords() throws Exception {
+        RecordKey key = keys.unique();
+        claim(key, "fp", "o1", LONG);
+        for (RecordKey other : List.of(new RecordKey(key.route() + "x", key.scopeHash(), key.key()),
+                new RecordKey(key.route(), key.scopeHash() + "x", key.key()),
+                new RecordKey(key.route(), key.scopeHash(), key.key() + "x"),
+                new RecordKey(key.route() + "1", "", "2:" + key.key()))) {
+            assertThat(claim(other, "fp-other", "o2", LONG)).as(other.toString()).isEqualTo(new Claimed(false, null));
+        }
+    }
+
+    @Test
+    void receiptsAreFoundByCallIdAndReplacedByALaterPut() throws Exception {
+        String callId = keys.name("call");
+        Receipt started = new Receipt(callId, null, "k1", "tickets", "IN_FLIGHT", null, 0, 0, RecordKeys.T0, null);
+        await(store.putReceipt(started, LONG));
+        assertThat(await(store.receipt(callId))).contains(started);
+        Receipt failed = new Receipt(callId, null, "k1", "tickets", "FAILED", "retries-exhausted \u2713", 503, 4,
+                RecordKeys.T0, RecordKeys.T0.plusMillis(1234));
+        await(store.putReceipt(failed, LONG));
+        assertThat(await(store.receipt(callId))).contains(failed);
+        assertThat(await(store.receipt(keys.name("unknown")))).isEmpty();
+    }
+
+    @Test
+    void receiptsAreListedByBizIdOldestFirst() throws Exception {
+        String biz = keys.name("biz");
+        List<Receipt> expected = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            expected.add(new Receipt(keys.name("c" + i), biz, "k" + i, "r", "SUCCESS", null, 200, 1,
+                    RecordKeys.T0.plusSeconds(i), RecordKeys.T0.plusSeconds(i + 1)));
+        }
+        for (int i : new int[] {3, 0, 4, 1, 2}) {
+            await(store.putReceipt(expected.get(i), LONG));
+        }
+        await(store.putReceipt(new Receipt(keys.name("other"), keys.name("biz"), "k", "r", "SUCCESS", null, 200, 1,
+                RecordKeys.T0, null), LONG));
+        assertThat(await(store.receiptsByBizId(biz, 100))).containsExactlyElementsOf(expected);
+        assertThat(await(store.receiptsByBizId(biz, 2))).containsExactlyElementsOf(expected.subList(0, 2));
+        assertThat(await(store.receiptsByBizId(keys.name("nobody"), 10))).isEmpty();
+    }
+
+    @Test
+    void receiptsExpireAfterTheirTtl() throws Exception {
+        String biz = keys.name("biz");
+        Receipt r = new Receipt(keys.name("call"), biz, "k", "r", "SUCCESS", null, 200, 1, RecordKeys.T0, null);
+        await(store.putReceipt(r, shortLease()));
+        elapse(shortLease().plusMillis(1));
+        assertThat(await(store.receipt(r.callId()))).isEmpty();
+        assertThat(await(store.receiptsByBizId(biz, 10))).isEmpty();
+    }
+
+    @Test
+    void deadLettersArePagedInFailedAtThenIdOrder() throws Exception {
+        long before = await(store.deadLetterCount());
+        List<DeadLetter> expected = new ArrayList<>();
+        String prefix = keys.name("dlq");
+        for (int i = 0; i < 5; i++) {
+            // two pairs share a failedAt: the id breaks the tie
+            expected.add(deadLetter(prefix + "-" + i, RecordKeys.FUTURE.plusSeconds(i / 2)));
+        }
+        for (int i : new int[] {4, 1, 3, 0, 2}) {
+            await(store.addDeadLetter(expected.get(i)));
+        }
+        assertThat(await(store.deadLetterCount())).isEqualTo(before + 5);
+
+        List<DeadLetter> seen = new ArrayList<>();
+        String cursor = expected.get(0).sortKey().substring(0, 16) + " ";  // start right before our entries
+        do {
+            DeadLetterPage page = await(store.deadLetters(cursor, 2));
+            assertThat(page.entries().size()).isLessThanOrEqualTo(2);
+            seen.addAll(page.entries());
+            cursor = page.nextCursor();
+        } while (cursor != null);
+        assertThat(seen.stream().filter(d -> d.id().startsWith(prefix)).toList()).containsExactlyElementsOf(expected);
+
+        assertThat(await(store.deadLetter(expected.get(2).id()))).contains(expected.get(2));
+        assertThat(await(store.deleteDeadLetter(expected.get(2).id()))).isTrue();
+        assertThat(await(store.deleteDeadLetter(expected.get(2).id()))).isFalse();
+        assertThat(await(store.deadLetter(expected.get(2).id()))).isEmpty();
+        assertThat(await(store.deadLetterCount())).isEqualTo(before + 4);
+    }
+
+    @Test
+    void theFirstDeadLetterPageStartsAtTheOldestEntry() throws Exception {
+        java.time.Instant longAgo = RecordKeys.T0.minusSeconds(365L * 24 * 3600 * 20);
+        DeadLetter oldest = deadLetter(keys.name("dlq"), longAgo);
+        DeadLetter next = deadLetter(keys.name("dlq"), longAgo.plusMillis(1));
+        await(store.addDeadLetter(next));
+        await(store.addDeadLetter(oldest));
+        DeadLetterPage first = await(store.deadLetters(null, 1));
+        assertThat(first.entries()).containsExactly(oldest);
+        assertThat(first.nextCursor()).isNotNull();
+        assertThat(await(store.deadLetters(first.nextCursor(), 1)).entries()).containsExactly(next);
+        await(store.deleteDeadLetter(oldest.id()));
+        await(store.deleteDeadLetter(next.id()));
+    }
+
+    private DeadLetter deadLetter(String id, java.time.Instant failedAt) {
+        byte[] body = "{\"orderId\":42}".getBytes(StandardCharsets.UTF_8);
+        return new DeadLetter(id, "call-" + id, "task-1", "biz-1", new RecordKey("tickets", "scope#", "key " + id),
+                "ambiguous-outcome", 504, 4, failedAt,
+                new StoredRequest("POST", "/api/tickets?x=1", List.of(new StoredHeader("Content-Type", "application/json")), body));
+    }
+
+    /** Unique names per test, so tests sharing one backend (Redis) never collide. */
+    protected static final class RecordKeys {
+        static final java.time.Instant T0 = java.time.Instant.parse("2030-01-01T00:00:00Z");
+        /** Later than any other test's dead letters, so a cursor can start right before them. */
+        static final java.time.Instant FUTURE = java.time.Instant.parse("2100-01-01T00:00:00Z")
+                .plusMillis(Math.floorMod(UUID.randomUUID().getLeastSignificantBits(), 1_000_000_000L));
+        private final String run = UUID.randomUUID().toString().substring(0, 8);
+        private int n;
+
+        RecordKey unique() {
+            n++;
+            return new RecordKey("route-" + run, "scope-" + n, "key {" + n + "}:" + run);
+        }
+
+        String name(String what) {
+            n++;
+            return what + "-" + run + "-" + n;
+        }
+    }
+}

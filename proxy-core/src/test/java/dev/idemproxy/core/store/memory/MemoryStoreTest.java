@@ -1,0 +1,25 @@
+package dev.idemproxy.core.store.memory;
+
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.IdempotencyStoreContract;
+import dev.idemproxy.core.testing.ManualClock;
+import java.time.Duration;
+
+class MemoryStoreTest extends IdempotencyStoreContract {
+    private final ManualClock clock = new ManualClock();
+
+    @Override
+    protected IdempotencyStore newStore() {
+        return MemoryIdempotencyStore.create(10_000, clock);
+    }
+
+    @Override
+    protected Duration shortLease() {
+        return Duration.ofSeconds(30);
+    }
+
+    @Override
+    protected void elapse(Duration d) {
+        clock.advance(d);
+    }
+}
