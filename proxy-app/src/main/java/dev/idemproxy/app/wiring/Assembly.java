@@ -12,6 +12,8 @@ import dev.idemproxy.app.config.YamlConfigLoader;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ProxyServer;
 import dev.idemproxy.core.route.Route;
+import dev.idemproxy.core.store.IdempotencyStore;
+import java.time.Clock;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -32,17 +34,19 @@ public final class Assembly implements AutoCloseable {
     private final YamlConfigLoader loader;
     private final AtomicReference<ProxyConfig> current;
     private final MetricsSetup metrics;
+    private final IdempotencyStore store;
     private final ProxyServer proxy;
     private final AdminServer admin;
     private final Object reloadLock = new Object();
 
-    private Assembly(ProxyConfig config, Path configFile, YamlConfigLoader loader) {
+    private Assembly(ProxyConfig config, Path configFile, YamlConfigLoader loader, IdempotencyStore store) {
         this.configFile = configFile;
         this.loader = loader;
         this.current = new AtomicReference<>(config);
+        this.store = store;
         this.metrics = new MetricsSetup();
-        this.proxy = new ProxyServer(config);
-        this.admin = new AdminServer(config.admin(), metrics.registry(), () -> true,
+        this.proxy = new ProxyServer(config, store);
+        this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get()), AdminRoutes.empty());
     }
 
@@ -54,16 +58,20 @@ public final class Assembly implements AutoCloseable {
      */
     public static Assembly start(ProxyConfig config, Path configFile, YamlConfigLoader loader) throws StartupException {
         requireNonNull(config, "config");
-        Assembly a = new Assembly(config, configFile, requireNonNull(loader, "loader"));
+        IdempotencyStore store = StoreFactory.open(config.store(), Clock.systemUTC());
+        Assembly a = new Assembly(config, configFile, requireNonNull(loader, "loader"), store);
         try {
             a.proxy.start();
         } catch (BindException e) {
+            store.close();
             a.metrics.close();
             throw new StartupException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
+            store.close();
             a.metrics.close();
             throw new StartupException(e.getMessage(), e);
         } catch (Exception e) {
+            store.close();
             a.metrics.close();
             throw new StartupException("cannot start the proxy on " + config.listen() + ": " + e, e);
         }
@@ -71,6 +79,7 @@ public final class Assembly implements AutoCloseable {
             a.admin.start();
         } catch (RuntimeException e) {
             a.stopProxyQuietly();
+            store.close();
             a.metrics.close();
             throw new StartupException("cannot start the admin listener on " + config.admin().listen() + ": "
                     + e.getMessage(), e);
@@ -130,9 +139,8 @@ public final class Assembly implements AutoCloseable {
     /** Says plainly which configured protections this build does not enforce yet. */
     private static void warnUnenforced(ProxyConfig config) {
         for (Route r : config.routes()) {
-            if (r.idempotency().enabled() || r.retry().retries() || r.receipt() != null) {
-                LOG.warn("route {}: idempotency, retry and receipt settings are validated but not enforced by this build;"
-                        + " its calls are forwarded as pass-through", r.name());
+            if (r.receipt() != null) {
+                LOG.warn("route {}: receipt checks are validated but not enforced by this build yet", r.name());
             }
         }
     }
@@ -160,6 +168,7 @@ public final class Assembly implements AutoCloseable {
             drained = false;
         }
         admin.close();
+        store.close();
         metrics.close();
         return drained;
     }

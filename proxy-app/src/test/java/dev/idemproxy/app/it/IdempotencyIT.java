@@ -1,0 +1,227 @@
+package dev.idemproxy.app.it;
+
+import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
+import static dev.idemproxy.core.testing.UpstreamAction.respond;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.RawHttp;
+import dev.idemproxy.core.testing.TestUpstream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Idempotency at the wire, on the memory store: one execution per key, byte-exact replays. */
+@ExtendWith(LeakDetection.class)
+class IdempotencyIT {
+    static TestUpstream upstream;
+    static RunningProxy proxy;
+    static final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @BeforeAll
+    static void start() throws Exception {
+        upstream = TestUpstream.start();
+        proxy = RunningProxy.start(""
+                + "routes:\n"
+                + "  - name: tickets\n"
+                + "    match: { pathPrefix: /tickets }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    timeouts: { perTry: 5s, total: 10s }\n"
+                + "    idempotency:\n"
+                + "      enabled: true\n"
+                + "      waitTimeout: 5s\n"
+                + "      maxRequestBody: 1KiB\n"
+                + "  - name: strict\n"
+                + "    match: { pathPrefix: /strict }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true, onConcurrent: reject, key: { required: true } }\n"
+                + "  - name: derived\n"
+                + "    match: { pathPrefix: /derived }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true, key: { derive: [method, path, body:/userId, body:/op] } }\n");
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+        upstream.close();
+    }
+
+    int before;
+
+    @BeforeEach
+    void mark() {
+        before = upstream.requestCount();
+    }
+
+    static HttpResponse<String> post(String path, String key, String body, String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(proxy.uri(path)).POST(HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", "application/json");
+        if (key != null) {
+            b.header("Idempotency-Key", key);
+        }
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void duplicateOfCompletedCallIsReplayedByteForByteWithoutUpstreamHop() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(201, Map.of("X-Ticket", "T-1", "Content-Type", "application/json"), "{\"id\":\"T-1\"}"));
+        HttpResponse<String> first = post("/tickets", key, "{\"title\":\"printer\"}");
+        HttpResponse<String> second = post("/tickets", key, "{\"title\":\"printer\"}");
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(second.statusCode()).isEqualTo(201);
+        assertThat(second.body()).isEqualTo(first.body()).isEqualTo("{\"id\":\"T-1\"}");
+        assertThat(second.headers().firstValue("X-Ticket")).hasValue("T-1");
+        assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(second.headers().firstValue("X-Call-Id")).isEqualTo(first.headers().firstValue("X-Call-Id"));
+        assertThat(second.headers().firstValue("X-Attempts")).hasValue("1");
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+        assertThat(upstream.request(before).header("Idempotency-Key")).isEqualTo(key);
+    }
+
+    @Test
+    void jsonKeyOrderAndWhitespaceDoNotChangeTheFingerprint() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(200, "once"));
+        post("/tickets", key, "{\"a\":1,\"b\":[1,2]}");
+        HttpResponse<String> again = post("/tickets", key, "{ \"b\": [1, 2], \"a\": 1 }");
+        assertThat(again.statusCode()).isEqualTo(200);
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void sameKeyWithDifferentPayloadIs422() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(200, "first"));
+        post("/tickets", key, "{\"amount\":10}");
+        HttpResponse<String> r = post("/tickets", key, "{\"amount\":99}");
+        assertThat(r.statusCode()).isEqualTo(422);
+        assertThat(r.body()).contains("urn:idemproxy:problem:key-reused-with-different-payload");
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void keysNeverCrossPrincipals() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(200, "alice's"), respond(200, "bob's"));
+        HttpResponse<String> a = post("/tickets", key, "{}", "Authorization", "Bearer alice");
+        HttpResponse<String> b = post("/tickets", key, "{}", "Authorization", "Bearer bob");
+        assertThat(a.body()).isEqualTo("alice's");
+        assertThat(b.body()).isEqualTo("bob's");
+        assertThat(b.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(upstream.requestCount()).isEqualTo(before + 2);
+    }
+
+    @Test
+    void concurrentDuplicatesWaitForTheFirstAndShareItsResponse() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(delayHead(Duration.ofMillis(800), respond(200, "the one execution")));
+        List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            all.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return post("/tickets", key, "{\"x\":1}");
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }));
+        }
+        for (CompletableFuture<HttpResponse<String>> f : all) {
+            HttpResponse<String> r = f.get();
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("the one execution");
+        }
+        assertThat(all.stream().filter(f -> f.join().headers().firstValue("Idempotent-Replayed").isPresent())).hasSize(7);
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void duplicateOfInFlightCallIs409WhenTheRouteRejects() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(delayHead(Duration.ofMillis(800), respond(200, "slow")));
+        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> {
+            try {
+                return post("/strict", key, "{}");
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        upstream.awaitRequests(before + 1, Duration.ofSeconds(5));
+        HttpResponse<String> dup = post("/strict", key, "{}");
+        assertThat(dup.statusCode()).isEqualTo(409);
+        assertThat(dup.body()).contains("urn:idemproxy:problem:key-in-flight");
+        assertThat(first.get().body()).isEqualTo("slow");
+    }
+
+    @Test
+    void missingKeyOnRequiredRouteIs400() throws Exception {
+        HttpResponse<String> r = post("/strict", null, "{}");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.body()).contains("urn:idemproxy:problem:missing-idempotency-key");
+        assertThat(upstream.requestCount()).isEqualTo(before);
+    }
+
+    @Test
+    void quotedKeysAreAcceptedAndOverlongKeysRefused() throws Exception {
+        upstream.enqueue(respond(200, "quoted"));
+        String k = UUID.randomUUID().toString();
+        assertThat(post("/tickets", "\"" + k + "\"", "{}").statusCode()).isEqualTo(200);
+        assertThat(post("/tickets", k, "{}").headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        HttpResponse<String> tooLong = post("/tickets", "k".repeat(256), "{}");
+        assertThat(tooLong.statusCode()).isEqualTo(400);
+        assertThat(tooLong.body()).contains("urn:idemproxy:problem:bad-request");
+    }
+
+    @Test
+    void derivedKeysMakeRewordedRetriesDuplicates() throws Exception {
+        upstream.enqueue(respond(200, "refund issued"));
+        HttpResponse<String> a = post("/derived", null, "{\"userId\":7,\"op\":\"refund\",\"note\":\"please refund me\"}");
+        HttpResponse<String> b = post("/derived", null, "{\"op\":\"refund\",\"userId\":7,\"note\":\"I asked for a refund\"}");
+        assertThat(a.body()).isEqualTo("refund issued");
+        assertThat(b.body()).isEqualTo("refund issued");
+        assertThat(b.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+        assertThat(upstream.request(before).header("Idempotency-Key")).isNotBlank();
+    }
+
+    @Test
+    void bodyOverMaxRequestBodyIs413() throws Exception {
+        HttpResponse<String> r = post("/tickets", UUID.randomUUID().toString(), "{\"x\":\"" + "y".repeat(2000) + "\"}");
+        assertThat(r.statusCode()).isEqualTo(413);
+        assertThat(r.body()).contains("urn:idemproxy:problem:request-too-large");
+        assertThat(upstream.requestCount()).isEqualTo(before);
+    }
+
+    @Test
+    void callFinishesAndIsStoredEvenWhenTheCallerHangsUp() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(delayHead(Duration.ofMillis(500), respond(201, "made while you were gone")));
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("POST /tickets HTTP/1.1\r\nHost: a\r\nIdempotency-Key: " + key
+                    + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+            upstream.awaitRequests(before + 1, Duration.ofSeconds(5));
+        }
+        HttpResponse<String> retry = post("/tickets", key, "{}");
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.body()).isEqualTo("made while you were gone");
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+}
