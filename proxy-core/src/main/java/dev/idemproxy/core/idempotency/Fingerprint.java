@@ -1,0 +1,49 @@
+package dev.idemproxy.core.idempotency;
+
+import static dev.idemproxy.core.Checks.requireArgument;
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+
+/**
+ * What must match when a key is reused (CONTRACT §3 {@code idempotency.fingerprint}; a mismatch
+ * is 422 {@code key-reused-with-different-payload}): SHA-256 over the configured parts. A JSON
+ * body (by content type) is hashed in {@link CanonicalJson canonical form}, so key order and
+ * whitespace do not matter; any other body is hashed as sent. The default parts are
+ * {@code [body]} for client and generated keys and the derive parts for derived keys.
+ * This class is immutable.
+ *
+ * @param value 64 lower-case hex digits
+ */
+public record Fingerprint(String value) {
+    static final String PURPOSE = "idemproxy-fingerprint-v1";
+    static final List<RequestPart> BODY = List.of(new RequestPart(RequestPart.Kind.BODY, ""));
+
+    public Fingerprint {
+        requireNonNull(value, "value");
+        requireArgument(value.matches("[0-9a-f]{64}"), "fingerprint '" + value + "' (expected: 64 lower-case hex digits)");
+    }
+
+    /** The fingerprint of a request over the given parts. */
+    public static Fingerprint of(List<RequestPart> parts, RequestView request) {
+        return new Fingerprint(PartHasher.hex(PURPOSE, requireNonNull(parts, "parts"), requireNonNull(request, "request"), 32));
+    }
+
+    /** The fingerprint a route's policy asks for, given how the key was found. */
+    public static Fingerprint of(IdempotencyPolicy policy, KeyResolution key, RequestView request) {
+        return of(parts(policy, key.derived()), request);
+    }
+
+    /** The configured parts, or the default: the derive parts for derived keys, else {@code [body]}. */
+    public static List<RequestPart> parts(IdempotencyPolicy policy, boolean derivedKey) {
+        if (!policy.fingerprint().isEmpty()) {
+            return policy.fingerprint();
+        }
+        return derivedKey && !policy.key().derive().isEmpty() ? policy.key().derive() : BODY;
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}

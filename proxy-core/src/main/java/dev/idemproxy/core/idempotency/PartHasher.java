@@ -1,0 +1,49 @@
+package dev.idemproxy.core.idempotency;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * SHA-256 over request parts, unambiguous by construction: a purpose label, then for each part
+ * its config spelling and either an absent marker or its length and bytes. So {@code [a, bc]}
+ * never hashes like {@code [ab, c]}, an absent header never like an empty one, and a scope never
+ * like a fingerprint of the same parts. Stateless and thread-safe.
+ */
+final class PartHasher {
+    private static final HexFormat HEX = HexFormat.of();
+
+    private PartHasher() {}
+
+    /** Hex of the first {@code bytes} bytes of the digest (at most 32). */
+    static String hex(String purpose, List<RequestPart> parts, RequestView request, int bytes) {
+        MessageDigest d = sha256();
+        d.update(purpose.getBytes(StandardCharsets.UTF_8));
+        d.update((byte) 0);
+        for (RequestPart part : parts) {
+            d.update(part.toString().getBytes(StandardCharsets.UTF_8));
+            d.update((byte) 0);
+            byte[] value = RequestValues.bytes(part, request);
+            if (value == null) {
+                d.update((byte) 0);
+            } else {
+                d.update((byte) 1);
+                d.update(ByteBuffer.allocate(Long.BYTES).putLong(value.length).array());
+                d.update(value);
+            }
+        }
+        byte[] digest = d.digest();
+        return HEX.formatHex(digest, 0, Math.min(bytes, digest.length));
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.idemproxy.core.idempotency;
+
+import static java.util.Objects.requireNonNull;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The value each configured {@link RequestPart} takes in a request: bytes for hashing (scope,
+ * fingerprint, derived keys) and text for business ids ({@code ids.bizId}). A {@code body} part
+ * is canonical JSON when the content type is JSON and the body parses, else the raw bytes; a
+ * {@code body:/pointer} part is the canonical JSON of the value there, whatever the content type.
+ * This class is stateless and thread-safe.
+ */
+public final class RequestValues {
+    private RequestValues() {}
+
+    /** The bytes a part contributes to a hash, or null when the request has no such part. */
+    static byte[] bytes(RequestPart part, RequestView request) {
+        switch (part.kind()) {
+            case METHOD:
+                return utf8(request.method());
+            case PATH:
+                return utf8(request.path());
+            case HEADER:
+                return utf8(request.header(part.name()));
+            case QUERY:
+                return utf8(request.queryParam(part.name()));
+            case BODY:
+                return body(request);
+            default:
+                return CanonicalJson.at(request.body(), part.name()).orElse(null);
+        }
+    }
+
+    /** The body as hashed: canonical JSON for a JSON content type that parses, else as sent. */
+    static byte[] body(RequestView request) {
+        byte[] body = request.body();
+        if (body.length > 0 && CanonicalJson.isJsonMediaType(request.contentType())) {
+            return CanonicalJson.canonicalize(body).orElse(body);
+        }
+        return body;
+    }
+
+    /**
+     * The text of a part: a header or query value, the method or path, the body as UTF-8, or the
+     * value at a JSON pointer (a string as it is, other values as canonical JSON). Empty when absent
+     * or blank.
+     */
+    public static Optional<String> text(RequestPart part, RequestView request) {
+        requireNonNull(part, "part");
+        requireNonNull(request, "request");
+        String text;
+        switch (part.kind()) {
+            case METHOD: text = request.method(); break;
+            case PATH: text = request.path(); break;
+            case HEADER: text = request.header(part.name()); break;
+            case QUERY: text = request.queryParam(part.name()); break;
+            case BODY: text = new String(request.body(), StandardCharsets.UTF_8); break;
+            default: text = CanonicalJson.textAt(request.body(), part.name()).orElse(null); break;
+        }
+        return Optional.ofNullable(text).filter(t -> !t.isBlank());
+    }
+
+    /** The first part that has a text value, e.g. {@code ids.bizId: [header:X-Biz-Id, body:/orderId]}. */
+    public static Optional<String> firstText(List<RequestPart> parts, RequestView request) {
+        for (RequestPart part : parts) {
+            Optional<String> t = text(part, request);
+            if (t.isPresent()) {
+                return t;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static byte[] utf8(String s) {
+        return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,28 @@
+package dev.idemproxy.core.idempotency;
+
+/**
+ * The parts of a client request that keys, scopes, fingerprints and business ids are made of,
+ * without any Netty type: the pipeline adapts its request, tests use a plain record.
+ * Implementations must return the same answers every time they are asked.
+ */
+public interface RequestView {
+    /** The method as sent, e.g. {@code POST}. */
+    String method();
+
+    /** The path as sent, without the query string, not percent-decoded. */
+    String path();
+
+    /** The header's value, matched case-insensitively; repeated headers joined by ", "; null when absent. */
+    String header(String name);
+
+    /** The first value of a query parameter, percent-decoded; "" when present without a value; null when absent. */
+    String queryParam(String name);
+
+    /** The buffered body; empty when there is none. The caller must not modify it. */
+    byte[] body();
+
+    /** The {@code Content-Type} header, or null. */
+    default String contentType() {
+        return header("Content-Type");
+    }
+}

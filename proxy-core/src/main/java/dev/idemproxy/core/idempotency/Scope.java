@@ -1,0 +1,34 @@
+package dev.idemproxy.core.idempotency;
+
+import static dev.idemproxy.core.Checks.requireArgument;
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+
+/**
+ * Who a key belongs to (CONTRACT §3 {@code idempotency.scope}, default
+ * {@code [header:Authorization]}): a hash of the scope parts' values, so keys never cross
+ * principals while the values themselves (tokens, cookies) are never kept. Records live in the
+ * store under (route, scope hash, key). Requests without any of the parts share one scope.
+ * This class is immutable.
+ *
+ * @param hash 32 lower-case hex digits (128 bits of SHA-256)
+ */
+public record Scope(String hash) {
+    static final String PURPOSE = "idemproxy-scope-v1";
+
+    public Scope {
+        requireNonNull(hash, "hash");
+        requireArgument(hash.matches("[0-9a-f]{32}"), "scope hash '" + hash + "' (expected: 32 lower-case hex digits)");
+    }
+
+    /** The scope of a request under the configured parts. */
+    public static Scope of(List<RequestPart> parts, RequestView request) {
+        return new Scope(PartHasher.hex(PURPOSE, requireNonNull(parts, "parts"), requireNonNull(request, "request"), 16));
+    }
+
+    @Override
+    public String toString() {
+        return hash;
+    }
+}

@@ -1,0 +1,95 @@
+package dev.idemproxy.core.idempotency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class FingerprintTest {
+    private static final List<RequestPart> BODY = List.of(RequestPart.parse("body"));
+
+    private static Fingerprint body(TestRequest r) {
+        return Fingerprint.of(BODY, r);
+    }
+
+    @Test
+    void jsonBodiesMatchWhateverTheirKeyOrderAndWhitespace() {
+        assertThat(body(TestRequest.post("/").withJson("{\"a\":1,\"b\":[1,2]}")))
+                .isEqualTo(body(TestRequest.post("/").withJson("{\n  \"b\" : [ 1, 2 ],\n  \"a\" : 1.0\n}")));
+    }
+
+    @Test
+    void jsonBodiesWithDifferentValuesDiffer() {
+        assertThat(body(TestRequest.post("/").withJson("{\"a\":1}"))).isNotEqualTo(body(TestRequest.post("/").withJson("{\"a\":2}")));
+        assertThat(body(TestRequest.post("/").withJson("{\"a\":[1,2]}"))).isNotEqualTo(body(TestRequest.post("/").withJson("{\"a\":[2,1]}")));
+    }
+
+    @Test
+    void nonJsonBodiesAreHashedAsSent() {
+        TestRequest text = TestRequest.post("/").withHeader("Content-Type", "text/plain");
+        assertThat(body(text.withBody("{\"a\":1,\"b\":2}"))).isNotEqualTo(body(text.withBody("{\"b\":2,\"a\":1}")));
+        assertThat(body(text.withBody("same"))).isEqualTo(body(text.withBody("same")));
+    }
+
+    @Test
+    void aJsonContentTypeWithABodyThatDoesNotParseIsHashedAsSent() {
+        Fingerprint broken = body(TestRequest.post("/").withJson("{\"a\":"));
+        assertThat(broken).isEqualTo(body(TestRequest.post("/").withJson("{\"a\":")));
+        assertThat(broken).isNotEqualTo(body(TestRequest.post("/").withJson("{\"a\": ")));
+    }
+
+    @Test
+    void pointerPartsCompareOnlyWhatTheyName() {
+        List<RequestPart> parts = List.of(RequestPart.parse("body:/amount"), RequestPart.parse("header:X-Account"));
+        TestRequest a = TestRequest.post("/").withHeader("X-Account", "acc").withJson("{\"amount\":10,\"memo\":\"one\"}");
+        TestRequest b = TestRequest.post("/").withHeader("X-Account", "acc").withJson("{\"memo\":\"two\",\"amount\":10.00}");
+        assertThat(Fingerprint.of(parts, a)).isEqualTo(Fingerprint.of(parts, b));
+        assertThat(Fingerprint.of(parts, a)).isNotEqualTo(Fingerprint.of(parts, b.withHeader("X-Account", "other")));
+    }
+
+    @Test
+    void fingerprintsAreSha256Hex() {
+        assertThat(body(TestRequest.post("/")).value()).matches("[0-9a-f]{64}");
+        assertThatThrownBy(() -> new Fingerprint("xyz")).hasMessageContaining("(expected: 64 lower-case hex digits)");
+    }
+
+    @Test
+    void aFingerprintIsNotAScopeOfTheSameParts() {
+        TestRequest r = TestRequest.post("/").withHeader("Authorization", "Bearer t");
+        List<RequestPart> parts = List.of(RequestPart.parse("header:Authorization"));
+        assertThat(Fingerprint.of(parts, r).value()).doesNotStartWith(Scope.of(parts, r).hash());
+    }
+
+    @Test
+    void defaultPartsAreTheBodyForClientKeysAndTheDerivePartsForDerivedKeys() {
+        List<RequestPart> derive = List.of(RequestPart.parse("header:X-Task-Id"), RequestPart.parse("body:/userId"));
+        IdempotencyPolicy policy = policy(derive, List.of());
+        assertThat(Fingerprint.parts(policy, false)).isEqualTo(BODY);
+        assertThat(Fingerprint.parts(policy, true)).isEqualTo(derive);
+        IdempotencyPolicy configured = policy(derive, List.of(RequestPart.parse("body:/amount")));
+        assertThat(Fingerprint.parts(configured, true)).containsExactly(RequestPart.parse("body:/amount"));
+        assertThat(Fingerprint.parts(policy(List.of(), List.of()), true)).isEqualTo(BODY);
+    }
+
+    @Test
+    void aDerivedKeysDefaultFingerprintToleratesRewordedFreeText() {
+        List<RequestPart> derive = List.of(RequestPart.parse("header:X-Task-Id"), RequestPart.parse("body:/userId"));
+        IdempotencyPolicy policy = policy(derive, List.of());
+        KeyResolver resolver = new KeyResolver(policy.key(), new SplittableRandom(1));
+        TestRequest first = TestRequest.post("/").withHeader("X-Task-Id", "t").withJson("{\"userId\":1,\"text\":\"hi\"}");
+        TestRequest reworded = TestRequest.post("/").withHeader("X-Task-Id", "t").withJson("{\"userId\":1,\"text\":\"hello\"}");
+        KeyResolution k1 = resolver.resolve(first);
+        KeyResolution k2 = resolver.resolve(reworded);
+        assertThat(k1.key()).isEqualTo(k2.key());
+        assertThat(Fingerprint.of(policy, k1, first)).isEqualTo(Fingerprint.of(policy, k2, reworded));
+    }
+
+    private static IdempotencyPolicy policy(List<RequestPart> derive, List<RequestPart> fingerprint) {
+        IdempotencyPolicy d = IdempotencyPolicy.DISABLED;
+        return new IdempotencyPolicy(true, d.methods(), new KeyPolicy("Idempotency-Key", derive, Duration.ofMinutes(10), false),
+                d.scope(), fingerprint, d.ttl(), d.lease(), d.onConcurrent(), d.waitTimeout(), d.maxRequestBody(), d.maxResponseBody());
+    }
+}

@@ -1,0 +1,46 @@
+package dev.idemproxy.core.idempotency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RequestValuesTest {
+    private final TestRequest request = TestRequest.post("/orders").withHeader("X-Biz-Id", "biz-7").withQuery("q", "v")
+            .withJson("{\"orderId\":\"o-1\",\"n\":12.50}");
+
+    @Test
+    void textOfEachKind() {
+        assertThat(RequestValues.text(RequestPart.parse("method"), request)).contains("POST");
+        assertThat(RequestValues.text(RequestPart.parse("path"), request)).contains("/orders");
+        assertThat(RequestValues.text(RequestPart.parse("header:x-biz-id"), request)).contains("biz-7");
+        assertThat(RequestValues.text(RequestPart.parse("query:q"), request)).contains("v");
+        assertThat(RequestValues.text(RequestPart.parse("body:/orderId"), request)).contains("o-1");
+        assertThat(RequestValues.text(RequestPart.parse("body:/n"), request)).contains("12.5");
+        assertThat(RequestValues.text(RequestPart.parse("body"), request)).contains("{\"orderId\":\"o-1\",\"n\":12.50}");
+    }
+
+    @Test
+    void theFirstPartWithAValueWins() {
+        List<RequestPart> bizId = List.of(RequestPart.parse("header:X-Biz-Id"), RequestPart.parse("body:/orderId"));
+        assertThat(RequestValues.firstText(bizId, request)).contains("biz-7");
+        assertThat(RequestValues.firstText(bizId, request.withHeader("X-Biz-Id", " "))).contains("o-1");
+        assertThat(RequestValues.firstText(bizId, TestRequest.post("/"))).isEmpty();
+    }
+
+    @Test
+    void aJsonBodyIsHashedCanonicallyAndAnyOtherAsSent() {
+        assertThat(new String(RequestValues.body(request), StandardCharsets.UTF_8)).isEqualTo("{\"n\":12.5,\"orderId\":\"o-1\"}");
+        TestRequest text = TestRequest.post("/").withHeader("Content-Type", "text/plain").withBody("{ \"a\" : 1 }");
+        assertThat(new String(RequestValues.body(text), StandardCharsets.UTF_8)).isEqualTo("{ \"a\" : 1 }");
+    }
+
+    @Test
+    void pointerPartsReadJsonWhateverTheContentType() {
+        TestRequest noType = TestRequest.post("/").withBody("{\"orderId\":\"o-9\"}");
+        assertThat(RequestValues.text(RequestPart.parse("body:/orderId"), noType)).contains("o-9");
+        assertThat(RequestValues.bytes(RequestPart.parse("body:/missing"), noType)).isNull();
+        assertThat(RequestValues.bytes(RequestPart.parse("header:Nope"), noType)).isNull();
+    }
+}

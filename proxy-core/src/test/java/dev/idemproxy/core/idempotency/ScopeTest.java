@@ -1,0 +1,55 @@
+package dev.idemproxy.core.idempotency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ScopeTest {
+    private static final List<RequestPart> AUTH = List.of(RequestPart.parse("header:Authorization"));
+
+    @Test
+    void differentPrincipalsHaveDifferentScopes() {
+        assertThat(Scope.of(AUTH, TestRequest.post("/").withHeader("Authorization", "Bearer alice")))
+                .isNotEqualTo(Scope.of(AUTH, TestRequest.post("/").withHeader("Authorization", "Bearer bob")));
+    }
+
+    @Test
+    void thePrincipalsScopeIsStable() {
+        assertThat(Scope.of(AUTH, TestRequest.post("/a").withHeader("Authorization", "Bearer alice")))
+                .isEqualTo(Scope.of(AUTH, TestRequest.post("/b").withHeader("authorization", "Bearer alice")));
+    }
+
+    @Test
+    void theScopeNeverContainsTheValue() {
+        Scope s = Scope.of(AUTH, TestRequest.post("/").withHeader("Authorization", "Bearer secret-token"));
+        assertThat(s.hash()).matches("[0-9a-f]{32}").doesNotContain("secret");
+        assertThat(s.toString()).isEqualTo(s.hash());
+    }
+
+    @Test
+    void anonymousCallersShareOneScopeApartFromAnEmptyCredential() {
+        Scope none = Scope.of(AUTH, TestRequest.post("/"));
+        assertThat(Scope.of(AUTH, TestRequest.post("/x"))).isEqualTo(none);
+        assertThat(Scope.of(AUTH, TestRequest.post("/").withHeader("Authorization", ""))).isNotEqualTo(none);
+    }
+
+    @Test
+    void severalPartsAreUnambiguous() {
+        List<RequestPart> two = List.of(RequestPart.parse("header:A"), RequestPart.parse("header:B"));
+        assertThat(Scope.of(two, TestRequest.post("/").withHeader("A", "ab").withHeader("B", "c")))
+                .isNotEqualTo(Scope.of(two, TestRequest.post("/").withHeader("A", "a").withHeader("B", "bc")));
+    }
+
+    @Test
+    void anEmptyScopeListIsOneSharedScope() {
+        assertThat(Scope.of(List.of(), TestRequest.post("/").withHeader("Authorization", "x")))
+                .isEqualTo(Scope.of(List.of(), TestRequest.post("/")));
+    }
+
+    @Test
+    void malformedHashesAreRejected() {
+        assertThatThrownBy(() -> new Scope("Bearer x")).hasMessageContaining("(expected: 32 lower-case hex digits)");
+    }
+}

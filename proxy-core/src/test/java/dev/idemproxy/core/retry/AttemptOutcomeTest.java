@@ -1,0 +1,48 @@
+package dev.idemproxy.core.retry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class AttemptOutcomeTest {
+    @Test
+    void statusesAreClassifiedByTheContract() {
+        assertThat(AttemptOutcome.answered(201).outcomeClass()).isEqualTo(OutcomeClass.EXECUTED);
+        assertThat(AttemptOutcome.answered(404).outcomeClass()).isEqualTo(OutcomeClass.EXECUTED);
+        assertThat(AttemptOutcome.answered(429).outcomeClass()).isEqualTo(OutcomeClass.NOT_EXECUTED);
+        assertThat(AttemptOutcome.answered(500).outcomeClass()).isEqualTo(OutcomeClass.UNKNOWN);
+    }
+
+    @Test
+    void failuresAreClassifiedByTheirClass() {
+        assertThat(AttemptOutcome.failed(FailureClass.CONNECT_FAILURE).outcomeClass()).isEqualTo(OutcomeClass.NOT_EXECUTED);
+        assertThat(AttemptOutcome.failed(FailureClass.READ_TIMEOUT).outcomeClass()).isEqualTo(OutcomeClass.UNKNOWN);
+    }
+
+    @Test
+    void reasonsAreBoundedMetricTags() {
+        assertThat(AttemptOutcome.answered(503).reason()).isEqualTo("status_503");
+        assertThat(AttemptOutcome.failed(FailureClass.RESET_BEFORE_REQUEST).reason()).isEqualTo("reset_before_request");
+    }
+
+    @Test
+    void retryOnMatchesCodesAndSpellings() {
+        Set<String> on = Set.of("503", "read-timeout");
+        assertThat(AttemptOutcome.answered(503).listedIn(on)).isTrue();
+        assertThat(AttemptOutcome.answered(502).listedIn(on)).isFalse();
+        assertThat(AttemptOutcome.failed(FailureClass.READ_TIMEOUT).listedIn(on)).isTrue();
+        assertThat(AttemptOutcome.failed(FailureClass.IDLE_TIMEOUT).listedIn(on)).isFalse();
+        assertThat(AttemptOutcome.failed(FailureClass.RESET_BEFORE_REQUEST).listedIn(on)).isFalse();
+        assertThat(AttemptOutcome.failed(FailureClass.RESET_BEFORE_REQUEST).listedIn(Set.of("reset"))).isTrue();
+    }
+
+    @Test
+    void impossibleOutcomesAreRejected() {
+        assertThatThrownBy(() -> AttemptOutcome.answered(42)).hasMessageContaining("(expected: 100..599)");
+        assertThatThrownBy(() -> new AttemptOutcome(FailureClass.RESET, 503, null)).hasMessageContaining("(expected:");
+        assertThatThrownBy(() -> new FinishedAttempt(0, AttemptOutcome.answered(200), false, false))
+                .hasMessageContaining("(expected: >= 1)");
+    }
+}
