@@ -3,7 +3,8 @@ package dev.idemproxy.core.retry;
 /**
  * The two budgets' answers, asked by {@link RetryRules} only once everything else allows a retry,
  * task first. Keeps the decision pure: the caller adapts a pre-fetched task count (the store is
- * asynchronous) and the route's {@link RouteRetryBudget}.
+ * asynchronous) and the route's {@link RouteRetryBudget}. An instance serves one decision of
+ * one call; the factories' instances are as thread-safe as the route budget they wrap.
  */
 public interface RetryBudgets {
     /**
@@ -20,7 +21,7 @@ public interface RetryBudgets {
         return of(true, () -> true);
     }
 
-    /** A fixed task answer and a route budget. */
+    /** A task answer fetched beforehand (null: no task budget applies) and a route budget. */
     static RetryBudgets of(TaskBudgetDecision task, RouteRetryBudget route) {
         return of(task == null || task.allowed(), route::tryAcquireRetry);
     }
