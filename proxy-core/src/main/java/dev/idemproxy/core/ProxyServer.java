@@ -60,7 +60,7 @@ public final class ProxyServer implements AutoCloseable {
         Clock clock = Clock.systemUTC();
         this.services = new CallServices(pools, new RetryRules(ThreadLocalRandom.current(), clock), config.tasks(),
                 new LocalTaskBudgets(config.tasks(), clock), config.retryBudget(), store, config.store().onUnavailable(),
-                ThreadLocalRandom.current(), Ticker.system(), clock);
+                config.secretHeaders(), ThreadLocalRandom.current(), Ticker.system(), clock);
     }
 
     /**

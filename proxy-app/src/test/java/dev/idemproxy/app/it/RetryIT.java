@@ -38,6 +38,12 @@ class RetryIT {
                 + "    tags: [idempotent]\n"
                 + "    timeouts: { perTry: 300ms, total: 5s }\n"
                 + retry
+                + "  - name: recorded\n"
+                + "    match: { pathPrefix: /recorded }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    timeouts: { perTry: 300ms, total: 5s }\n"
+                + "    idempotency: { enabled: true }\n"
+                + retry
                 + "  - name: plain\n"
                 + "    match: { pathPrefix: /plain }\n"
                 + "    upstream: " + upstream.uri() + "\n"
@@ -106,6 +112,25 @@ class RetryIT {
         assertThat(r.statusCode()).isEqualTo(504);
         assertThat(r.body()).contains("urn:idemproxy:problem:ambiguous-outcome");
         assertThat(r.headers().firstValue("X-Attempts")).hasValue("1");
+    }
+
+    @Test
+    void ambiguousTimeoutIsStoredAndItsDuplicateNeverReachesTheUpstream() throws Exception {
+        upstream.enqueue(delayHead(Duration.ofSeconds(2), respond(200, "late")));
+        String key = java.util.UUID.randomUUID().toString();
+        HttpResponse<String> first = client.send(HttpRequest.newBuilder(proxy.uri("/recorded/charge"))
+                .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString("{\"amount\":5}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(first.statusCode()).isEqualTo(504);
+        assertThat(first.body()).contains("urn:idemproxy:problem:ambiguous-outcome");
+        HttpResponse<String> dup = client.send(HttpRequest.newBuilder(proxy.uri("/recorded/charge"))
+                .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString("{\"amount\":5}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(dup.statusCode()).isEqualTo(504);
+        assertThat(dup.body()).isEqualTo(first.body());
+        assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(dup.headers().firstValue("X-Call-Id")).isEqualTo(first.headers().firstValue("X-Call-Id"));
+        assertOnlyOneAttemptReachedTheUpstream();
     }
 
     @Test

@@ -36,6 +36,7 @@ public final class CallServices {
     private final StorePolicy.OnUnavailable onUnavailable;
     private final InFlightWaiters waiters = new InFlightWaiters();
     private final RandomGenerator random;
+    private final CallRecorder recorder;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
 
     /**
@@ -43,10 +44,12 @@ public final class CallServices {
      */
     public CallServices(UpstreamPools pools, RetryRules rules, TaskPolicy tasks, LocalTaskBudgets taskBudgets,
             dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, IdempotencyStore store,
-            StorePolicy.OnUnavailable onUnavailable, RandomGenerator random, Ticker ticker, Clock clock) {
+            StorePolicy.OnUnavailable onUnavailable, java.util.List<String> secretHeaders, RandomGenerator random, Ticker ticker,
+            Clock clock) {
         this.store = store;
         this.onUnavailable = requireNonNull(onUnavailable, "onUnavailable");
         this.random = requireNonNull(random, "random");
+        this.recorder = new CallRecorder(store, secretHeaders, clock);
         this.tasks = requireNonNull(tasks, "tasks");
         this.pools = requireNonNull(pools, "pools");
         this.rules = requireNonNull(rules, "rules");
@@ -63,6 +66,10 @@ public final class CallServices {
 
     public StorePolicy.OnUnavailable onUnavailable() {
         return onUnavailable;
+    }
+
+    public CallRecorder recorder() {
+        return recorder;
     }
 
     public InFlightWaiters waiters() {

@@ -47,6 +47,10 @@ public final class RecordedProtection implements CallProtection {
         }), every, every, TimeUnit.MILLISECONDS);
     }
 
+    public RecordKey key() {
+        return key;
+    }
+
     @Override
     public CallIdentity identity() {
         return identity;

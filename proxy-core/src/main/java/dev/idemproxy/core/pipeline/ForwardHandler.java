@@ -3,6 +3,8 @@ package dev.idemproxy.core.pipeline;
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.call.RecordedProtection;
+import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.route.Timeouts;
@@ -108,8 +110,11 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         responseStarted = true;
         state.callStarted();
         CallIdentity identity = c.protection() != null ? c.protection().identity() : services.unrecordedIdentity(c, services.bizId(c, new NettyRequestView(c)));
+        ProtectedCallRunner[] runner = new ProtectedCallRunner[1];
         protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), settlement -> {
             protectedRun = null;
+            RecordKey rk = c.protection() instanceof RecordedProtection ? ((RecordedProtection) c.protection()).key() : null;
+            services.recorder().settled(c, identity, rk, runner[0].createdAt(), settlement);
             c.releaseBody();
             if (call == c) {
                 endCall();
@@ -120,6 +125,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
                 c.protection().settle(settlement);
             }
         });
+        runner[0] = protectedRun;
         protectedRun.start();
     }
 

@@ -34,6 +34,7 @@ final class ProtectedCallRunner implements ClientSide {
     private final ProxyCall call;
     private final ServerState state;
     private final CallExecution execution;
+    private final java.time.Instant createdAt;
 
     ProtectedCallRunner(ChannelHandlerContext ctx, ProxyCall call, CallIdentity identity, CallServices services,
             ServerState state, String clientIp, Consumer<CallSettlement> onSettled) {
@@ -45,7 +46,13 @@ final class ProtectedCallRunner implements ClientSide {
         call.request().headers().remove(TIMEOUT_MS).remove(DEADLINE);
         HeaderRewrite.toUpstream(call.request(), call.route(), call.pathAndQuery(), call.originalHost(), clientIp);
         services.routeBudget(call.route()).recordRequest();
+        this.createdAt = services.recorder().now();
+        services.recorder().started(call, identity, createdAt);
         this.execution = new CallExecution(call, identity, call.request().headers(), services, this, deadline, onSettled);
+    }
+
+    java.time.Instant createdAt() {
+        return createdAt;
     }
 
     void start() {

@@ -1,0 +1,101 @@
+package dev.idemproxy.core.call;
+
+import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.store.DeadLetter;
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StoredHeader;
+import dev.idemproxy.core.store.StoredRequest;
+import io.netty.buffer.ByteBufUtil;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leaves the trace of every protected call in the store: a receipt (PROCESSING while it runs,
+ * then SUCCESS or FAILED with the reason) and, for a call that ended unsuccessfully, a
+ * dead-letter entry holding the request with secrets redacted (Authorization, Cookie,
+ * Proxy-Authorization and the configured secret headers, unless the route's
+ * {@code deadLetter.keepHeaders} names them). Writes are asynchronous and never block the loop;
+ * a failed write is logged. This class is thread-safe.
+ */
+public final class CallRecorder {
+    public static final String PROCESSING = "PROCESSING";
+    public static final String SUCCESS = "SUCCESS";
+    public static final String FAILED = "FAILED";
+    public static final String REDACTED = "<redacted>";
+    private static final Logger LOG = LoggerFactory.getLogger(CallRecorder.class);
+
+    private final IdempotencyStore store;
+    private final Set<String> secretHeaders;
+    private final Clock clock;
+
+    /** @param store null: nothing is recorded */
+    public CallRecorder(IdempotencyStore store, List<String> secretHeaders, Clock clock) {
+        this.store = store;
+        this.clock = clock;
+        TreeSet<String> s = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        s.addAll(List.of("Authorization", "Cookie", "Proxy-Authorization"));
+        s.addAll(secretHeaders);
+        this.secretHeaders = s;
+    }
+
+    public Instant now() {
+        return clock.instant();
+    }
+
+    public void started(ProxyCall call, CallIdentity id, Instant createdAt) {
+        if (store == null) {
+            return;
+        }
+        write(store.putReceipt(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), PROCESSING, null, 0, 0,
+                createdAt, null), call.route().idempotency().ttl()), id, "receipt");
+    }
+
+    /** Must be called before the call's body is released: a dead letter keeps a copy. */
+    public void settled(ProxyCall call, CallIdentity id, RecordKey recordKey, Instant createdAt, CallSettlement s) {
+        if (store == null) {
+            return;
+        }
+        RetryDecision d = s.decision();
+        boolean failed = s.truncated() || d == null || d.deadLetter();
+        String reason = s.truncated() ? "truncated_response" : d == null ? RetryDecision.DEADLINE : d.reason();
+        Instant now = clock.instant();
+        write(store.putReceipt(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), failed ? FAILED : SUCCESS,
+                reason, s.finalStatus(), s.attempts(), createdAt, now), call.route().idempotency().ttl()), id, "receipt");
+        if (failed && call.route().deadLetter().enabled()) {
+            RecordKey rk = recordKey != null ? recordKey : new RecordKey(call.route().name(), "-", id.key() == null ? "" : id.key());
+            DeadLetter entry = new DeadLetter(CallId.next(), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
+                    s.attempts(), now, snapshot(call));
+            write(store.addDeadLetter(entry), id, "dead letter");
+        }
+    }
+
+    private StoredRequest snapshot(ProxyCall call) {
+        Set<String> keep = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        keep.addAll(call.route().deadLetter().keepHeaders());
+        List<StoredHeader> headers = new ArrayList<>();
+        for (Map.Entry<String, String> h : call.request().headers()) {
+            boolean secret = secretHeaders.contains(h.getKey()) && !keep.contains(h.getKey());
+            headers.add(new StoredHeader(h.getKey(), secret ? REDACTED : h.getValue()));
+        }
+        byte[] body = call.body() == null ? new byte[0] : ByteBufUtil.getBytes(call.body());
+        return new StoredRequest(call.request().method().name().toUpperCase(Locale.ROOT), call.request().uri(), headers, body);
+    }
+
+    private static void write(java.util.concurrent.CompletionStage<?> op, CallIdentity id, String what) {
+        op.whenComplete((v, err) -> {
+            if (err != null) {
+                LOG.error("[call={}] could not write the {}: {}", id.callId(), what, err.toString());
+            }
+        });
+    }
+}
