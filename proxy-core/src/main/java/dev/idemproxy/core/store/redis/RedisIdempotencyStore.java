@@ -25,7 +25,6 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions.RefreshTrigger;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -108,9 +107,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             if (policy.mode().equals("cluster")) {
                 RedisClusterClient client = RedisClusterClient.create(resources, clusterUris(policy.uri()));
                 client.setOptions(ClusterClientOptions.builder().timeoutOptions(timeouts)
-                        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().enableAdaptiveRefreshTrigger(
-                                RefreshTrigger.MOVED_REDIRECT, RefreshTrigger.ASK_REDIRECT, RefreshTrigger.PERSISTENT_RECONNECTS,
-                                RefreshTrigger.UNCOVERED_SLOT, RefreshTrigger.UNKNOWN_NODE).build())
+                        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                                .enablePeriodicRefresh(Duration.ofSeconds(30)).build())
                         // not REJECT_COMMANDS: a cluster's node connections open lazily and would reject the
                         // first commands; while a node is down, commands fail after commandTimeout instead
                         .build());
