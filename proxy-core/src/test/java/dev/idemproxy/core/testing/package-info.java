@@ -3,6 +3,9 @@
  * proxy-app's black-box ITs: a scriptable loopback origin ({@link dev.idemproxy.core.testing.TestUpstream}),
  * generated TLS material ({@link dev.idemproxy.core.testing.TestCertificates}), a Netty leak check
  * ({@link dev.idemproxy.core.testing.LeakDetection}), a raw-socket HTTP client
- * ({@link dev.idemproxy.core.testing.RawHttp}) and {@link dev.idemproxy.core.testing.FreePorts}.
+ * ({@link dev.idemproxy.core.testing.RawHttp}), {@link dev.idemproxy.core.testing.FreePorts}, a hand-advanced
+ * {@link dev.idemproxy.core.testing.ManualClock}, and real {@code redis-server} child processes:
+ * {@link dev.idemproxy.core.testing.RedisServerFixture} (standalone, restartable) and
+ * {@link dev.idemproxy.core.testing.RedisClusterFixture} (three masters).
  */
 package dev.idemproxy.core.testing;

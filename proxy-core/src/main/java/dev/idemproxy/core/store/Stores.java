@@ -1,0 +1,37 @@
+package dev.idemproxy.core.store;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.store.embedded.EmbeddedIdempotencyStore;
+import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.redis.RedisIdempotencyStore;
+import java.time.Clock;
+import java.time.Duration;
+
+/** Opens the backend a {@link StorePolicy} names. Stateless. */
+public final class Stores {
+    /** How long one Redis command may take before the store counts as unavailable. */
+    public static final Duration REDIS_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+    private Stores() {
+    }
+
+    /**
+     * Opens the store. Blocking (opens files, connects): call it at start-up, not on an event loop.
+     *
+     * @param clock the time source of the memory and embedded stores (Redis uses the server's clock)
+     * @throws StoreUnavailableException when the backend cannot be opened or reached
+     */
+    public static IdempotencyStore open(StorePolicy policy, Clock clock) {
+        requireNonNull(policy, "policy");
+        requireNonNull(clock, "clock");
+        switch (policy.type()) {
+            case MEMORY:
+                return MemoryIdempotencyStore.create(policy.memoryMaxEntries(), clock);
+            case REDIS:
+                return RedisIdempotencyStore.connect(policy.redis(), REDIS_COMMAND_TIMEOUT);
+            default:
+                return EmbeddedIdempotencyStore.open(policy.embeddedPath(), clock);
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.idemproxy.core.store.redis;
+
+import io.lettuce.core.ScriptOutputType;
+
+/**
+ * The Lua scripts behind claims and owner-checked writes. A record is one hash under one key with
+ * fields s (state: F in flight, C completed, N not retained), o (owner), c (call id), f
+ * (fingerprint), l (lease end), t (created), d (completed), x (expires), a (attempts), h (status)
+ * and r (the encoded response); times are epoch ms of the server's {@code TIME}, and the key's
+ * {@code PEXPIRE} matches x. Immutable; thread-safe.
+ */
+final class RecordScripts {
+    private static final String NOW = """
+            local t = redis.call('TIME')
+            local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+            local function n(v) return string.format('%.0f', v) end
+            """;
+
+    private static final String OWNED = """
+            local cur = redis.call('HMGET', KEYS[1], 's', 'o')
+            if cur[1] ~= 'F' or cur[2] ~= ARGV[1] then return 0 end
+            """;
+
+    /** ARGV: fingerprint, owner, callId, leaseMs. Returns {kind, ...} as bulk strings. */
+    static final RedisScript CLAIM = new RedisScript(NOW + """
+            local lease = tonumber(ARGV[4])
+            local cur = redis.call('HMGET', KEYS[1], 's', 'o', 'c', 'f', 'l', 't', 'a', 'h')
+            local function inflight(created)
+              local leaseEnd = now + lease
+              redis.call('DEL', KEYS[1])
+              redis.call('HSET', KEYS[1], 's', 'F', 'o', ARGV[2], 'c', ARGV[3], 'f', ARGV[1], 'l', n(leaseEnd),
+                't', n(created), 'x', n(leaseEnd + lease), 'a', '0', 'h', '0')
+              redis.call('PEXPIRE', KEYS[1], n(2 * lease))
+            end
+            if not cur[1] then
+              inflight(now)
+              return {'claimed'}
+            end
+            if cur[4] ~= ARGV[1] then return {'mismatch', cur[3]} end
+            if cur[1] == 'C' then return {'completed', cur[3], cur[7], redis.call('HGET', KEYS[1], 'r')} end
+            if cur[1] == 'N' then return {'not-retained', cur[3], cur[7], cur[8]} end
+            if tonumber(cur[5]) > now then return {'in-flight', cur[3], cur[4], cur[5]} end
+            inflight(tonumber(cur[6]))
+            return {'takeover', cur[3]}
+            """, ScriptOutputType.MULTI);
+
+    /** ARGV: owner, leaseMs. Returns 1 when renewed. */
+    static final RedisScript RENEW = new RedisScript(NOW + OWNED + """
+            local lease = tonumber(ARGV[2])
+            redis.call('HSET', KEYS[1], 'l', n(now + lease), 'x', n(now + 2 * lease))
+            redis.call('PEXPIRE', KEYS[1], n(2 * lease))
+            return 1
+            """, ScriptOutputType.INTEGER);
+
+    /** ARGV: owner, ttlMs, state (C or N), attempts, status, encoded response (C only). Returns 1 when ended. */
+    static final RedisScript END = new RedisScript(NOW + OWNED + """
+            local ttl = tonumber(ARGV[2])
+            redis.call('HSET', KEYS[1], 's', ARGV[3], 'd', n(now), 'x', n(now + ttl), 'a', ARGV[4], 'h', ARGV[5])
+            if ARGV[3] == 'C' then redis.call('HSET', KEYS[1], 'r', ARGV[6]) end
+            redis.call('PEXPIRE', KEYS[1], n(ttl))
+            return 1
+            """, ScriptOutputType.INTEGER);
+
+    /** ARGV: owner. Returns 1 when deleted. */
+    static final RedisScript RELEASE = new RedisScript(OWNED + """
+            redis.call('DEL', KEYS[1])
+            return 1
+            """, ScriptOutputType.INTEGER);
+
+    private RecordScripts() {
+    }
+}

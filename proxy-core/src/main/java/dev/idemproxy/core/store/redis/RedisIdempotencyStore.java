@@ -1,0 +1,309 @@
+package dev.idemproxy.core.store.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.Checks;
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.DeadLetter;
+import dev.idemproxy.core.store.DeadLetterPage;
+import dev.idemproxy.core.store.IdempotencyRecord;
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
+import dev.idemproxy.core.store.StoreCodec;
+import dev.idemproxy.core.store.StoreUnavailableException;
+import dev.idemproxy.core.store.StoredResponse;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Redis store, on Lettuce's asynchronous API: standalone ({@code redis://}, {@code rediss://}),
+ * sentinel ({@code redis-sentinel://}) or cluster.
+ *
+ * <p><b>Atomicity and time.</b> A record is one hash under {@code <prefix>rec:{<record id>}}; claims
+ * and every owner-checked write are Lua scripts ({@code EVALSHA}, falling back to {@code EVAL}), so
+ * each is atomic, and they read the server's {@code TIME}: the proxies' clocks play no part. Expiry
+ * is the key's {@code PEXPIRE}. Dead letters share one slot (hash tag {@code {dlq}}); receipts are
+ * one key each plus a per-business-id index.
+ *
+ * <p><b>Durability</b> is Redis's own (RDB/AOF, replication) and nothing more: no {@code WAIT}.
+ * An evicting {@code maxmemory-policy} silently loses records, so a start-up check warns unless it is
+ * {@code noeviction}.
+ *
+ * <p><b>Failures.</b> Commands time out after {@code commandTimeout}. While disconnected, standalone
+ * and sentinel commands fail at once (Lettuce reconnects in the background); cluster commands wait
+ * for the reconnect up to {@code commandTimeout}. Every failure completes the stage with
+ * {@link StoreUnavailableException}; {@link #isAvailable()} is the main connection's state (for a
+ * cluster, the seed connection's, not every node's). Stages complete on Lettuce's I/O threads. Thread-safe.
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore {
+    private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
+
+    private final ClientResources resources;
+    private final AutoCloseable client;
+    private final StatefulConnection<String, byte[]> connection;
+    private final RedisClusterAsyncCommands<String, byte[]> redis;
+    private final String prefix;
+    private final RedisReceipts receipts;
+    private final RedisDeadLetters deadLetters;
+    private volatile boolean closed;
+
+    private RedisIdempotencyStore(ClientResources resources, AutoCloseable client, StatefulConnection<String, byte[]> connection,
+            RedisClusterAsyncCommands<String, byte[]> redis, String prefix) {
+        this.resources = resources;
+        this.client = client;
+        this.connection = connection;
+        this.redis = redis;
+        this.prefix = prefix;
+        this.receipts = new RedisReceipts(redis, prefix);
+        this.deadLetters = new RedisDeadLetters(redis, prefix);
+    }
+
+    /**
+     * Connects to Redis as the policy says and checks {@code maxmemory-policy}. Blocking: call it at
+     * start-up, not on an event loop.
+     *
+     * @param commandTimeout how long one command may take before it fails as unavailable
+     * @throws StoreUnavailableException when Redis cannot be reached
+     */
+    public static RedisIdempotencyStore connect(RedisPolicy policy, Duration commandTimeout) {
+        requireNonNull(policy, "policy");
+        Checks.positive(commandTimeout, "commandTimeout");
+        ClientResources resources = DefaultClientResources.create();
+        TimeoutOptions timeouts = TimeoutOptions.enabled(commandTimeout);
+        try {
+            RedisIdempotencyStore store;
+            if (policy.mode().equals("cluster")) {
+                RedisClusterClient client = RedisClusterClient.create(resources, clusterUris(policy.uri()));
+                client.setOptions(ClusterClientOptions.builder().timeoutOptions(timeouts)
+                        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                                .enablePeriodicRefresh(Duration.ofSeconds(30)).build())
+                        // not REJECT_COMMANDS: a cluster's node connections open lazily and would reject the
+                        // first commands; while a node is down, commands fail after commandTimeout instead
+                        .build());
+                StatefulRedisClusterConnection<String, byte[]> c = client.connect(CODEC);
+                // node connections open lazily, and a connecting one would reject commands: open them all now
+                for (RedisClusterNode node : c.getPartitions()) {
+                    c.getConnection(node.getNodeId());
+                }
+                store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
+            } else {
+                RedisClient client = RedisClient.create(resources, RedisURI.create(policy.uri()));
+                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts)
+                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+                StatefulRedisConnection<String, byte[]> c = client.connect(CODEC);
+                store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
+            }
+            store.checkEvictionPolicy(policy);
+            return store;
+        } catch (RedisException e) {
+            resources.shutdown();
+            throw new StoreUnavailableException("cannot connect to Redis at " + policy.redactedUri() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code redis://h1:p1,h2:p2} → one seed URI per host, keeping scheme and credentials. */
+    private static List<RedisURI> clusterUris(String uri) {
+        int schemeEnd = uri.indexOf("://") + 3;
+        int at = uri.lastIndexOf('@');
+        int hostsStart = Math.max(schemeEnd, at + 1);
+        int pathStart = uri.indexOf('/', hostsStart);
+        String hosts = pathStart < 0 ? uri.substring(hostsStart) : uri.substring(hostsStart, pathStart);
+        String rest = pathStart < 0 ? "" : uri.substring(pathStart);
+        List<RedisURI> seeds = new ArrayList<>();
+        for (String host : hosts.split(",")) {
+            seeds.add(RedisURI.create(uri.substring(0, hostsStart) + host + rest));
+        }
+        return seeds;
+    }
+
+    private void checkEvictionPolicy(RedisPolicy policy) {
+        redis.configGet("maxmemory-policy").whenComplete((config, error) -> {
+            if (error != null) {
+                log.debug("cannot read maxmemory-policy from {} (CONFIG may be disabled): {}", policy.redactedUri(), error.toString());
+                return;
+            }
+            String value = config.get("maxmemory-policy");
+            if (value != null && !value.equals("noeviction")) {
+                log.warn("Redis at {} has maxmemory-policy {}: it may evict idempotency records and re-execute duplicates;"
+                        + " set maxmemory-policy noeviction", policy.redactedUri(), value);
+            }
+        });
+    }
+
+    String recordKey(RecordKey key) {
+        return prefix + "rec:{" + key.id() + "}";
+    }
+
+    @Override
+    public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
+        return call(() -> RecordScripts.CLAIM.<List<Object>>run(redis, recordKey(key), bytes(fingerprint), bytes(owner),
+                bytes(ctx.callId()), millis(lease)).thenApply(RedisRecords::claimResult));
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
+        return call(() -> RecordScripts.RENEW.<Long>run(redis, recordKey(key), bytes(owner), millis(lease)).thenApply(n -> n == 1L));
+    }
+
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
+        return call(() -> RecordScripts.END.<Long>run(redis, recordKey(key), bytes(owner), millis(ttl), bytes("C"),
+                bytes(Integer.toString(attempts)), bytes(Integer.toString(response.status())),
+                StoreCodec.encodeResponse(response)).thenApply(n -> n == 1L));
+    }
+
+    @Override
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
+        return call(() -> RecordScripts.END.<Long>run(redis, recordKey(key), bytes(owner), millis(ttl), bytes("N"),
+                bytes(Integer.toString(attempts)), bytes(Integer.toString(status)), new byte[0]).thenApply(n -> n == 1L));
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(RecordKey key, String owner) {
+        return call(() -> RecordScripts.RELEASE.<Long>run(redis, recordKey(key), bytes(owner)).thenApply(n -> n == 1L));
+    }
+
+    @Override
+    public CompletionStage<Boolean> evict(RecordKey key) {
+        return call(() -> redis.del(recordKey(key)).thenApply(n -> n > 0));
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
+        return call(() -> redis.hgetall(recordKey(key)).thenApply((Map<String, byte[]> h) -> Optional.ofNullable(RedisRecords.record(h))));
+    }
+
+    @Override
+    public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
+        return call(() -> receipts.put(receipt, ttl));
+    }
+
+    @Override
+    public CompletionStage<Optional<Receipt>> receipt(String callId) {
+        return call(() -> receipts.get(callId));
+    }
+
+    @Override
+    public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
+        Checks.requireArgument(limit >= 1, "limit " + limit + " (expected: >= 1)");
+        return call(() -> receipts.byBizId(bizId, limit));
+    }
+
+    @Override
+    public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
+        return call(() -> deadLetters.add(entry));
+    }
+
+    @Override
+    public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
+        Checks.requireArgument(limit >= 1, "limit " + limit + " (expected: >= 1)");
+        return call(() -> deadLetters.page(cursor, limit));
+    }
+
+    @Override
+    public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
+        return call(() -> deadLetters.get(id));
+    }
+
+    @Override
+    public CompletionStage<Boolean> deleteDeadLetter(String id) {
+        return call(() -> deadLetters.delete(id));
+    }
+
+    @Override
+    public CompletionStage<Long> deadLetterCount() {
+        return call(deadLetters::count);
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return !closed && connection.isOpen();
+    }
+
+    /** Closes the connection, the client and its threads. Blocking. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            connection.close();
+            client.close();
+        } catch (Exception e) {
+            log.debug("closing Redis client: {}", e.toString());
+        } finally {
+            resources.shutdown();
+        }
+    }
+
+    /** Runs a command chain, turning every failure into {@link StoreUnavailableException}. */
+    private <T> CompletionStage<T> call(Supplier<CompletionStage<T>> op) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new StoreUnavailableException("Redis store is closed"));
+        }
+        CompletionStage<T> stage;
+        try {
+            stage = op.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(unavailable(e));
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        stage.whenComplete((value, error) -> {
+            if (error == null) {
+                result.complete(value);
+            } else {
+                result.completeExceptionally(unavailable(error));
+            }
+        });
+        return result;
+    }
+
+    private static Throwable unavailable(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof StoreUnavailableException || cause instanceof IllegalArgumentException) {
+            return cause;
+        }
+        return new StoreUnavailableException("Redis: " + cause.getMessage(), cause);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(UTF_8);
+    }
+
+    private static byte[] millis(Duration d) {
+        return Long.toString(Math.max(1, d.toMillis())).getBytes(UTF_8);
+    }
+}

@@ -1,0 +1,94 @@
+package dev.idemproxy.core.store.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.StoreCodec;
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Receipts in Redis: each under {@code <prefix>receipt:{callId}} (SET with PX), and a per-business-id
+ * sorted set {@code <prefix>receipts-by-biz:{bizId}} of sort keys (createdAt, call id), kept alive
+ * as long as its longest-lived receipt. Index members whose receipt expired or changed are skipped
+ * on read and removed. Immutable; thread-safe.
+ */
+final class RedisReceipts {
+    /** At most this many index members are looked at per listing. */
+    private static final int MAX_SCAN = 1000;
+
+    private static final RedisScript INDEX = new RedisScript("""
+            redis.call('ZADD', KEYS[1], 0, ARGV[1])
+            local ttl = tonumber(ARGV[2])
+            if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+            return 1
+            """, ScriptOutputType.INTEGER);
+
+    private final RedisClusterAsyncCommands<String, byte[]> redis;
+    private final String prefix;
+
+    RedisReceipts(RedisClusterAsyncCommands<String, byte[]> redis, String prefix) {
+        this.redis = redis;
+        this.prefix = prefix;
+    }
+
+    private String key(String callId) {
+        return prefix + "receipt:{" + callId + "}";
+    }
+
+    private String bizKey(String bizId) {
+        return prefix + "receipts-by-biz:{" + bizId + "}";
+    }
+
+    CompletionStage<Void> put(Receipt receipt, Duration ttl) {
+        long ms = Math.max(1, ttl.toMillis());
+        CompletionStage<String> set = redis.set(key(receipt.callId()), StoreCodec.encodeReceipt(receipt), SetArgs.Builder.px(ms));
+        if (receipt.bizId() == null) {
+            return set.thenApply(x -> null);
+        }
+        return set.thenCompose(x -> INDEX.<Long>run(redis, bizKey(receipt.bizId()),
+                receipt.sortKey().getBytes(UTF_8), Long.toString(ms).getBytes(UTF_8))).thenApply(x -> null);
+    }
+
+    CompletionStage<Optional<Receipt>> get(String callId) {
+        return redis.get(key(callId)).thenApply(v -> Optional.ofNullable(v).map(StoreCodec::decodeReceipt));
+    }
+
+    CompletionStage<List<Receipt>> byBizId(String bizId, int limit) {
+        String index = bizKey(bizId);
+        return redis.zrangebylex(index, Range.unbounded(), Limit.create(0, MAX_SCAN)).thenCompose(members -> {
+            List<CompletableFuture<Optional<Receipt>>> reads = new ArrayList<>(members.size());
+            for (byte[] m : members) {
+                reads.add(get(new String(m, UTF_8).substring(17)).toCompletableFuture());
+            }
+            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(x -> {
+                List<Receipt> found = new ArrayList<>();
+                List<byte[]> stale = new ArrayList<>();
+                for (int i = 0; i < members.size(); i++) {
+                    Optional<Receipt> r = reads.get(i).join();
+                    String member = new String(members.get(i), UTF_8);
+                    if (r.isPresent() && bizId.equals(r.get().bizId()) && member.equals(r.get().sortKey())) {
+                        if (found.size() < limit) {
+                            found.add(r.get());
+                        }
+                    } else {
+                        stale.add(members.get(i));
+                    }
+                }
+                if (!stale.isEmpty()) {
+                    redis.zrem(index, stale.toArray(byte[][]::new));  // best effort; the result does not matter
+                }
+                return found;
+            });
+        });
+    }
+}

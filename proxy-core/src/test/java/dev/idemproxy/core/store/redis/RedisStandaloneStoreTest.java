@@ -1,0 +1,83 @@
+package dev.idemproxy.core.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.IdempotencyStoreContract;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
+import dev.idemproxy.core.store.StoreUnavailableException;
+import dev.idemproxy.core.testing.RedisServerFixture;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** The store contract against a real standalone redis-server, plus an outage and a restart. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RedisStandaloneStoreTest extends IdempotencyStoreContract {
+    private RedisServerFixture redis;
+
+    @BeforeAll
+    void startRedis() {
+        redis = RedisServerFixture.startStandalone();
+    }
+
+    @AfterAll
+    void stopRedis() {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @Override
+    protected IdempotencyStore newStore() {
+        return RedisIdempotencyStore.connect(new RedisPolicy(redis.uri(), "standalone", "test:"), Duration.ofSeconds(5));
+    }
+
+    @Override
+    protected Duration shortLease() {
+        return Duration.ofMillis(200);
+    }
+
+    /** Redis keeps time by its own clock, which no test can move: real time has to pass. */
+    @Override
+    protected void elapse(Duration d) throws InterruptedException {
+        Thread.sleep(d.toMillis() + 5);
+    }
+
+    @Test
+    void anOutageFailsOperationsAsUnavailableAndARestartRecovers() throws Exception {
+        RecordKey key = new RecordKey("r", "s", "outage");
+        assertThat(await(store.get(key))).isEmpty();
+        assertThat(store.isAvailable()).isTrue();
+        redis.stop();
+        try {
+            assertThat(store.get(key).toCompletableFuture())
+                    .failsWithin(Duration.ofSeconds(10))
+                    .withThrowableOfType(ExecutionException.class)
+                    .withCauseInstanceOf(StoreUnavailableException.class);
+            assertThat(store.isAvailable()).isFalse();
+        } finally {
+            redis.start();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!store.isAvailable() && System.nanoTime() < deadline) {
+            Thread.sleep(20);  // Lettuce reconnects in the background with its own backoff
+        }
+        assertThat(store.isAvailable()).isTrue();
+        assertThat(await(store.get(key))).isEmpty();
+    }
+
+    @Test
+    void connectingToANonListeningPortFailsAsUnavailable() {
+        int port = dev.idemproxy.core.testing.FreePorts.pick();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> RedisIdempotencyStore.connect(
+                        new RedisPolicy("redis://127.0.0.1:" + port, "standalone", "t:"), Duration.ofSeconds(2)))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("cannot connect to Redis at redis://127.0.0.1:" + port);
+    }
+}

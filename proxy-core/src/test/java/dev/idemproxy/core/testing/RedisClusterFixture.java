@@ -1,0 +1,106 @@
+package dev.idemproxy.core.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A three-master Redis Cluster of real {@code redis-server} child processes on loopback (no
+ * replicas), created with {@code redis-cli --cluster create}. Ready when every node reports
+ * {@code cluster_state:ok}. Not thread-safe: drive it from the test thread.
+ */
+public final class RedisClusterFixture implements AutoCloseable {
+    private static final long READY_TIMEOUT_MS = 20_000;
+
+    private final List<RedisServerFixture> nodes = new ArrayList<>();
+
+    private RedisClusterFixture() {
+    }
+
+    /** Starts three masters, joins them into one cluster and waits until it is ok. */
+    public static RedisClusterFixture start() {
+        RedisClusterFixture c = new RedisClusterFixture();
+        try {
+            int[] ports = FreePorts.pick(6);  // three client ports, three cluster-bus ports
+            for (int i = 0; i < 3; i++) {
+                RedisServerFixture node = RedisServerFixture.on(ports[i], List.of("--cluster-enabled", "yes",
+                        "--cluster-config-file", "nodes-" + ports[i] + ".conf", "--cluster-node-timeout", "3000",
+                        "--cluster-port", Integer.toString(ports[i + 3])));
+                c.nodes.add(node);
+                node.start();
+            }
+            c.create();
+            c.awaitOk();
+            return c;
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    /** {@code redis://127.0.0.1:P1,127.0.0.1:P2,...}: every node as a seed. */
+    public String uri() {
+        StringBuilder sb = new StringBuilder("redis://");
+        for (int i = 0; i < nodes.size(); i++) {
+            sb.append(i == 0 ? "" : ",").append("127.0.0.1:").append(nodes.get(i).port());
+        }
+        return sb.toString();
+    }
+
+    public List<RedisServerFixture> nodes() {
+        return List.copyOf(nodes);
+    }
+
+    private void create() {
+        List<String> cmd = new ArrayList<>(List.of(RedisServerFixture.binary("redis-cli"), "--cluster", "create"));
+        for (RedisServerFixture n : nodes) {
+            cmd.add("127.0.0.1:" + n.port());
+        }
+        cmd.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException("redis-cli --cluster create failed: " + out);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private void awaitOk() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MS);
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            boolean ok = true;
+            for (RedisServerFixture n : nodes) {
+                try {
+                    last = n.command("CLUSTER", "INFO");
+                    ok &= last != null && last.contains("cluster_state:ok");
+                } catch (IOException e) {
+                    ok = false;
+                    last = e.toString();
+                }
+            }
+            if (ok) {
+                return;
+            }
+            RedisServerFixture.pause(50);
+        }
+        throw new IllegalStateException("cluster not ok within " + READY_TIMEOUT_MS + " ms: " + last);
+    }
+
+    @Override
+    public void close() {
+        for (RedisServerFixture n : nodes) {
+            n.close();
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package dev.idemproxy.core.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A real {@code redis-server} child process on a loopback port, in a temporary directory, with
+ * persistence off. Start it with {@link #start()}; {@link #stop()} and {@link #start()} again
+ * restart it on the same port (for outage tests); {@link #close()} stops it and deletes the
+ * directory. {@code redis-server} comes from the PATH or /usr/bin; without it, tests fail with the
+ * install command rather than skip. Not thread-safe: drive it from the test thread.
+ */
+public final class RedisServerFixture implements AutoCloseable {
+    private static final long START_TIMEOUT_MS = 10_000;
+
+    private final int port;
+    private final List<String> extraArgs;
+    private final Path dir;
+    private Process process;
+
+    private RedisServerFixture(int port, List<String> extraArgs) {
+        this.port = port;
+        this.extraArgs = List.copyOf(extraArgs);
+        try {
+            this.dir = Files.createTempDirectory("redis-" + port + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A started standalone server on a free port. */
+    public static RedisServerFixture startStandalone() {
+        RedisServerFixture f = new RedisServerFixture(FreePorts.pick(), List.of());
+        f.start();
+        return f;
+    }
+
+    /** A not yet started server on {@code port} with extra {@code redis-server} arguments. */
+    static RedisServerFixture on(int port, List<String> extraArgs) {
+        return new RedisServerFixture(port, extraArgs);
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** {@code redis://127.0.0.1:PORT}. */
+    public String uri() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    /** Starts the server (again) and waits until it answers PING. */
+    public void start() {
+        if (process != null && process.isAlive()) {
+            return;
+        }
+        List<String> cmd = new ArrayList<>(List.of(binary("redis-server"), "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
+                "--dir", dir.toString(), "--protected-mode", "no"));
+        cmd.addAll(extraArgs);
+        try {
+            process = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("redis.log").toFile()).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + cmd, e);
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
+        while (true) {
+            try {
+                if ("+PONG".equals(Resp.command(port, "PING"))) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
+                        + START_TIMEOUT_MS + " ms; its log: " + log());
+            }
+            pause(20);
+        }
+    }
+
+    /** Stops the server (SIGTERM, then SIGKILL after 5 s); the port and directory stay for {@link #start()}. */
+    public void stop() {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        process = null;
+    }
+
+    @Override
+    public void close() {
+        stop();
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temp directory left behind is harmless
+        }
+    }
+
+    /** Sends one command and returns the reply as text (not arrays). */
+    public String command(String... args) throws IOException {
+        return Resp.command(port, args);
+    }
+
+    String log() {
+        try {
+            return Files.readString(dir.resolve("redis.log"));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    /** The path of a Redis tool, or a failure saying how to install it. */
+    static String binary(String name) {
+        String path = System.getenv("PATH");
+        List<Path> candidates = new ArrayList<>();
+        if (path != null) {
+            for (String d : path.split(java.io.File.pathSeparator)) {
+                if (!d.isEmpty()) {
+                    candidates.add(Path.of(d, name));
+                }
+            }
+        }
+        candidates.add(Path.of("/usr/bin", name));
+        for (Path p : candidates) {
+            if (Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        throw new IllegalStateException(name + " not found: run `apt-get install -y redis-server` (CI's .ci/run does this)");
+    }
+
+    static void pause(long millis) {
+        try {
+            Thread.sleep(millis);  // polling a child process's readiness; bounded by the caller's deadline
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}
