@@ -7,6 +7,9 @@ import dev.idemproxy.core.pipeline.ProxyChannelInitializer;
 import dev.idemproxy.core.retry.LocalTaskBudgets;
 import dev.idemproxy.core.retry.RetryRules;
 import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.MeteredStore;
+import dev.idemproxy.core.metrics.ProxyMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.concurrent.ThreadLocalRandom;
 import dev.idemproxy.core.pipeline.ServerState;
@@ -47,20 +50,23 @@ public final class ProxyServer implements AutoCloseable {
 
     /** A proxy without an idempotency store: protected routes can retry but record nothing. */
     public ProxyServer(ProxyConfig config) {
-        this(config, null);
+        this(config, null, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
     }
 
     /**
-     * @param store the idempotency store (owned by the caller, who closes it after {@link #stop}); may be null
+     * @param store    the idempotency store (owned by the caller, who closes it after {@link #stop}); may be null
+     * @param registry where the engine's metrics go
      */
-    public ProxyServer(ProxyConfig config, IdempotencyStore store) {
+    public ProxyServer(ProxyConfig config, IdempotencyStore store, MeterRegistry registry) {
         this.config = requireNonNull(config, "config");
+        ProxyMetrics metrics = new ProxyMetrics(registry);
+        IdempotencyStore metered = store == null ? null : new MeteredStore(store, metrics);
         this.transport = Transport.best();
         this.pools = new UpstreamPools(transport);
         Clock clock = Clock.systemUTC();
         this.services = new CallServices(pools, new RetryRules(ThreadLocalRandom.current(), clock), config.tasks(),
-                new LocalTaskBudgets(config.tasks(), clock), config.retryBudget(), store, config.store().onUnavailable(),
-                config.secretHeaders(), ThreadLocalRandom.current(), Ticker.system(), clock);
+                new LocalTaskBudgets(config.tasks(), clock), config.retryBudget(), metered, config.store().onUnavailable(),
+                config.secretHeaders(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics);
     }
 
     /**

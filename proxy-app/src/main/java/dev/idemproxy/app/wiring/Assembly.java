@@ -45,7 +45,7 @@ public final class Assembly implements AutoCloseable {
         this.current = new AtomicReference<>(config);
         this.store = store;
         this.metrics = new MetricsSetup();
-        this.proxy = new ProxyServer(config, store);
+        this.proxy = new ProxyServer(config, store, metrics.registry());
         this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get()), AdminRoutes.empty());
     }

@@ -57,6 +57,7 @@ public final class CallExecution implements UpstreamListener {
     private RetryDecision finalDecision;
     private int finalStatus;
     private boolean settled;
+    private long attemptStart;
 
     /**
      * @param upstreamHeaders the request headers as rewritten for the upstream (hop-by-hop gone)
@@ -89,6 +90,7 @@ public final class CallExecution implements UpstreamListener {
         responseStarted = false;
         discardingResponse = false;
         int n = attempt;
+        attemptStart = System.nanoTime();
         services.pools().acquire(call.route(), client.loop(), this).addListener(f -> onAcquired(n, f));
         Duration wait = deadline.attemptTimeout(call.route().timeouts().perTry());
         timer = client.loop().schedule(() -> onAttemptTimeout(n), Math.max(1, wait.toMillis()), TimeUnit.MILLISECONDS);
@@ -137,6 +139,7 @@ public final class CallExecution implements UpstreamListener {
         }
         cancelTimer();
         int status = resp.status().code();
+        recordAttempt(status / 100 + "xx");
         upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
         FinishedAttempt finished = FinishedAttempt.of(attempt,
                 AttemptOutcome.answered(status, resp.headers().get(HttpHeaderNames.RETRY_AFTER)));
@@ -231,6 +234,7 @@ public final class CallExecution implements UpstreamListener {
 
     private void attemptFailed(FailureClass failure, String detail) {
         cancelTimer();
+        recordAttempt(failure.spelling());
         RetryDecision d = services.rules().decide(call.route(), call.request().method().name(),
                 FinishedAttempt.of(attempt, AttemptOutcome.failed(failure)), deadline, services.budgetsFor(call.route(), identity.taskId()));
         if (d.isRetry()) {
@@ -242,8 +246,13 @@ public final class CallExecution implements UpstreamListener {
         stopWithProblem(d, p, failure.spelling() + ": " + detail);
     }
 
+    private void recordAttempt(String result) {
+        services.metrics().upstreamAttempt(call.route().name(), result, Duration.ofNanos(System.nanoTime() - attemptStart));
+    }
+
     private void scheduleRetry(RetryDecision d) {
         services.chargeTask(identity.taskId());
+        services.log().retry(call.route().name(), identity.callId(), identity.bizId(), attempt, d.reason(), d.delay().toMillis());
         client.loop().schedule(this::nextAttempt, Math.max(0, d.delay().toMillis()), TimeUnit.MILLISECONDS);
     }
 
@@ -272,6 +281,11 @@ public final class CallExecution implements UpstreamListener {
             return;
         }
         settled = true;
+        if (finalDecision != null && RetryDecision.BUDGET_TASK.equals(finalDecision.reason())) {
+            services.metrics().budgetExhausted(call.route().name(), "task");
+        } else if (finalDecision != null && RetryDecision.BUDGET_ROUTE.equals(finalDecision.reason())) {
+            services.metrics().budgetExhausted(call.route().name(), "route");
+        }
         cancelTimer();
         onSettled.accept(new CallSettlement(finalDecision, attempt, truncated ? Problem.AMBIGUOUS_OUTCOME.status() : finalStatus,
                 response, truncated));

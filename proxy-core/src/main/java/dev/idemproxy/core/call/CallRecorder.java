@@ -37,10 +37,20 @@ public final class CallRecorder {
     private final IdempotencyStore store;
     private final Set<String> secretHeaders;
     private final Clock clock;
+    private final dev.idemproxy.core.metrics.ProxyMetrics metrics;
 
     /** @param store null: nothing is recorded */
-    public CallRecorder(IdempotencyStore store, List<String> secretHeaders, Clock clock) {
+    public CallRecorder(IdempotencyStore store, List<String> secretHeaders, Clock clock,
+            dev.idemproxy.core.metrics.ProxyMetrics metrics) {
         this.store = store;
+        this.metrics = metrics;
+        if (store != null) {
+            store.deadLetterCount().whenComplete((n, err) -> {
+                if (err == null) {
+                    metrics.deadLetters(n);
+                }
+            });
+        }
         this.clock = clock;
         TreeSet<String> s = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
         s.addAll(List.of("Authorization", "Cookie", "Proxy-Authorization"));
@@ -75,7 +85,7 @@ public final class CallRecorder {
             RecordKey rk = recordKey != null ? recordKey : new RecordKey(call.route().name(), "-", id.key() == null ? "" : id.key());
             DeadLetter entry = new DeadLetter(CallId.next(), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
                     s.attempts(), now, snapshot(call));
-            write(store.addDeadLetter(entry), id, "dead letter");
+            write(store.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter");
         }
     }
 

@@ -3,6 +3,7 @@ package dev.idemproxy.core.call;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.Ticker;
+import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.retry.LocalTaskBudgets;
 import dev.idemproxy.core.retry.RetryBudgets;
 import dev.idemproxy.core.retry.RetryRules;
@@ -37,6 +38,7 @@ public final class CallServices {
     private final InFlightWaiters waiters = new InFlightWaiters();
     private final RandomGenerator random;
     private final CallRecorder recorder;
+    private final CallLog log;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
 
     /**
@@ -45,11 +47,12 @@ public final class CallServices {
     public CallServices(UpstreamPools pools, RetryRules rules, TaskPolicy tasks, LocalTaskBudgets taskBudgets,
             dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, IdempotencyStore store,
             StorePolicy.OnUnavailable onUnavailable, java.util.List<String> secretHeaders, RandomGenerator random, Ticker ticker,
-            Clock clock) {
+            Clock clock, ProxyMetrics metrics) {
+        this.log = new CallLog(requireNonNull(metrics, "metrics"));
         this.store = store;
         this.onUnavailable = requireNonNull(onUnavailable, "onUnavailable");
         this.random = requireNonNull(random, "random");
-        this.recorder = new CallRecorder(store, secretHeaders, clock);
+        this.recorder = new CallRecorder(store, secretHeaders, clock, metrics);
         this.tasks = requireNonNull(tasks, "tasks");
         this.pools = requireNonNull(pools, "pools");
         this.rules = requireNonNull(rules, "rules");
@@ -66,6 +69,14 @@ public final class CallServices {
 
     public StorePolicy.OnUnavailable onUnavailable() {
         return onUnavailable;
+    }
+
+    public CallLog log() {
+        return log;
+    }
+
+    public ProxyMetrics metrics() {
+        return log.metrics();
     }
 
     public CallRecorder recorder() {

@@ -1,6 +1,8 @@
 package dev.idemproxy.core.pipeline;
 
+import dev.idemproxy.core.call.CallLog;
 import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import io.netty.buffer.CompositeByteBuf;
@@ -24,10 +26,15 @@ import io.netty.util.ReferenceCountUtil;
  * Not thread-safe: one instance per channel.
  */
 final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
+    private final CallLog log;
     private ProxyCall call;
     private CompositeByteBuf body;
     private long limit;
     private boolean rejected;
+
+    BodyAggregatorHandler(CallLog log) {
+        this.log = log;
+    }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -55,6 +62,8 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         limit = c.route().idempotency().maxRequestBody();
         long declared = HttpUtil.getContentLength(c.request(), -1L);
         if (declared > limit) {
+            log.finished(c.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), c.startNanos(), null, null,
+                    null, 0, "request_too_large");
             reject(ctx, declared);
             return;
         }
@@ -66,6 +75,8 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         if (body.readableBytes() + (long) content.content().readableBytes() > limit) {
             long size = body.readableBytes() + (long) content.content().readableBytes();
             content.release();
+            log.finished(call.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), call.startNanos(), null,
+                    null, null, 0, "request_too_large");
             discard();
             reject(ctx, size);
             return;

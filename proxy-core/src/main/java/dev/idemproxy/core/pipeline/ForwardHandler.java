@@ -2,7 +2,11 @@ package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.call.CallServices;
+import dev.idemproxy.core.call.CallSettlement;
 import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.metrics.CallOutcome;
+import dev.idemproxy.core.retry.OutcomeClass;
+import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.call.RecordedProtection;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.problem.Problem;
@@ -56,6 +60,8 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
     private boolean responseDone;
     private boolean upstreamWantsClose;
     private boolean discardRequest;
+    private int status;
+    private boolean failed;
 
     private ProtectedCallRunner protectedRun;
 
@@ -82,6 +88,8 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
     }
 
     private void start(ProxyCall c) {
+        status = 0;
+        failed = false;
         if (c.body() != null) {
             startProtected(c);
             return;
@@ -115,12 +123,15 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             protectedRun = null;
             RecordKey rk = c.protection() instanceof RecordedProtection ? ((RecordedProtection) c.protection()).key() : null;
             services.recorder().settled(c, identity, rk, runner[0].createdAt(), settlement);
+            services.log().finished(c.route().name(), outcomeOf(settlement), settlement.finalStatus(), c.startNanos(),
+                    identity.callId(), identity.bizId(), identity.key(), settlement.attempts(),
+                    settlement.decision() == null ? null : settlement.decision().reason());
             c.releaseBody();
             if (call == c) {
-                endCall();
-            } else {
-                state.callEnded();
+                call = null;
+                cancelHeadTimer();
             }
+            state.callEnded();
             if (c.protection() != null) {
                 c.protection().settle(settlement);
             }
@@ -197,6 +208,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         }
         cancelHeadTimer();
         responseStarted = true;
+        status = resp.status().code();
         upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
         HttpMethod method = call.request().method();
         HttpVersion clientVersion = call.request().protocolVersion();
@@ -291,6 +303,8 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
 
     /** Ends the call with a proxy-made answer; the response has not started. */
     private void fail(Problem problem, String detail) {
+        status = problem.status();
+        failed = true;
         releaseUpstream(false);
         FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), problem, detail, null);
         boolean close = !requestDone || state.draining();
@@ -308,6 +322,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
 
     /** Cuts both connections: a response was under way and cannot be completed. */
     private void abort() {
+        failed = true;
         releaseUpstream(false);
         releasePending();
         endCall();
@@ -340,9 +355,21 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
     private void endCall() {
         cancelHeadTimer();
         if (call != null) {
+            ProxyCall c = call;
             call = null;
             state.callEnded();
+            services.log().finished(c.route().name(), failed ? CallOutcome.FAILED : CallOutcome.FORWARDED, status,
+                    c.startNanos(), null, null, null, 1, null);
         }
+    }
+
+    /** The outcome tag of a settled protected call. */
+    static CallOutcome outcomeOf(CallSettlement s) {
+        RetryDecision d = s.decision();
+        if (s.truncated() || d == null || d.deadLetter()) {
+            return CallOutcome.FAILED;
+        }
+        return d.outcome() == OutcomeClass.EXECUTED || d.store() ? CallOutcome.EXECUTED : CallOutcome.NOT_EXECUTED;
     }
 
     private void cancelHeadTimer() {

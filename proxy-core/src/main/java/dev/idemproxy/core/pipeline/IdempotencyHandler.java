@@ -6,6 +6,7 @@ import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.call.RecordedProtection;
 import dev.idemproxy.core.idempotency.Fingerprint;
+import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.KeyResolution;
 import dev.idemproxy.core.idempotency.KeyResolver;
@@ -63,6 +64,8 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         NettyRequestView view = new NettyRequestView(c);
         KeyResolution key = new KeyResolver(policy.key(), services.random()).resolve(view);
         if (key.problem().isPresent()) {
+            services.log().finished(c.route().name(), CallOutcome.REJECTED, key.problem().get().status(), c.startNanos(), null,
+                    null, null, 0, key.problem().get().spelling());
             answer(c, key.problem().get(), key.detail(), null);
             return;
         }
@@ -100,15 +103,18 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             ClaimResult.Completed done = (ClaimResult.Completed) result;
             pending = null;
             p.call.releaseBody();
+            services.log().finished(p.call.route().name(), CallOutcome.REPLAYED, done.response().status(), p.call.startNanos(),
+                    done.callId(), p.identity.bizId(), p.identity.key(), done.attempts(), null);
             ctx.writeAndFlush(Replays.response(ctx.alloc(), done.response(), done.callId(), done.attempts()));
         } else if (result instanceof ClaimResult.InFlight) {
             inFlight(p, (ClaimResult.InFlight) result);
         } else if (result instanceof ClaimResult.NotRetained) {
             ClaimResult.NotRetained nr = (ClaimResult.NotRetained) result;
-            answer(p.call, Problem.RESULT_NOT_RETAINED, "the call completed with status " + nr.status()
+            answer(p, Problem.RESULT_NOT_RETAINED, "the call completed with status " + nr.status()
                     + " but its response was larger than maxResponseBody", nr.callId());
         } else if (result instanceof ClaimResult.FingerprintMismatch) {
-            answer(p.call, Problem.KEY_REUSED_WITH_DIFFERENT_PAYLOAD, "this key was used with a different request",
+            services.metrics().keyConflict(p.call.route().name(), "payload_mismatch");
+            answer(p, Problem.KEY_REUSED_WITH_DIFFERENT_PAYLOAD, "this key was used with a different request",
                     ((ClaimResult.FingerprintMismatch) result).callId());
         }
     }
@@ -116,7 +122,8 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     private void inFlight(Pending p, ClaimResult.InFlight f) {
         IdempotencyPolicy policy = p.call.route().idempotency();
         if (policy.onConcurrent() == IdempotencyPolicy.OnConcurrent.REJECT || System.nanoTime() >= p.waitUntil) {
-            answer(p.call, Problem.KEY_IN_FLIGHT, policy.onConcurrent() == IdempotencyPolicy.OnConcurrent.REJECT
+            services.metrics().keyConflict(p.call.route().name(), "in_flight");
+            answer(p, Problem.KEY_IN_FLIGHT, policy.onConcurrent() == IdempotencyPolicy.OnConcurrent.REJECT
                     ? "a call with this key is in flight" : "a call with this key is still in flight after waitTimeout",
                     f.ownerCallId());
             return;
@@ -150,7 +157,13 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(p.call);
             return;
         }
-        answer(p.call, Problem.STORE_UNAVAILABLE, "the idempotency store did not answer; nothing was forwarded", null);
+        answer(p, Problem.STORE_UNAVAILABLE, "the idempotency store did not answer; nothing was forwarded", null);
+    }
+
+    private void answer(Pending p, Problem problem, String detail, String callId) {
+        services.log().finished(p.call.route().name(), CallOutcome.REJECTED, problem.status(), p.call.startNanos(), callId,
+                p.identity.bizId(), p.identity.key(), 0, problem.spelling());
+        answer(p.call, problem, detail, callId);
     }
 
     private void answer(ProxyCall c, Problem problem, String detail, String callId) {

@@ -44,8 +44,8 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast(PipelineNames.KEEP_ALIVE, new HttpServerKeepAliveHandler());
         p.addLast(PipelineNames.GUARD, new RequestGuardHandler());
         p.addLast(PipelineNames.EXPECT_CONTINUE, new HttpServerExpectContinueHandler());
-        p.addLast(PipelineNames.ROUTE, new RouteHandler(state));
-        p.addLast(PipelineNames.BODY, new BodyAggregatorHandler());
+        p.addLast(PipelineNames.ROUTE, new RouteHandler(state, services.log()));
+        p.addLast(PipelineNames.BODY, new BodyAggregatorHandler(services.log()));
         p.addLast(PipelineNames.IDEMPOTENCY, new IdempotencyHandler(services));
         p.addLast(PipelineNames.FORWARD, new ForwardHandler(services, state));
         p.addLast(PipelineNames.PROBLEMS, ProblemHandler.INSTANCE);

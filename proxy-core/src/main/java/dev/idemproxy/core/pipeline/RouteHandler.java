@@ -1,6 +1,8 @@
 package dev.idemproxy.core.pipeline;
 
+import dev.idemproxy.core.call.CallLog;
 import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.route.Route;
@@ -20,11 +22,16 @@ import java.util.Optional;
  * released here; everything else is passed on. Not thread-safe: one instance per channel.
  */
 final class RouteHandler extends ChannelInboundHandlerAdapter {
+    /** The route tag of calls that matched none. */
+    static final String NO_ROUTE = "none";
+
     private final ServerState state;
+    private final CallLog log;
     private boolean discarding;
 
-    RouteHandler(ServerState state) {
+    RouteHandler(ServerState state, CallLog log) {
         this.state = state;
+        this.log = log;
     }
 
     @Override
@@ -46,12 +53,14 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
         RequestTarget target = RequestTarget.of(req.uri(), req.headers().get(HttpHeaderNames.HOST));
         if (target == null) {
             discarding = true;
+            log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.BAD_REQUEST.status(), start, null, null, null, 0, "bad_target");
             ctx.writeAndFlush(ProblemResponses.build(ctx.alloc(), Problem.BAD_REQUEST, "unusable request target", null));
             return;
         }
         Optional<Route> route = state.routes().match(target.host(), target.path(), req.method().name());
         if (route.isEmpty()) {
             discarding = true;
+            log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.NO_ROUTE.status(), start, null, null, null, 0, "no_route");
             ctx.writeAndFlush(ProblemResponses.build(ctx.alloc(), Problem.NO_ROUTE,
                     "no route for " + req.method() + " " + (target.host() == null ? "" : target.host()) + target.path(), null));
             return;

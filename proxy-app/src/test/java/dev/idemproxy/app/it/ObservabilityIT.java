@@ -1,0 +1,113 @@
+package dev.idemproxy.app.it;
+
+import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
+import static dev.idemproxy.core.testing.UpstreamAction.respond;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.TestUpstream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
+
+/** CONTRACT §8 metrics and §9 call log lines, seen from outside; secrets never printed. */
+@ExtendWith(LeakDetection.class)
+class ObservabilityIT {
+    static final String SECRET = "Bearer sk-live-" + UUID.randomUUID();
+    static TestUpstream upstream;
+    static RunningProxy proxy;
+    static ListAppender<ILoggingEvent> calls = new ListAppender<>();
+    static final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @BeforeAll
+    static void start() throws Exception {
+        ((Logger) LoggerFactory.getLogger("idemproxy.calls")).addAppender(calls);
+        calls.start();
+        upstream = TestUpstream.start();
+        proxy = RunningProxy.start(""
+                + "routes:\n"
+                + "  - name: orders\n"
+                + "    match: { pathPrefix: /orders }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    tags: [idempotent]\n"
+                + "    timeouts: { perTry: 300ms, total: 5s }\n"
+                + "    retry: { maxAttempts: 2, backoff: { initial: 10ms, max: 10ms, jitter: none } }\n"
+                + "    ids: { bizId: [header:X-Biz-Id, body:/orderId] }\n"
+                + "    idempotency: { enabled: true }\n"
+                + "  - name: slowpost\n"
+                + "    match: { pathPrefix: /slowpost }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    timeouts: { perTry: 200ms, total: 5s }\n"
+                + "    idempotency: { enabled: true }\n");
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+        upstream.close();
+        ((Logger) LoggerFactory.getLogger("idemproxy.calls")).detachAppender(calls);
+    }
+
+    static HttpResponse<String> post(String path, String key, String body) throws Exception {
+        return client.send(HttpRequest.newBuilder(proxy.uri(path)).header("Idempotency-Key", key)
+                .header("Authorization", SECRET).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static String get(java.net.URI uri) throws Exception {
+        return client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    @Test
+    void metricsLogsAndReceiptsTellTheStoryWithoutSecrets() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(503, "busy"), respond(201, "{\"ok\":true}"));
+        HttpResponse<String> first = post("/orders", key, "{\"orderId\":\"ord-77\"}");
+        HttpResponse<String> replay = post("/orders", key, "{\"orderId\":\"ord-77\"}");
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        upstream.enqueue(delayHead(Duration.ofSeconds(1), respond(200, "late")));
+        HttpResponse<String> ambiguous = post("/slowpost", UUID.randomUUID().toString(), "{\"orderId\":\"ord-78\"}");
+        assertThat(ambiguous.statusCode()).isEqualTo(504);
+
+        String metrics = get(proxy.admin("/metrics"));
+        assertThat(metrics)
+                .contains("idemproxy_requests_total{outcome=\"executed\",route=\"orders\"} 1.0")
+                .contains("idemproxy_requests_total{outcome=\"replayed\",route=\"orders\"} 1.0")
+                .contains("idemproxy_requests_total{outcome=\"failed\",route=\"slowpost\"} 1.0")
+                .contains("idemproxy_replays_total{route=\"orders\"} 1.0")
+                .contains("idemproxy_retries_total{reason=\"status_503\",route=\"orders\"} 1.0")
+                .contains("idemproxy_upstream_attempts_total{result=\"5xx\",route=\"orders\"} 1.0")
+                .contains("idemproxy_upstream_attempts_total{result=\"2xx\",route=\"orders\"} 1.0")
+                .contains("idemproxy_upstream_attempts_total{result=\"read-timeout\",route=\"slowpost\"} 1.0")
+                .contains("idemproxy_upstream_duration_seconds_bucket{route=\"orders\"")
+                .contains("idemproxy_store_duration_seconds_count{op=\"claim\"}")
+                .contains("idemproxy_dlq_entries 1.0");
+
+        String callId = first.headers().firstValue("X-Call-Id").orElseThrow();
+        List<String> lines = calls.list.stream().map(ILoggingEvent::getFormattedMessage).collect(Collectors.toList());
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("[call=" + callId + "][biz=ord-77][try=2] route=orders key="
+                + key + " status=201 outcome=executed ms="));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("route=orders").contains("outcome=replayed"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("route=slowpost").contains("status=504").contains("outcome=failed"));
+
+        String receipt = get(proxy.admin("/receipts/" + callId));
+        String dlq = get(proxy.admin("/dlq"));
+        String allLogs = String.join("\n", lines);
+        for (String text : List.of(allLogs, metrics, receipt, dlq)) {
+            assertThat(text).doesNotContain(SECRET.substring(7));
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.idemproxy.core.call;
+
+import dev.idemproxy.core.metrics.CallOutcome;
+import dev.idemproxy.core.metrics.ProxyMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
+
+/**
+ * One line per finished call (CONTRACT §9), {@code [call=ID][biz=ID][try=N] route=… key=…
+ * status=… outcome=… ms=…}, with the same fields as key-value pairs for the JSON layout; and
+ * the {@code idemproxy_requests_total} count. Protected calls log at INFO; pass-through calls
+ * at DEBUG (logger {@code idemproxy.calls}), since logging every streamed request would cost
+ * more than proxying it. Headers and bodies are never logged. This class is thread-safe.
+ */
+public final class CallLog {
+    private static final Logger LOG = LoggerFactory.getLogger("idemproxy.calls");
+
+    private final ProxyMetrics metrics;
+
+    public CallLog(ProxyMetrics metrics) {
+        this.metrics = metrics;
+    }
+
+    public ProxyMetrics metrics() {
+        return metrics;
+    }
+
+    /**
+     * @param callId null for calls that never got one
+     * @param detail an extra reason (the retry decision's), or null
+     */
+    public void finished(String route, CallOutcome outcome, int status, long startNanos, String callId, String bizId,
+            String key, int attempts, String detail) {
+        metrics.request(route, outcome);
+        boolean protectedCall = callId != null;
+        if (protectedCall ? !LOG.isInfoEnabled() : !LOG.isDebugEnabled()) {
+            return;
+        }
+        long ms = (System.nanoTime() - startNanos) / 1_000_000L;
+        String line = "[call=" + dash(callId) + "][biz=" + dash(bizId) + "][try=" + attempts + "] route=" + route
+                + " key=" + dash(key) + " status=" + status + " outcome=" + outcome.spelling() + " ms=" + ms
+                + (detail == null ? "" : " reason=" + detail);
+        LoggingEventBuilder e = protectedCall ? LOG.atInfo() : LOG.atDebug();
+        e.addKeyValue("call", dash(callId)).addKeyValue("biz", dash(bizId)).addKeyValue("try", attempts)
+                .addKeyValue("route", route).addKeyValue("key", dash(key)).addKeyValue("status", status)
+                .addKeyValue("outcome", outcome.spelling()).addKeyValue("ms", ms);
+        if (detail != null) {
+            e.addKeyValue("reason", detail);
+        }
+        e.log(line);
+    }
+
+    /** One line for a retry taken or refused, with its reason. */
+    public void retry(String route, String callId, String bizId, int attempt, String reason, long delayMillis) {
+        metrics.retry(route, reason);
+        LOG.atInfo().addKeyValue("call", callId).addKeyValue("try", attempt).addKeyValue("reason", reason)
+                .log("[call={}][biz={}][try={}] route={} retrying in {} ms: {}", callId, dash(bizId), attempt, route, delayMillis, reason);
+    }
+
+    private static String dash(String s) {
+        return s == null ? "-" : s;
+    }
+}

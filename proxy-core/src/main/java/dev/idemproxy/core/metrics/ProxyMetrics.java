@@ -1,0 +1,116 @@
+package dev.idemproxy.core.metrics;
+
+import static java.util.Objects.requireNonNull;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * The one facade through which the engine records metrics (CONTRACT §8). Names are fixed;
+ * tags are bounded: route names come from config, the others from closed vocabularies — never
+ * a key, call id, task id or raw path. Meters are cached per tag combination, so the hot path
+ * does a map lookup, not a registry lookup. This class is thread-safe.
+ */
+public final class ProxyMetrics {
+    public static final String REQUESTS = "idemproxy.requests";
+    public static final String REPLAYS = "idemproxy.replays";
+    public static final String KEY_CONFLICTS = "idemproxy.key.conflicts";
+    public static final String UPSTREAM_ATTEMPTS = "idemproxy.upstream.attempts";
+    public static final String RETRIES = "idemproxy.retries";
+    public static final String BUDGET_EXHAUSTED = "idemproxy.retry.budget.exhausted";
+    public static final String DLQ_ENTRIES = "idemproxy.dlq.entries";
+    public static final String UPSTREAM_DURATION = "idemproxy.upstream.duration";
+    public static final String STORE_DURATION = "idemproxy.store.duration";
+    public static final String STORE_ERRORS = "idemproxy.store.errors";
+
+    private final MeterRegistry registry;
+    private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
+    private final AtomicLong dlqEntries = new AtomicLong();
+
+    public ProxyMetrics(MeterRegistry registry) {
+        this.registry = requireNonNull(registry, "registry");
+        registry.gauge(DLQ_ENTRIES, dlqEntries);
+    }
+
+    /** Metrics that go nowhere; for tests and tools that need no scrape. */
+    public static ProxyMetrics noop() {
+        return new ProxyMetrics(new SimpleMeterRegistry());
+    }
+
+    /** A finished call; {@code outcome} is one of {@link CallOutcome}'s spellings. */
+    public void request(String route, CallOutcome outcome) {
+        counter(REQUESTS, "route", route, "outcome", outcome.spelling()).increment();
+        if (outcome == CallOutcome.REPLAYED) {
+            counter(REPLAYS, "route", route, null, null).increment();
+        }
+    }
+
+    /** kind: in_flight | payload_mismatch */
+    public void keyConflict(String route, String kind) {
+        counter(KEY_CONFLICTS, "route", route, "kind", kind).increment();
+    }
+
+    /** result: the attempt's status class (2xx…5xx) or failure spelling (connect-failure, read-timeout, …). */
+    public void upstreamAttempt(String route, String result, Duration took) {
+        counter(UPSTREAM_ATTEMPTS, "route", route, "result", result).increment();
+        timer(UPSTREAM_DURATION, "route", route).record(took);
+    }
+
+    /** reason: the retry decision's reason (status_503, read_timeout, retry_after, …). */
+    public void retry(String route, String reason) {
+        counter(RETRIES, "route", route, "reason", reason).increment();
+    }
+
+    /** budget: task | route */
+    public void budgetExhausted(String route, String budget) {
+        counter(BUDGET_EXHAUSTED, "route", route, "budget", budget).increment();
+    }
+
+    public void deadLetterAdded() {
+        dlqEntries.incrementAndGet();
+    }
+
+    /** Sets the gauge from the store's own count (at start, and after admin deletes). */
+    public void deadLetters(long count) {
+        dlqEntries.set(count);
+    }
+
+    public void storeOp(String op, Duration took, boolean failed) {
+        timer(STORE_DURATION, "op", op).record(took);
+        if (failed) {
+            counter(STORE_ERRORS, "op", op, null, null).increment();
+        }
+    }
+
+    private Counter counter(String name, String k1, String v1, String k2, String v2) {
+        String id = name + '|' + v1 + '|' + v2;
+        Counter c = counters.get(id);
+        if (c != null) {
+            return c;
+        }
+        Function<String, Counter> make = x -> k2 == null
+                ? Counter.builder(name).tag(k1, v1).register(registry)
+                : Counter.builder(name).tag(k1, v1).tag(k2, v2).register(registry);
+        return counters.computeIfAbsent(id, make);
+    }
+
+    private Timer timer(String name, String k, String v) {
+        String id = name + '|' + v;
+        Timer t = timers.get(id);
+        if (t != null) {
+            return t;
+        }
+        return timers.computeIfAbsent(id, x -> Timer.builder(name).tag(k, v)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(60))
+                .register(registry));
+    }
+}

@@ -1,0 +1,121 @@
+package dev.idemproxy.core.store;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.metrics.ProxyMetrics;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * Any store, timed: every operation records {@code idemproxy_store_duration_seconds{op}} and,
+ * when it fails, {@code idemproxy_store_errors_total{op}}. A synchronous throw is turned into a
+ * failed stage, so callers see one failure path. This class is thread-safe if the store is.
+ */
+public final class MeteredStore implements IdempotencyStore {
+    private final IdempotencyStore store;
+    private final ProxyMetrics metrics;
+
+    public MeteredStore(IdempotencyStore store, ProxyMetrics metrics) {
+        this.store = requireNonNull(store, "store");
+        this.metrics = requireNonNull(metrics, "metrics");
+    }
+
+    private <T> CompletionStage<T> timed(String op, Supplier<CompletionStage<T>> call) {
+        long start = System.nanoTime();
+        CompletionStage<T> stage;
+        try {
+            stage = call.get();
+        } catch (RuntimeException e) {
+            stage = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        return stage.whenComplete((v, err) -> metrics.storeOp(op, Duration.ofNanos(System.nanoTime() - start), err != null));
+    }
+
+    @Override
+    public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
+        return timed("claim", () -> store.claim(key, fingerprint, owner, lease, ctx));
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
+        return timed("renew", () -> store.renew(key, owner, lease));
+    }
+
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
+        return timed("complete", () -> store.complete(key, owner, response, attempts, ttl));
+    }
+
+    @Override
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
+        return timed("complete", () -> store.markNotRetained(key, owner, status, attempts, ttl));
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(RecordKey key, String owner) {
+        return timed("release", () -> store.release(key, owner));
+    }
+
+    @Override
+    public CompletionStage<Boolean> evict(RecordKey key) {
+        return timed("evict", () -> store.evict(key));
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
+        return timed("get", () -> store.get(key));
+    }
+
+    @Override
+    public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
+        return timed("receipt_put", () -> store.putReceipt(receipt, ttl));
+    }
+
+    @Override
+    public CompletionStage<Optional<Receipt>> receipt(String callId) {
+        return timed("receipt_get", () -> store.receipt(callId));
+    }
+
+    @Override
+    public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
+        return timed("receipt_get", () -> store.receiptsByBizId(bizId, limit));
+    }
+
+    @Override
+    public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
+        return timed("dlq_add", () -> store.addDeadLetter(entry));
+    }
+
+    @Override
+    public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
+        return timed("dlq_list", () -> store.deadLetters(cursor, limit));
+    }
+
+    @Override
+    public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
+        return timed("dlq_get", () -> store.deadLetter(id));
+    }
+
+    @Override
+    public CompletionStage<Boolean> deleteDeadLetter(String id) {
+        return timed("dlq_delete", () -> store.deleteDeadLetter(id));
+    }
+
+    @Override
+    public CompletionStage<Long> deadLetterCount() {
+        return timed("dlq_count", store::deadLetterCount);
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return store.isAvailable();
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}
