@@ -47,6 +47,7 @@ public final class CallExecution implements UpstreamListener {
     private final Deadline deadline;
     private final Consumer<CallSettlement> onSettled;
 
+    private final ReceiptChecks receiptChecks;
     private int attempt;
     private UpstreamConnection conn;
     private ScheduledFuture<?> timer;
@@ -69,6 +70,7 @@ public final class CallExecution implements UpstreamListener {
         this.upstreamHeaders = requireNonNull(upstreamHeaders, "upstreamHeaders");
         this.services = requireNonNull(services, "services");
         this.client = requireNonNull(client, "client");
+        this.receiptChecks = new ReceiptChecks(this);
         this.deadline = deadline;
         this.onSettled = onSettled;
     }
@@ -143,6 +145,12 @@ public final class CallExecution implements UpstreamListener {
         upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
         FinishedAttempt finished = FinishedAttempt.of(attempt,
                 AttemptOutcome.answered(status, resp.headers().get(HttpHeaderNames.RETRY_AFTER)));
+        if (receiptChecks.applies(finished.outcome())) {
+            discardingResponse = true;
+            releaseConn(false);
+            receiptChecks.start(finished.outcome());
+            return;
+        }
         RetryDecision d = services.rules().decide(call.route(), call.request().method().name(), finished, deadline, services.budgetsFor(call.route(), identity.taskId()));
         if (d.isRetry()) {
             discardingResponse = true;
@@ -235,6 +243,10 @@ public final class CallExecution implements UpstreamListener {
     private void attemptFailed(FailureClass failure, String detail) {
         cancelTimer();
         recordAttempt(failure.spelling());
+        if (receiptChecks.applies(AttemptOutcome.failed(failure))) {
+            receiptChecks.start(AttemptOutcome.failed(failure));
+            return;
+        }
         RetryDecision d = services.rules().decide(call.route(), call.request().method().name(),
                 FinishedAttempt.of(attempt, AttemptOutcome.failed(failure)), deadline, services.budgetsFor(call.route(), identity.taskId()));
         if (d.isRetry()) {
@@ -248,6 +260,61 @@ public final class CallExecution implements UpstreamListener {
 
     private void recordAttempt(String result) {
         services.metrics().upstreamAttempt(call.route().name(), result, Duration.ofNanos(System.nanoTime() - attemptStart));
+    }
+
+    /**
+     * After a receipt check: decide as usual, with NOT_FOUND making a repeat harmless.
+     * (Called by {@link ReceiptChecks}.)
+     */
+    void decideAfterReceipt(AttemptOutcome outcome, boolean receiptNotFound, String detail) {
+        RetryDecision d = services.rules().decide(call.route(), call.request().method().name(),
+                new FinishedAttempt(attempt, outcome, false, receiptNotFound), deadline,
+                services.budgetsFor(call.route(), identity.taskId()));
+        if (d.isRetry()) {
+            scheduleRetry(d);
+            return;
+        }
+        stopWithProblem(d, d.answerProblem().orElse(Problem.AMBIGUOUS_OUTCOME), detail);
+    }
+
+    /** The receipt settled the call: SUCCESS with its result, or FAILED. (Called by {@link ReceiptChecks}.) */
+    void finishFromReceipt(RetryDecision d, StoredResponse answer, Problem problem, String detail) {
+        if (problem != null) {
+            stopWithProblem(d, problem, detail);
+            return;
+        }
+        finalDecision = d;
+        finalStatus = answer.status();
+        client.replay(answer, identity.callId(), attempt);
+        settle(answer, false);
+    }
+
+    ProxyCall call() {
+        return call;
+    }
+
+    CallIdentity identity() {
+        return identity;
+    }
+
+    Deadline deadline() {
+        return deadline;
+    }
+
+    CallServices services() {
+        return services;
+    }
+
+    ClientSide client() {
+        return client;
+    }
+
+    boolean settledAlready() {
+        return settled;
+    }
+
+    int attempt() {
+        return attempt;
     }
 
     private void scheduleRetry(RetryDecision d) {

@@ -39,6 +39,7 @@ public final class CallServices {
     private final RandomGenerator random;
     private final CallRecorder recorder;
     private final CallLog log;
+    private final dev.idemproxy.core.receipt.ReceiptClient receipts;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
 
     /**
@@ -49,6 +50,7 @@ public final class CallServices {
             StorePolicy.OnUnavailable onUnavailable, java.util.List<String> secretHeaders, RandomGenerator random, Ticker ticker,
             Clock clock, ProxyMetrics metrics) {
         this.log = new CallLog(requireNonNull(metrics, "metrics"));
+        this.receipts = new dev.idemproxy.core.receipt.ReceiptClient(pools);
         this.store = store;
         this.onUnavailable = requireNonNull(onUnavailable, "onUnavailable");
         this.random = requireNonNull(random, "random");
@@ -69,6 +71,10 @@ public final class CallServices {
 
     public StorePolicy.OnUnavailable onUnavailable() {
         return onUnavailable;
+    }
+
+    public dev.idemproxy.core.receipt.ReceiptClient receipts() {
+        return receipts;
     }
 
     public CallLog log() {

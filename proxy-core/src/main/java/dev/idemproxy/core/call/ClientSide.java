@@ -28,6 +28,9 @@ public interface ClientSide {
     /** A proxy-made answer when no upstream response could be passed on. */
     void problem(Problem problem, String detail, String callId, int attempts);
 
+    /** A whole stored or synthesised response (the receipt's answer), marked with the call's id and attempts. */
+    void replay(dev.idemproxy.core.store.StoredResponse response, String callId, int attempts);
+
     /** Cuts the client connection: a response under way cannot be completed. */
     void abort();
 }

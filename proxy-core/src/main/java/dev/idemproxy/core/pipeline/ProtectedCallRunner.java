@@ -107,6 +107,18 @@ final class ProtectedCallRunner implements ClientSide {
     }
 
     @Override
+    public void replay(dev.idemproxy.core.store.StoredResponse response, String callId, int attempts) {
+        FullHttpResponse r = Replays.response(ctx.alloc(), response, callId, attempts);
+        r.headers().remove(dev.idemproxy.core.call.CallIdentity.IDEMPOTENT_REPLAYED);
+        if (state.draining()) {
+            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            ctx.writeAndFlush(r);
+        }
+    }
+
+    @Override
     public void abort() {
         ctx.close();
     }

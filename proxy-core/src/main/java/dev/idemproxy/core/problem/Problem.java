@@ -16,6 +16,7 @@ public enum Problem {
     METHOD_NOT_SUPPORTED("method-not-supported", 405, "Method not supported by the proxy"),
     UPSTREAM_UNREACHABLE("upstream-unreachable", 502, "The upstream could not be reached"),
     UPSTREAM_RESET("upstream-reset", 502, "The upstream closed the connection before answering"),
+    UPSTREAM_FAILED("upstream-failed", 502, "The upstream's receipt says the call failed"),
     AMBIGUOUS_OUTCOME("ambiguous-outcome", 504, "The upstream did not answer in time; the call may have executed"),
     DEADLINE_EXCEEDED("deadline-exceeded", 504, "The call's deadline expired"),
     STORE_UNAVAILABLE("store-unavailable", 503, "The idempotency store is unavailable"),

@@ -40,6 +40,10 @@ public final class UpstreamPools implements AutoCloseable {
     public void prepare(List<Route> routes) {
         for (Route r : routes) {
             pool(r);
+            if (r.receipt() != null) {
+                pool(dev.idemproxy.core.receipt.ReceiptClient.receiptRoute(r,
+                        dev.idemproxy.core.receipt.ReceiptUrls.expand(r.receipt().url(), "x", "x", "x")));
+            }
         }
     }
 

@@ -1,0 +1,107 @@
+package dev.idemproxy.core.call;
+
+import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.receipt.ReceiptAnswer;
+import dev.idemproxy.core.receipt.ReceiptUrls;
+import dev.idemproxy.core.retry.AttemptOutcome;
+import dev.idemproxy.core.retry.Backoff;
+import dev.idemproxy.core.retry.OutcomeClass;
+import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.retry.RetryRules;
+import dev.idemproxy.core.route.Route;
+import dev.idemproxy.core.store.StoredHeader;
+import dev.idemproxy.core.store.StoredResponse;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * "Query the receipt before retrying": when an attempt's outcome is unknown on a route with a
+ * {@code receipt} endpoint, and repeating it would not otherwise be harmless, ask the upstream
+ * what became of the call before deciding. SUCCESS answers from the receipt's result (stored
+ * like an executed response); NOT_FOUND makes a retry with the same key and call id safe;
+ * PROCESSING is polled with the route's backoff inside the deadline; FAILED ends the call;
+ * an unreadable receipt (after three tries) leaves the outcome ambiguous: stored, DLQ.
+ * Not thread-safe: used on the call's event loop.
+ */
+final class ReceiptChecks {
+    static final Duration MAX_QUERY_TIME = Duration.ofSeconds(5);
+
+    private final CallExecution call;
+    private int polls;
+
+    ReceiptChecks(CallExecution call) {
+        this.call = call;
+    }
+
+    boolean applies(AttemptOutcome outcome) {
+        Route r = call.call().route();
+        return r.receipt() != null && outcome.outcomeClass() == OutcomeClass.UNKNOWN
+                && !RetryRules.harmlessToRepeat(r, call.call().request().method().name(), false);
+    }
+
+    void start(AttemptOutcome outcome) {
+        polls = 0;
+        query(outcome);
+    }
+
+    private void query(AttemptOutcome outcome) {
+        if (call.deadline().expired()) {
+            unresolved(outcome, "the deadline expired before the receipt could be read");
+            return;
+        }
+        CallIdentity id = call.identity();
+        URI url = ReceiptUrls.expand(call.call().route().receipt().url(), id.callId(), id.key(), id.bizId());
+        Duration timeout = min(call.deadline().attemptTimeout(call.call().route().timeouts().perTry()), MAX_QUERY_TIME);
+        call.services().receipts().query(call.call().route(), url, call.client().loop(), timeout)
+                .addListener(f -> answered(outcome, (ReceiptAnswer) f.getNow()));
+    }
+
+    private void answered(AttemptOutcome outcome, ReceiptAnswer a) {
+        if (call.settledAlready()) {
+            return;
+        }
+        switch (a.status()) {
+            case SUCCESS:
+                call.finishFromReceipt(stop("receipt_success", OutcomeClass.EXECUTED, false, null), success(a.result()), null, null);
+                return;
+            case NOT_FOUND:
+                call.decideAfterReceipt(outcome, true, "the receipt says the call was not found");
+                return;
+            case FAILED:
+                call.finishFromReceipt(stop("receipt_failed", OutcomeClass.EXECUTED, true, Problem.UPSTREAM_FAILED), null,
+                        Problem.UPSTREAM_FAILED, "the upstream's receipt says the call failed");
+                return;
+            case PROCESSING:
+                Duration wait = new Backoff(call.call().route().retry().backoff(), call.services().random()).delayBefore(++polls + 1);
+                if (!call.deadline().fits(wait)) {
+                    unresolved(outcome, "still PROCESSING when the deadline came");
+                    return;
+                }
+                call.client().loop().schedule(() -> query(outcome), wait.toMillis(), TimeUnit.MILLISECONDS);
+                return;
+            default:
+                unresolved(outcome, a.detail());
+        }
+    }
+
+    private void unresolved(AttemptOutcome outcome, String detail) {
+        call.finishFromReceipt(stop("receipt_unresolved", OutcomeClass.UNKNOWN, true, Problem.AMBIGUOUS_OUTCOME), null,
+                Problem.AMBIGUOUS_OUTCOME, outcome.reason() + "; receipt unresolved: " + detail);
+    }
+
+    private static RetryDecision stop(String reason, OutcomeClass cls, boolean deadLetter, Problem problem) {
+        return new RetryDecision(RetryDecision.Action.STOP, Duration.ZERO, reason, cls, true, false, deadLetter, problem);
+    }
+
+    private StoredResponse success(byte[] result) {
+        return new StoredResponse(200, List.of(new StoredHeader("content-type", "application/json"),
+                new StoredHeader(CallIdentity.X_CALL_ID.toString(), call.identity().callId()),
+                new StoredHeader("X-Receipt-Status", "SUCCESS")), result);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+}
