@@ -49,7 +49,11 @@ class IdempotencyIT {
                 + "  - name: derived\n"
                 + "    match: { pathPrefix: /derived }\n"
                 + "    upstream: " + upstream.uri() + "\n"
-                + "    idempotency: { enabled: true, key: { derive: [method, path, body:/userId, body:/op] } }\n");
+                + "    idempotency: { enabled: true, key: { derive: [method, path, body:/userId, body:/op] } }\n"
+                + "  - name: windowed\n"
+                + "    match: { pathPrefix: /windowed }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true, key: { derive: [body:/userId], window: 500ms } }\n");
     }
 
     @AfterAll
@@ -199,6 +203,24 @@ class IdempotencyIT {
         assertThat(b.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(upstream.requestCount()).isEqualTo(before + 1);
         assertThat(upstream.request(before).header("Idempotency-Key")).isNotBlank();
+    }
+
+    @Test
+    void derivedKeyWindowRunsFromTheFirstCall() throws Exception {
+        upstream.defaultAction(respond(200, "executed"));
+        long start = System.nanoTime();
+        String body = "{\"userId\":\"" + UUID.randomUUID() + "\"}";
+        assertThat(post("/windowed", null, body).headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(post("/windowed", null, body).headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        // Poll (bounded) until the window has passed: the same parts then make a new call.
+        HttpResponse<String> later;
+        do {
+            Thread.sleep(50);
+            later = post("/windowed", null, body);
+        } while (later.headers().firstValue("Idempotent-Replayed").isPresent() && System.nanoTime() - start < 5_000_000_000L);
+        assertThat(later.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(500_000_000L);
+        upstream.defaultAction(respond(200, "ok"));
     }
 
     @Test

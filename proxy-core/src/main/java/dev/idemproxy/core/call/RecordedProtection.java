@@ -25,10 +25,13 @@ public final class RecordedProtection implements CallProtection {
     private final IdempotencyPolicy policy;
     private final EventLoop loop;
     private final InFlightWaiters waiters;
+    private final boolean derivedKey;
+    private final long claimedAtNanos = System.nanoTime();
     private ScheduledFuture<?> renewal;
 
     public RecordedProtection(IdempotencyStore store, RecordKey key, CallIdentity identity, IdempotencyPolicy policy,
-            EventLoop loop, InFlightWaiters waiters) {
+            EventLoop loop, InFlightWaiters waiters, boolean derivedKey) {
+        this.derivedKey = derivedKey;
         this.store = store;
         this.key = key;
         this.identity = identity;
@@ -56,6 +59,21 @@ public final class RecordedProtection implements CallProtection {
         return identity;
     }
 
+    /**
+     * How long the outcome is kept: {@code ttl}; for a derived key, only until {@code key.window}
+     * after the first call, so the same parts later than that are a new call (no fixed buckets:
+     * the window runs from this call's claim).
+     */
+    private java.time.Duration retention() {
+        if (!derivedKey) {
+            return policy.ttl();
+        }
+        java.time.Duration left = policy.key().window().minusNanos(System.nanoTime() - claimedAtNanos);
+        java.time.Duration min = java.time.Duration.ofMillis(1);
+        java.time.Duration kept = left.compareTo(min) < 0 ? min : left;
+        return kept.compareTo(policy.ttl()) < 0 ? kept : policy.ttl();
+    }
+
     @Override
     public void settle(CallSettlement s) {
         if (renewal != null) {
@@ -67,9 +85,9 @@ public final class RecordedProtection implements CallProtection {
         if (!store) {
             done = this.store.release(key, identity.callId());
         } else if (s.response() == null) {
-            done = this.store.markNotRetained(key, identity.callId(), s.finalStatus(), s.attempts(), policy.ttl());
+            done = this.store.markNotRetained(key, identity.callId(), s.finalStatus(), s.attempts(), retention());
         } else {
-            done = this.store.complete(key, identity.callId(), s.response(), s.attempts(), policy.ttl());
+            done = this.store.complete(key, identity.callId(), s.response(), s.attempts(), retention());
         }
         done.whenComplete((ok, err) -> {
             if (err != null) {

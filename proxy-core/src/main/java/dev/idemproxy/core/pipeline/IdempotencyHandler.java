@@ -74,7 +74,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         String fingerprint = Fingerprint.of(policy, key, view).value();
         CallIdentity identity = new CallIdentity(callId, policy.key().header(), key.headerValue(), services.taskId(c.request()),
                 services.bizId(c, view));
-        pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos());
+        pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos(), key.derived());
         claim(pending);
     }
 
@@ -95,7 +95,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         if (result instanceof ClaimResult.Claimed) {
             pending = null;
             RecordedProtection protection = new RecordedProtection(services.store(), p.key, p.identity, p.call.route().idempotency(),
-                    ctx.channel().eventLoop(), services.waiters());
+                    ctx.channel().eventLoop(), services.waiters(), p.derivedKey);
             protection.startRenewing();
             p.call.protection(protection);
             ctx.fireChannelRead(p.call);
@@ -193,11 +193,13 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         final String fingerprint;
         final CallIdentity identity;
         final long waitUntil;
+        final boolean derivedKey;
         Runnable wake;
         ScheduledFuture<?> poll;
         boolean claiming;
 
-        Pending(ProxyCall call, RecordKey key, String fingerprint, CallIdentity identity, long waitUntil) {
+        Pending(ProxyCall call, RecordKey key, String fingerprint, CallIdentity identity, long waitUntil, boolean derivedKey) {
+            this.derivedKey = derivedKey;
             this.call = call;
             this.key = key;
             this.fingerprint = fingerprint;
