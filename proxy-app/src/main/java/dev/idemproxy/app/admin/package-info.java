@@ -1,6 +1,7 @@
 /**
- * The admin listener (CONTRACT §7): probes, Prometheus metrics, the effective config and a route
- * table that later features extend with receipts and DLQ endpoints; plus {@link
- * dev.idemproxy.app.admin.MetricsSetup}, the one place the Prometheus registry is created.
+ * The admin listener (CONTRACT §7): probes, Prometheus metrics, the effective config, and the
+ * receipts and dead-letter endpoints ({@link dev.idemproxy.app.admin.CallRecordsEndpoints}) that
+ * the wiring adds to its route table; plus {@link dev.idemproxy.app.admin.MetricsSetup}, the one
+ * place the Prometheus registry is created.
  */
 package dev.idemproxy.app.admin;

@@ -12,10 +12,13 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "A sidecar HTTP proxy that makes an agent's tool calls safe to retry.",
-        subcommands = {RunCommand.class, ValidateCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {RunCommand.class, ValidateCommand.class, DlqCommand.class, ReceiptsCommand.class,
+                CommandLine.HelpCommand.class},
         footer = {"", "Examples:",
                 "  idemproxy run --config config/idemproxy.yaml",
-                "  idemproxy validate --config config/idemproxy.yaml"})
+                "  idemproxy validate --config config/idemproxy.yaml",
+                "  idemproxy dlq list --admin http://127.0.0.1:9901",
+                "  idemproxy receipts get --biz-id order-42"})
 public final class IdemproxyCommand implements Callable<Integer> {
 
     @CommandLine.Spec

@@ -2,8 +2,8 @@ package dev.idemproxy.app.wiring;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.app.admin.AdminRoutes;
 import dev.idemproxy.app.admin.AdminServer;
+import dev.idemproxy.app.admin.CallRecordsEndpoints;
 import dev.idemproxy.app.admin.MetricsSetup;
 import dev.idemproxy.app.config.ConfigDescriber;
 import dev.idemproxy.app.config.ConfigProblem;
@@ -47,7 +47,8 @@ public final class Assembly implements AutoCloseable {
         this.metrics = new MetricsSetup();
         this.proxy = new ProxyServer(config, store, metrics.registry());
         this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
-                () -> ConfigDescriber.effectiveConfig(current.get()), AdminRoutes.empty());
+                () -> ConfigDescriber.effectiveConfig(current.get()),
+                CallRecordsEndpoints.routes(store, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT));
     }
 
     /**

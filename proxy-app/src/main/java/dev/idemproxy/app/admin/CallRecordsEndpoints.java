@@ -1,0 +1,37 @@
+package dev.idemproxy.app.admin;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.store.IdempotencyStore;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * The admin routes over a call's records (CONTRACT §7): receipts and the dead-letter queue,
+ * built from the store, for {@link AdminServer}'s {@code extraRoutes}. Stateless.
+ */
+public final class CallRecordsEndpoints {
+    /** How long {@code POST /dlq/{id}/replay} waits for the proxy's answer, its retries included. */
+    public static final Duration DEFAULT_REPLAY_TIMEOUT = Duration.ofMinutes(2);
+
+    private CallRecordsEndpoints() {
+    }
+
+    /**
+     * {@code GET /receipts/{callId}}, {@code GET /receipts?bizId=}, {@code GET /dlq},
+     * {@code GET /dlq/{id}}, {@code DELETE /dlq/{id}} and {@code POST /dlq/{id}/replay}.
+     *
+     * @param store         where receipts, dead letters and idempotency records live
+     * @param proxyAddress  the proxy listener's bound address, where replays are sent; read per replay
+     * @param replayTimeout how long a replay may take
+     */
+    public static AdminRoutes routes(IdempotencyStore store, Supplier<InetSocketAddress> proxyAddress,
+            Duration replayTimeout) {
+        requireNonNull(store, "store");
+        AdminRoutes.Builder b = AdminRoutes.builder();
+        new ReceiptsEndpoints(store).addTo(b);
+        new DlqEndpoints(store, new DlqReplayer(proxyAddress, replayTimeout)).addTo(b);
+        return b.build();
+    }
+}

@@ -1,0 +1,161 @@
+package dev.idemproxy.app.admin;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.store.DeadLetter;
+import dev.idemproxy.core.store.IdempotencyStore;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The dead-letter queue endpoints (CONTRACT §7): {@code GET /dlq?limit=&cursor=},
+ * {@code GET /dlq/{id}}, {@code DELETE /dlq/{id}[?release=true]} and {@code POST /dlq/{id}/replay}.
+ * Every handler composes on the store's (and the replay client's) stages and never blocks the
+ * admin loop. Cursors are the store's cursors in unpadded base64url, so they need no escaping.
+ * Thread-safe.
+ */
+final class DlqEndpoints {
+    static final int DEFAULT_LIMIT = 50;
+    static final int MAX_LIMIT = 500;
+
+    private final IdempotencyStore store;
+    private final DlqReplayer replayer;
+
+    DlqEndpoints(IdempotencyStore store, DlqReplayer replayer) {
+        this.store = requireNonNull(store, "store");
+        this.replayer = requireNonNull(replayer, "replayer");
+    }
+
+    void addTo(AdminRoutes.Builder routes) {
+        routes.get("/dlq", this::list)
+                .get("/dlq/{id}", this::show)
+                .delete("/dlq/{id}", this::delete)
+                .post("/dlq/{id}/replay", this::replay);
+    }
+
+    /** 200 {@code {"entries": [...], "nextCursor": … or null}}, in (failedAt, id) order. */
+    CompletionStage<AdminResponse> list(AdminRequest request) {
+        Limits.Parsed limit = Limits.parse(request.queryParam("limit"), DEFAULT_LIMIT, MAX_LIMIT);
+        if (limit.problem() != null) {
+            return limit.problem().completed();
+        }
+        Optional<String> raw = request.queryParam("cursor").filter(c -> !c.isEmpty());
+        String cursor = raw.map(DlqEndpoints::decodeCursor).orElse(null);
+        if (raw.isPresent() && cursor == null) {
+            return badRequest("cursor '" + raw.get() + "' (expected: the nextCursor of an earlier page)");
+        }
+        return StoreFailures.recover(store.deadLetters(cursor, limit.value()).thenApply(page -> {
+            List<Map<String, Object>> entries = new ArrayList<>(page.entries().size());
+            for (DeadLetter d : page.entries()) {
+                entries.add(CallRecordsJson.entry(d));
+            }
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("entries", entries);
+            body.put("nextCursor", page.nextCursor() == null ? null : encodeCursor(page.nextCursor()));
+            return AdminResponse.json(200, body);
+        }));
+    }
+
+    /** 200 with the entry and its request, or 404. */
+    CompletionStage<AdminResponse> show(AdminRequest request) {
+        String id = request.pathParam("id");
+        return StoreFailures.recover(store.deadLetter(id).thenApply(found -> found
+                .map(d -> AdminResponse.json(200, CallRecordsJson.entryWithRequest(d)))
+                .orElseGet(() -> notFound(id))));
+    }
+
+    /**
+     * 204 once deleted, or 404. With {@code release=true} the call's idempotency record is evicted
+     * first, so the next duplicate executes; were the eviction to fail, the entry stays for a retry.
+     */
+    CompletionStage<AdminResponse> delete(AdminRequest request) {
+        String id = request.pathParam("id");
+        Optional<String> release = request.queryParam("release");
+        if (release.isPresent() && !release.get().equals("true") && !release.get().equals("false")) {
+            return badRequest("release '" + release.get() + "' (expected: true or false)");
+        }
+        boolean evict = release.isPresent() && release.get().equals("true");
+        return StoreFailures.recover(store.deadLetter(id).thenCompose(found -> {
+            if (found.isEmpty()) {
+                return notFound(id).completed();
+            }
+            CompletionStage<Boolean> evicted = evict
+                    ? store.evict(found.get().recordKey())
+                    : CompletableFuture.completedFuture(false);
+            return evicted.thenCompose(ignored -> store.deleteDeadLetter(id))
+                    .thenApply(deleted -> deleted ? AdminResponse.of(204, AdminResponse.JSON, new byte[0]) : notFound(id));
+        }));
+    }
+
+    /**
+     * Evicts the call's record (it holds the failed outcome), re-sends the stored request through
+     * the proxy listener and answers {@code {"id", "status", "replayed": true, "callId", "removed"}};
+     * a 2xx removes the entry. 404 when absent; 502 when the listener cannot be reached.
+     */
+    CompletionStage<AdminResponse> replay(AdminRequest request) {
+        String id = request.pathParam("id");
+        return StoreFailures.recover(store.deadLetter(id).thenCompose(found -> {
+            if (found.isEmpty()) {
+                return notFound(id).completed();
+            }
+            DeadLetter entry = found.get();
+            return store.evict(entry.recordKey())
+                    .thenCompose(ignored -> replayer.send(entry.request())
+                            .handle((result, error) -> error == null
+                                    ? afterReplay(entry, result)
+                                    : replayFailed(id, error).completed())
+                            .thenCompose(stage -> stage));
+        }));
+    }
+
+    private CompletionStage<AdminResponse> afterReplay(DeadLetter entry, DlqReplayer.Result result) {
+        CompletionStage<Boolean> removed = result.succeeded()
+                ? store.deleteDeadLetter(entry.id())
+                : CompletableFuture.completedFuture(false);
+        return removed.thenApply(r -> {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("id", entry.id());
+            body.put("status", result.status());
+            body.put("replayed", true);
+            body.put("originalCallId", entry.callId());
+            body.put("callId", result.callId());
+            body.put("removed", r);
+            return AdminResponse.json(200, body);
+        });
+    }
+
+    private static AdminResponse replayFailed(String id, Throwable t) {
+        Throwable cause = StoreFailures.unwrap(t);
+        String what = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+        return AdminResponse.problem(502, "replay-failed", "Replay failed",
+                "DLQ entry " + id + " was not replayed through the proxy listener: " + what);
+    }
+
+    private static AdminResponse notFound(String id) {
+        return AdminResponse.problem(404, "not-found", "Not found", "no DLQ entry " + id);
+    }
+
+    private static CompletionStage<AdminResponse> badRequest(String detail) {
+        return AdminResponse.problem(400, "bad-request", "Bad request", detail).completed();
+    }
+
+    static String encodeCursor(String storeCursor) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(storeCursor.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The store's cursor, or null when {@code cursor} is not base64url. */
+    static String decodeCursor(String cursor) {
+        try {
+            return new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

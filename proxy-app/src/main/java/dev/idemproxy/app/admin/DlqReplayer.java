@@ -1,0 +1,169 @@
+package dev.idemproxy.app.admin;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.core.store.StoredHeader;
+import dev.idemproxy.core.store.StoredRequest;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Proxy;
+import java.net.ProxySelector;
+import java.net.SocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * Sends a dead letter's stored request through the proxy's own listener, the normal path
+ * (idempotency, retries), as an agent would: origin-form to the listener, or, when the request
+ * named a host, absolute-form with the listener as HTTP proxy so that host-based routes still
+ * match. Headers the JDK client sets itself, hop-by-hop headers, a stale absolute deadline and
+ * every header whose value was redacted are not re-sent.
+ *
+ * <p>Asynchronous: {@link #send} returns at once and completes on the HTTP client's threads.
+ * Thread-safe.
+ */
+final class DlqReplayer {
+    /** What the DLQ writer stores in place of a secret value; such a header is never re-sent. */
+    static final String REDACTED = "<redacted>";
+
+    /** Lower-case names never re-sent: set by the JDK client, hop-by-hop, or stale on replay. */
+    static final Set<String> NOT_RESENT = Set.of("host", "connection", "content-length", "expect", "upgrade",
+            "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding",
+            "http2-settings", "x-request-deadline");
+
+    /** The replay's outcome through the proxy: its status and the new call's id, if it said. */
+    record Result(int status, String callId) {
+        boolean succeeded() {
+            return status >= 200 && status < 300;
+        }
+    }
+
+    private final Supplier<InetSocketAddress> proxyAddress;
+    private final Duration timeout;
+    private final HttpClient direct;
+    private final HttpClient viaProxy;
+
+    /**
+     * @param proxyAddress the proxy listener's bound address, read on every replay (a wildcard
+     *                     address is reached through loopback)
+     * @param timeout      how long a replay may take, retries included
+     */
+    DlqReplayer(Supplier<InetSocketAddress> proxyAddress, Duration timeout) {
+        this.proxyAddress = requireNonNull(proxyAddress, "proxyAddress");
+        this.timeout = requireNonNull(timeout, "timeout");
+        this.direct = client(HttpClient.newBuilder());
+        this.viaProxy = client(HttpClient.newBuilder().proxy(new ListenerSelector()));
+    }
+
+    private static HttpClient client(HttpClient.Builder b) {
+        return b.version(HttpClient.Version.HTTP_1_1)
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+    }
+
+    /** Sends {@code req}; the stage fails when the listener cannot be reached or the request cannot be built. */
+    CompletionStage<Result> send(StoredRequest req) {
+        HttpRequest request;
+        boolean proxied;
+        try {
+            Optional<String> host = header(req, "host");
+            proxied = !req.uri().startsWith("/") || host.isPresent();
+            URI uri = proxied ? URI.create(absolute(req.uri(), host.orElse(null)))
+                    : URI.create("http://" + authority(listener()) + req.uri());
+            request = build(req, uri);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return (proxied ? viaProxy : direct).sendAsync(request, HttpResponse.BodyHandlers.discarding())
+                .thenApply(r -> new Result(r.statusCode(), r.headers().firstValue("x-call-id").orElse(null)));
+    }
+
+    private HttpRequest build(StoredRequest req, URI uri) {
+        byte[] body = req.body();
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri)
+                .timeout(timeout)
+                .method(req.method(), body.length == 0
+                        ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(body));
+        for (StoredHeader h : resent(req.headers())) {
+            try {
+                b.header(h.name(), h.value());
+            } catch (IllegalArgumentException e) {
+                // a name or value the JDK client refuses (restricted or malformed): not re-sent
+            }
+        }
+        return b.build();
+    }
+
+    /** The headers that are re-sent, in their stored order. */
+    static List<StoredHeader> resent(List<StoredHeader> headers) {
+        return headers.stream()
+                .filter(h -> !NOT_RESENT.contains(h.name().toLowerCase(Locale.ROOT)))
+                .filter(h -> !h.value().contains(REDACTED))
+                .toList();
+    }
+
+    /**
+     * An absolute {@code http://} target: absolute-form as received (an {@code https} target is
+     * sent as {@code http}: the proxy routes on host and path, and the route picks the upstream
+     * scheme), or origin-form joined to its Host header.
+     */
+    static String absolute(String uri, String host) {
+        if (uri.startsWith("/")) {
+            return "http://" + host + uri;
+        }
+        String lower = uri.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("https://")) {
+            return "http://" + uri.substring("https://".length());
+        }
+        if (lower.startsWith("http://")) {
+            return "http://" + uri.substring("http://".length());
+        }
+        throw new IllegalArgumentException("stored request target '" + uri
+                + "' (expected: origin-form /path or absolute-form http(s)://host/path)");
+    }
+
+    private static Optional<String> header(StoredRequest req, String name) {
+        return req.headers().stream().filter(h -> h.name().equalsIgnoreCase(name))
+                .map(StoredHeader::value).filter(v -> !v.isBlank() && !v.contains(REDACTED)).findFirst();
+    }
+
+    /** The listener address, a wildcard bind replaced by loopback. */
+    private InetSocketAddress listener() {
+        InetSocketAddress a = requireNonNull(proxyAddress.get(), "proxy address");
+        if (a.getAddress() == null || a.getAddress().isAnyLocalAddress()) {
+            return new InetSocketAddress(InetAddress.getLoopbackAddress(), a.getPort());
+        }
+        return a;
+    }
+
+    private static String authority(InetSocketAddress a) {
+        String host = a.getAddress().getHostAddress();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /** Routes every proxied replay to the listener's current address. */
+    private final class ListenerSelector extends ProxySelector {
+        @Override
+        public List<Proxy> select(URI uri) {
+            return List.of(new Proxy(Proxy.Type.HTTP, listener()));
+        }
+
+        @Override
+        public void connectFailed(URI uri, SocketAddress sa, IOException ioe) {
+            // the send's stage fails with the cause; nothing to remember
+        }
+    }
+}
