@@ -130,6 +130,14 @@ public final class ProxyServer implements AutoCloseable {
         state.routes(RouteTable.of(newConfig.routes()));
     }
 
+    /**
+     * The per-process secret with which the admin API's DLQ replay asks to keep a call's original
+     * id ({@code X-Idemproxy-Replay}); never logged, never accepted from another process.
+     */
+    public String replayToken() {
+        return services.replays().token();
+    }
+
     public RouteTable routes() {
         return state.routes();
     }

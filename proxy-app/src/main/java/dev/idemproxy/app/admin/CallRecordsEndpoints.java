@@ -28,10 +28,16 @@ public final class CallRecordsEndpoints {
      */
     public static AdminRoutes routes(IdempotencyStore store, Supplier<InetSocketAddress> proxyAddress,
             Duration replayTimeout) {
+        return routes(store, proxyAddress, replayTimeout, null);
+    }
+
+    /** @param replayToken the proxy's replay token, so a DLQ replay keeps its call id (may be null) */
+    public static AdminRoutes routes(IdempotencyStore store, Supplier<InetSocketAddress> proxyAddress,
+            Duration replayTimeout, String replayToken) {
         requireNonNull(store, "store");
         AdminRoutes.Builder b = AdminRoutes.builder();
         new ReceiptsEndpoints(store).addTo(b);
-        new DlqEndpoints(store, new DlqReplayer(proxyAddress, replayTimeout)).addTo(b);
+        new DlqEndpoints(store, new DlqReplayer(proxyAddress, replayTimeout, replayToken)).addTo(b);
         return b.build();
     }
 }

@@ -107,7 +107,7 @@ final class DlqEndpoints {
             }
             DeadLetter entry = found.get();
             return store.evict(entry.recordKey())
-                    .thenCompose(ignored -> replayer.send(entry.request())
+                    .thenCompose(ignored -> replayer.send(entry.request(), entry.callId(), entry.recordKey().id())
                             .handle((result, error) -> error == null
                                     ? afterReplay(entry, result)
                                     : replayFailed(id, error).completed())

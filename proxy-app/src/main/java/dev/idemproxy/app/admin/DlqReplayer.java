@@ -53,6 +53,7 @@ final class DlqReplayer {
     private final Duration timeout;
     private final HttpClient direct;
     private final HttpClient viaProxy;
+    private final String replayToken;
 
     /**
      * @param proxyAddress the proxy listener's bound address, read on every replay (a wildcard
@@ -60,6 +61,15 @@ final class DlqReplayer {
      * @param timeout      how long a replay may take, retries included
      */
     DlqReplayer(Supplier<InetSocketAddress> proxyAddress, Duration timeout) {
+        this(proxyAddress, timeout, null);
+    }
+
+    /**
+     * @param replayToken the proxy's per-process secret that lets a replay keep its original call
+     *                    id ({@code X-Idemproxy-Replay}); null: replays get new call ids
+     */
+    DlqReplayer(Supplier<InetSocketAddress> proxyAddress, Duration timeout, String replayToken) {
+        this.replayToken = replayToken;
         this.proxyAddress = requireNonNull(proxyAddress, "proxyAddress");
         this.timeout = requireNonNull(timeout, "timeout");
         this.direct = client(HttpClient.newBuilder());
@@ -75,6 +85,11 @@ final class DlqReplayer {
 
     /** Sends {@code req}; the stage fails when the listener cannot be reached or the request cannot be built. */
     CompletionStage<Result> send(StoredRequest req) {
+        return send(req, null, null);
+    }
+
+    /** Sends {@code req} as a replay of call {@code callId} (kept when the proxy's replay token is known). */
+    CompletionStage<Result> send(StoredRequest req, String callId, String recordId) {
         HttpRequest request;
         boolean proxied;
         try {
@@ -82,7 +97,7 @@ final class DlqReplayer {
             proxied = !req.uri().startsWith("/") || host.isPresent();
             URI uri = proxied ? URI.create(absolute(req.uri(), host.orElse(null)))
                     : URI.create("http://" + authority(listener()) + req.uri());
-            request = build(req, uri);
+            request = build(req, uri, callId, recordId);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -90,7 +105,7 @@ final class DlqReplayer {
                 .thenApply(r -> new Result(r.statusCode(), r.headers().firstValue("x-call-id").orElse(null)));
     }
 
-    private HttpRequest build(StoredRequest req, URI uri) {
+    private HttpRequest build(StoredRequest req, URI uri, String callId, String recordId) {
         byte[] body = req.body();
         HttpRequest.Builder b = HttpRequest.newBuilder(uri)
                 .timeout(timeout)
@@ -102,6 +117,13 @@ final class DlqReplayer {
                 b.header(h.name(), h.value());
             } catch (IllegalArgumentException e) {
                 // a name or value the JDK client refuses (restricted or malformed): not re-sent
+            }
+        }
+        if (replayToken != null && callId != null) {
+            b.header("X-Idemproxy-Replay", replayToken);
+            b.header("X-Call-Id", callId);
+            if (recordId != null) {
+                b.header("X-Idemproxy-Replay-Record", recordId);
             }
         }
         return b.build();

@@ -48,7 +48,8 @@ public final class Assembly implements AutoCloseable {
         this.proxy = new ProxyServer(config, store, metrics.registry());
         this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get()),
-                CallRecordsEndpoints.routes(store, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT));
+                CallRecordsEndpoints.routes(store, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
+                        proxy.replayToken()));
     }
 
     /**

@@ -34,6 +34,9 @@ public final class CallRecorder {
     public static final String REDACTED = "<redacted>";
     private static final Logger LOG = LoggerFactory.getLogger(CallRecorder.class);
 
+    /** Headers the proxy itself set on the forwarded request; the client's request had its own or none. */
+    private static final Set<String> REWRITTEN = caseInsensitive("Host", "X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host");
+
     private final IdempotencyStore store;
     private final Set<String> secretHeaders;
     private final Clock clock;
@@ -89,16 +92,30 @@ public final class CallRecorder {
         }
     }
 
+    private static Set<String> caseInsensitive(String... names) {
+        TreeSet<String> s = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        s.addAll(List.of(names));
+        return s;
+    }
+
     private StoredRequest snapshot(ProxyCall call) {
         Set<String> keep = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
         keep.addAll(call.route().deadLetter().keepHeaders());
         List<StoredHeader> headers = new ArrayList<>();
+        if (call.originalHost() != null) {
+            headers.add(new StoredHeader("Host", call.originalHost()));
+        }
         for (Map.Entry<String, String> h : call.request().headers()) {
+            if (REWRITTEN.contains(h.getKey())) {
+                continue;
+            }
             boolean secret = secretHeaders.contains(h.getKey()) && !keep.contains(h.getKey());
             headers.add(new StoredHeader(h.getKey(), secret ? REDACTED : h.getValue()));
         }
         byte[] body = call.body() == null ? new byte[0] : ByteBufUtil.getBytes(call.body());
-        return new StoredRequest(call.request().method().name().toUpperCase(Locale.ROOT), call.request().uri(), headers, body);
+        // The target as the client sent it (the forwarded one carries the upstream's base path), so a
+        // replay through the proxy matches the same route.
+        return new StoredRequest(call.request().method().name().toUpperCase(Locale.ROOT), call.pathAndQuery(), headers, body);
     }
 
     private static void write(java.util.concurrent.CompletionStage<?> op, CallIdentity id, String what) {

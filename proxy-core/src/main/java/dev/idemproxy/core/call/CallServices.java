@@ -39,6 +39,7 @@ public final class CallServices {
     private final RandomGenerator random;
     private final CallRecorder recorder;
     private final CallLog log;
+    private final ReplayAuthority replays = new ReplayAuthority();
     private final dev.idemproxy.core.receipt.ReceiptClient receipts;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
 
@@ -75,6 +76,10 @@ public final class CallServices {
 
     public dev.idemproxy.core.receipt.ReceiptClient receipts() {
         return receipts;
+    }
+
+    public ReplayAuthority replays() {
+        return replays;
     }
 
     public CallLog log() {
@@ -129,7 +134,8 @@ public final class CallServices {
      * call id and a generated key, so the proxy's own retries still carry one.
      */
     public CallIdentity unrecordedIdentity(ProxyCall call, String bizId) {
-        String callId = CallId.next();
+        ReplayAuthority.Replay replay = replays.take(call.request());
+        String callId = replay != null ? replay.callId() : CallId.next();
         return new CallIdentity(callId, call.route().idempotency().key().header(), "g-" + callId,
                 taskId(call.request()), bizId);
     }

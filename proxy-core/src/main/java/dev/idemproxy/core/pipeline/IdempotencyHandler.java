@@ -4,6 +4,7 @@ import dev.idemproxy.core.call.CallId;
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.call.ReplayAuthority;
 import dev.idemproxy.core.call.RecordedProtection;
 import dev.idemproxy.core.idempotency.Fingerprint;
 import dev.idemproxy.core.metrics.CallOutcome;
@@ -62,6 +63,11 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     private void gate(ProxyCall c) {
         IdempotencyPolicy policy = c.route().idempotency();
         NettyRequestView view = new NettyRequestView(c);
+        ReplayAuthority.Replay replay = services.replays().take(c.request());
+        if (replay != null && replay.record() != null && replay.record().route().equals(c.route().name())) {
+            gateReplay(c, view, replay);
+            return;
+        }
         KeyResolution key = new KeyResolver(policy.key(), services.random()).resolve(view);
         if (key.problem().isPresent()) {
             services.log().finished(c.route().name(), CallOutcome.REJECTED, key.problem().get().status(), c.startNanos(), null,
@@ -69,12 +75,28 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             answer(c, key.problem().get(), key.detail(), null);
             return;
         }
-        String callId = CallId.next();
+        String callId = replay != null ? replay.callId() : CallId.next();
         RecordKey rk = new RecordKey(c.route().name(), Scope.of(policy.scope(), view).hash(), key.storeKey());
         String fingerprint = Fingerprint.of(policy, key, view).value();
         CallIdentity identity = new CallIdentity(callId, policy.key().header(), key.headerValue(), services.taskId(c.request()),
                 services.bizId(c, view));
         pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos(), key.derived());
+        claim(pending);
+    }
+
+    /**
+     * A DLQ replay proven by the admin API: it re-runs the call under its original record and
+     * call id (its stored request lost its secrets, so its scope could not be recomputed).
+     */
+    private void gateReplay(ProxyCall c, NettyRequestView view, ReplayAuthority.Replay replay) {
+        IdempotencyPolicy policy = c.route().idempotency();
+        RecordKey rk = replay.record();
+        String sent = rk.key().startsWith("c:") ? rk.key().substring(2) : rk.key();
+        CallIdentity identity = new CallIdentity(replay.callId(), policy.key().header(), sent, services.taskId(c.request()),
+                services.bizId(c, view));
+        String fingerprint = Fingerprint.of(Fingerprint.parts(policy, !rk.key().startsWith("c:")), view).value();
+        pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos(),
+                rk.key().startsWith("d:"));
         claim(pending);
     }
 

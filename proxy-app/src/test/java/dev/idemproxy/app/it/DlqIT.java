@@ -1,0 +1,148 @@
+package dev.idemproxy.app.it;
+
+import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
+import static dev.idemproxy.core.testing.UpstreamAction.respond;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idemproxy.app.cli.IdemproxyCommand;
+import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.RecordedRequest;
+import dev.idemproxy.core.testing.TestUpstream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import picocli.CommandLine;
+
+/** The dead-letter workflow end to end: a call that could not finish, inspected, replayed and released. */
+@ExtendWith(LeakDetection.class)
+class DlqIT {
+    static final String SECRET = "Bearer dlq-secret-" + UUID.randomUUID();
+    static final ObjectMapper JSON = new ObjectMapper();
+    static TestUpstream upstream;
+    static RunningProxy proxy;
+    static final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @BeforeAll
+    static void start() throws Exception {
+        upstream = TestUpstream.start();
+        proxy = RunningProxy.start(""
+                + "secretHeaders: [X-Api-Key]\n"
+                + "routes:\n"
+                + "  - name: payments\n"
+                + "    match: { pathPrefix: /pay }\n"
+                + "    upstream: " + upstream.uri() + "/v1\n"
+                + "    timeouts: { perTry: 300ms, total: 5s }\n"
+                + "    idempotency: { enabled: true }\n"
+                + "    ids: { bizId: [body:/orderId] }\n");
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+        upstream.close();
+    }
+
+    static HttpResponse<String> pay(String key, String orderId) throws Exception {
+        return client.send(HttpRequest.newBuilder(proxy.uri("/pay/charges")).header("Idempotency-Key", key)
+                .header("Authorization", SECRET).header("X-Api-Key", "k-123").header("X-Trace", "t-1")
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"orderId\":\"" + orderId + "\",\"amount\":5}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    static JsonNode admin(String method, String path) throws Exception {
+        HttpResponse<String> r = client.send(HttpRequest.newBuilder(proxy.admin(path))
+                .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        return r.body().isEmpty() ? JSON.createObjectNode().put("httpStatus", r.statusCode())
+                : ((com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(r.body())).put("httpStatus", r.statusCode());
+    }
+
+    static JsonNode entryFor(String callId) throws Exception {
+        for (JsonNode e : admin("GET", "/dlq?limit=500").get("entries")) {
+            if (e.get("callId").asText().equals(callId)) {
+                return e;
+            }
+        }
+        throw new AssertionError("no DLQ entry for call " + callId);
+    }
+
+    @Test
+    void ambiguousCallIsDeadLetteredInspectedAndReplayedUnderItsKeyAndCallId() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String order = "ord-" + UUID.randomUUID();
+        upstream.enqueue(delayHead(Duration.ofSeconds(2), respond(200, "late")));
+        HttpResponse<String> failed = pay(key, order);
+        assertThat(failed.statusCode()).isEqualTo(504);
+        String callId = failed.headers().firstValue("X-Call-Id").orElseThrow();
+
+        JsonNode receipt = admin("GET", "/receipts/" + callId);
+        assertThat(receipt.get("status").asText()).isEqualTo("FAILED");
+        assertThat(receipt.get("reason").asText()).isNotBlank();
+        assertThat(receipt.get("bizId").asText()).isEqualTo(order);
+        assertThat(receipt.get("key").asText()).isEqualTo(key);
+        assertThat(admin("GET", "/receipts?bizId=" + order).get("receipts")).hasSize(1);
+        assertThat(admin("GET", "/receipts/no-such-call").get("status").asText()).isEqualTo("NOT_FOUND");
+
+        JsonNode entry = entryFor(callId);
+        assertThat(entry.get("key").asText()).isEqualTo(key);
+        assertThat(entry.get("route").asText()).isEqualTo("payments");
+        assertThat(entry.get("bizId").asText()).isEqualTo(order);
+        assertThat(entry.get("lastStatus").asInt()).isEqualTo(504);
+        assertThat(entry.get("attempts").asInt()).isEqualTo(1);
+        JsonNode shown = admin("GET", "/dlq/" + entry.get("id").asText());
+        String request = shown.get("request").toString();
+        assertThat(request).contains("/pay/charges").contains("X-Trace").contains("<redacted>")
+                .doesNotContain(SECRET.substring(7)).doesNotContain("k-123");
+
+        upstream.enqueue(respond(201, "charged once"));
+        int before = upstream.requestCount();
+        JsonNode replay = admin("POST", "/dlq/" + entry.get("id").asText() + "/replay");
+        assertThat(replay.get("status").asInt()).isEqualTo(201);
+        RecordedRequest resent = upstream.awaitRequests(before + 1, Duration.ofSeconds(5)).get(before);
+        assertThat(resent.uri()).isEqualTo("/v1/pay/charges");
+        assertThat(resent.header("Idempotency-Key")).isEqualTo(key);
+        assertThat(resent.header("X-Call-Id")).isEqualTo(callId);
+        assertThat(resent.header("X-Idemproxy-Replay")).isNull();
+        assertThat(admin("GET", "/dlq/" + entry.get("id").asText()).get("httpStatus").asInt()).isEqualTo(404);
+
+        HttpResponse<String> dup = pay(key, order);
+        assertThat(dup.statusCode()).isEqualTo(201);
+        assertThat(dup.body()).isEqualTo("charged once");
+        assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void deleteWithReleaseLetsTheNextDuplicateExecute() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(delayHead(Duration.ofSeconds(2), respond(200, "late")));
+        String callId = pay(key, "o-del").headers().firstValue("X-Call-Id").orElseThrow();
+        assertThat(pay(key, "o-del").headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        String id = entryFor(callId).get("id").asText();
+
+        StringWriter out = new StringWriter();
+        CommandLine cli = IdemproxyCommand.commandLine();
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(new StringWriter()));
+        String adminUrl = "http://127.0.0.1:" + proxy.assembly.adminAddress().getPort();
+        assertThat(cli.execute("dlq", "show", id, "--admin", adminUrl)).isEqualTo(0);
+        assertThat(out.toString()).contains(callId);
+        assertThat(cli.execute("receipts", "get", callId, "--admin", adminUrl)).isEqualTo(0);
+        assertThat(cli.execute("dlq", "delete", id, "--release", "--admin", adminUrl)).isEqualTo(0);
+
+        upstream.enqueue(respond(200, "executed after release"));
+        HttpResponse<String> next = pay(key, "o-del");
+        assertThat(next.body()).isEqualTo("executed after release");
+        assertThat(next.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    }
+}
