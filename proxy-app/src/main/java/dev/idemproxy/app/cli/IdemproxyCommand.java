@@ -31,7 +31,7 @@ public final class IdemproxyCommand implements Callable<Integer> {
 
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new IdemproxyCommand());
-        cl.setExitCodeExceptionMapper(t -> RUNTIME_FAILURE);
+        cl.setExitCodeExceptionMapper(t -> t instanceof CommandLine.ParameterException ? USAGE : RUNTIME_FAILURE);
         cl.setExecutionExceptionHandler((ex, line, parseResult) -> {
             line.getErr().println("idemproxy: " + ex.getMessage());
             return RUNTIME_FAILURE;

@@ -1,14 +1,62 @@
 package dev.idemproxy.app.cli;
 
+import static java.util.Objects.requireNonNull;
+
+import dev.idemproxy.app.config.ConfigDescriber;
+import dev.idemproxy.app.config.ConfigProblem;
+import dev.idemproxy.app.config.InvalidConfigException;
+import dev.idemproxy.app.config.YamlConfigLoader;
+import dev.idemproxy.core.ProxyConfig;
+import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Placeholder: the config helper replaces this with the real verb. */
+/**
+ * {@code idemproxy validate}: checks a config file. Prints {@code FILE: OK} and the effective
+ * route table (exit 0), or one {@code FILE:LINE:COL: path: message} line per problem on stderr (exit 2).
+ */
 @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Check a config file; print one line per problem, or the effective route table.")
+        description = "Check a config file; print one line per problem, or the effective route table.",
+        footer = {"", "Exit codes: 0 valid, 2 invalid or unreadable."})
 public final class ValidateCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Config file (default: ${DEFAULT-VALUE}).",
+            defaultValue = "idemproxy.yaml")
+    Path config;
+
+    private final YamlConfigLoader loader;
+
+    public ValidateCommand() {
+        this(new YamlConfigLoader());
+    }
+
+    ValidateCommand(YamlConfigLoader loader) {
+        this.loader = requireNonNull(loader, "loader");
+    }
+
     @Override
     public Integer call() {
-        return IdemproxyCommand.RUNTIME_FAILURE;
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            ProxyConfig loaded = loader.load(config);
+            out.println(config + ": OK");
+            out.println(ConfigDescriber.routeTable(loaded));
+            out.flush();
+            return IdemproxyCommand.OK;
+        } catch (InvalidConfigException e) {
+            for (ConfigProblem p : e.problems()) {
+                err.println(p);
+            }
+            err.flush();
+            return IdemproxyCommand.USAGE;
+        }
     }
 }

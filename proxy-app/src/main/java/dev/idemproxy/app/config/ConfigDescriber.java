@@ -1,0 +1,140 @@
+package dev.idemproxy.app.config;
+
+import dev.idemproxy.core.ProxyConfig;
+import dev.idemproxy.core.route.Route;
+import dev.idemproxy.core.route.RouteMatch;
+import dev.idemproxy.core.store.StorePolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Renders an effective {@link ProxyConfig} for people ({@code validate}'s route table) and for
+ * the admin {@code /config} endpoint (a JSON-ready tree with secrets redacted). This class is stateless.
+ */
+public final class ConfigDescriber {
+    /** What a set admin token is shown as. */
+    public static final String REDACTED = "<redacted>";
+
+    private static final List<String> METHOD_ORDER = List.of("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE");
+    private static final Comparator<String> BY_METHOD = Comparator
+            .comparingInt((String m) -> METHOD_ORDER.contains(m) ? METHOD_ORDER.indexOf(m) : METHOD_ORDER.size())
+            .thenComparing(Comparator.naturalOrder());
+    private static final List<String> HEADINGS = List.of("ROUTE", "MATCH", "UPSTREAM", "PROTECTS", "ATTEMPTS", "TAGS");
+
+    private ConfigDescriber() {}
+
+    /**
+     * The route table, one aligned line per route in match order under a heading line, e.g.
+     * {@code tickets  host=tickets.internal path=/api/tickets* methods=GET,POST  https://tickets.internal:8443
+     * POST,PUT,PATCH,DELETE  4  idempotent}; {@code (no routes)} when there are none.
+     */
+    public static String routeTable(ProxyConfig config) {
+        if (config.routes().isEmpty()) {
+            return "(no routes)";
+        }
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(HEADINGS);
+        for (Route r : config.routes()) {
+            rows.add(List.of(r.name(), match(r.match()), r.upstream().toString(),
+                    r.idempotency().enabled() ? join(r.idempotency().methods(), BY_METHOD) : "-",
+                    Integer.toString(r.retry().maxAttempts()),
+                    r.tags().isEmpty() ? "-" : join(r.tags(), Comparator.naturalOrder())));
+        }
+        return align(rows);
+    }
+
+    /** The match criteria as {@code host=… path=…* methods=…}, or {@code *} when the route matches anything. */
+    static String match(RouteMatch m) {
+        List<String> parts = new ArrayList<>();
+        if (m.host() != null) {
+            parts.add("host=" + m.host());
+        }
+        if (!m.pathPrefix().isEmpty()) {
+            parts.add("path=" + m.pathPrefix() + "*");
+        }
+        if (!m.methods().isEmpty()) {
+            parts.add("methods=" + join(m.methods(), BY_METHOD));
+        }
+        return parts.isEmpty() ? "*" : String.join(" ", parts);
+    }
+
+    /**
+     * The effective config as nested maps, lists, strings, numbers and booleans, keyed as in the
+     * YAML; durations and sizes spelled as in the YAML ({@code 30s}, {@code 4MiB}). The admin token
+     * and redis URI passwords are redacted.
+     */
+    public static Map<String, Object> effectiveConfig(ProxyConfig c) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("listen", c.listen().toString());
+        root.put("shutdown", map("grace", d(c.shutdownGrace())));
+        root.put("admin", map("listen", c.admin().listen().toString(), "token", c.admin().hasToken() ? REDACTED : ""));
+        root.put("server", map("ioThreads", c.server().ioThreads(), "clientIdle", d(c.server().clientIdle()),
+                "maxHeaderSize", SizeParser.format(c.server().maxHeaderSize()),
+                "maxInitialLine", SizeParser.format(c.server().maxInitialLine())));
+        root.put("store", store(c.store()));
+        root.put("tasks", map("header", c.tasks().header(),
+                "budget", map("maxRetries", c.tasks().maxRetries(), "window", d(c.tasks().window()))));
+        root.put("retryBudget", map("ratio", c.retryBudget().ratio(), "minPerSecond", c.retryBudget().minPerSecond(),
+                "window", d(c.retryBudget().window())));
+        root.put("secretHeaders", List.copyOf(c.secretHeaders()));
+        root.put("routes", c.routes().stream().map(RouteDescriber::describe).toList());
+        return root;
+    }
+
+    private static Map<String, Object> store(StorePolicy s) {
+        return map("type", s.type().spelling(),
+                "embedded", map("path", s.embeddedPath().toString()),
+                "memory", map("maxEntries", s.memoryMaxEntries()),
+                "redis", map("uri", s.redis().redactedUri(), "mode", s.redis().mode(), "keyPrefix", s.redis().keyPrefix()),
+                "onUnavailable", s.onUnavailable().spelling());
+    }
+
+    /** An insertion-ordered map from alternating keys and values. */
+    static Map<String, Object> map(Object... keysAndValues) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return m;
+    }
+
+    static String d(Duration duration) {
+        return DurationParser.format(duration);
+    }
+
+    /** The elements' text, sorted, as a list: stable output for unordered sets. */
+    static List<String> sorted(Collection<?> items, Comparator<String> order) {
+        return items.stream().map(Object::toString).sorted(order).toList();
+    }
+
+    private static String join(Collection<String> items, Comparator<String> order) {
+        return String.join(",", sorted(items, order));
+    }
+
+    static Comparator<String> methodOrder() {
+        return BY_METHOD;
+    }
+
+    private static String align(List<List<String>> rows) {
+        int[] widths = new int[HEADINGS.size()];
+        for (List<String> row : rows) {
+            for (int i = 0; i < row.size(); i++) {
+                widths[i] = Math.max(widths[i], row.get(i).length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (List<String> row : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < row.size(); i++) {
+                line.append(row.get(i)).append(" ".repeat(i == row.size() - 1 ? 0 : widths[i] - row.get(i).length() + 2));
+            }
+            sb.append(line.toString().stripTrailing()).append('\n');
+        }
+        return sb.toString().stripTrailing();
+    }
+}

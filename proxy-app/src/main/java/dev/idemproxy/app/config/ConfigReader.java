@@ -1,0 +1,145 @@
+package dev.idemproxy.app.config;
+
+import dev.idemproxy.core.AdminPolicy;
+import dev.idemproxy.core.HostPort;
+import dev.idemproxy.core.ProxyConfig;
+import dev.idemproxy.core.ServerPolicy;
+import dev.idemproxy.core.retry.RetryBudgetPolicy;
+import dev.idemproxy.core.retry.TaskPolicy;
+import dev.idemproxy.core.route.Route;
+import dev.idemproxy.core.store.StorePolicy;
+import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
+import java.nio.file.Path;
+import java.nio.file.InvalidPathException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Maps the top level of a config document onto {@link ProxyConfig}; routes go to {@link RouteReader}. */
+final class ConfigReader {
+    private ConfigReader() {}
+
+    /** The config, or null when a problem was found (each one recorded). */
+    static ProxyConfig read(MapReader root) {
+        HostPort listen = root.parsed("listen", ProxyConfig.DEFAULT_LISTEN, "host:port", HostPort::parse);
+        MapReader shutdown = root.map("shutdown");
+        var grace = shutdown.duration("grace", ProxyConfig.DEFAULT_GRACE, true);
+        AdminPolicy admin = admin(root.map("admin"));
+        ServerPolicy server = server(root.map("server"));
+        StorePolicy store = store(root.map("store"));
+        TaskPolicy tasks = tasks(root.map("tasks"));
+        RetryBudgetPolicy retryBudget = retryBudget(root.map("retryBudget"));
+        List<String> secretHeaders = root.list("secretHeaders", List.of(), Reading::headerName);
+        List<Route> routes = routes(root);
+        if (root.reading().problems().isEmpty()) {
+            return root.reading().problems().build(root.at("routes"), "", () -> new ProxyConfig(
+                    listen, grace, admin, server, store, tasks, retryBudget, secretHeaders, routes));
+        }
+        return null;
+    }
+
+    private static AdminPolicy admin(MapReader m) {
+        AdminPolicy d = AdminPolicy.DEFAULT;
+        HostPort listen = m.parsed("listen", d.listen(), "host:port", HostPort::parse);
+        String token = m.string("token", d.token());
+        AdminPolicy admin = m.reading().problems().build(m.at("listen"), m.path(), () -> new AdminPolicy(listen, token));
+        if (admin == null) {
+            return d;
+        }
+        if (!admin.hasToken() && !listen.isLoopback()) {
+            m.problem("listen", listen + " is not a loopback address (expected: a loopback address, or set admin.token)");
+        }
+        return admin;
+    }
+
+    private static ServerPolicy server(MapReader m) {
+        ServerPolicy d = ServerPolicy.DEFAULT;
+        int ioThreads = (int) m.integer("ioThreads", d.ioThreads(), 0, 256);
+        var clientIdle = m.duration("clientIdle", d.clientIdle(), false);
+        int maxHeaderSize = (int) m.size("maxHeaderSize", d.maxHeaderSize(), 1024, 1024 * 1024);
+        int maxInitialLine = (int) m.size("maxInitialLine", d.maxInitialLine(), 256, 1024 * 1024);
+        ServerPolicy s = m.reading().problems().build(m.at("ioThreads"), m.path(),
+                () -> new ServerPolicy(ioThreads, clientIdle, maxHeaderSize, maxInitialLine));
+        return s == null ? d : s;
+    }
+
+    private static StorePolicy store(MapReader m) {
+        StorePolicy d = StorePolicy.DEFAULT;
+        StorePolicy.Type type = m.parsed("type", d.type(), "a store type",
+                t -> Choices.of(StorePolicy.Type.values(), StorePolicy.Type::spelling, t));
+        Path path = m.map("embedded").parsed("path", d.embeddedPath(), "a directory", ConfigReader::path);
+        long maxEntries = m.map("memory").integer("maxEntries", d.memoryMaxEntries(), 1, Long.MAX_VALUE);
+        RedisPolicy redis = redis(m.map("redis"));
+        StorePolicy.OnUnavailable onUnavailable = m.parsed("onUnavailable", d.onUnavailable(), "reject or passthrough",
+                t -> Choices.of(StorePolicy.OnUnavailable.values(), StorePolicy.OnUnavailable::spelling, t));
+        StorePolicy s = m.reading().problems().build(m.at("type"), m.path(),
+                () -> new StorePolicy(type, path, maxEntries, redis, onUnavailable));
+        return s == null ? d : s;
+    }
+
+    private static RedisPolicy redis(MapReader m) {
+        RedisPolicy d = RedisPolicy.DEFAULT;
+        String uri = m.parsed("uri", d.uri(), "a redis URI", ConfigReader::redisUri);
+        String mode = m.parsed("mode", d.mode(), "a redis mode",
+                t -> Choices.of(new String[] {"standalone", "sentinel", "cluster"}, s -> s, t));
+        String keyPrefix = m.string("keyPrefix", d.keyPrefix());
+        RedisPolicy r = m.reading().problems().build(m.at("uri"), m.path(), () -> new RedisPolicy(uri, mode, keyPrefix));
+        return r == null ? d : r;
+    }
+
+    private static TaskPolicy tasks(MapReader m) {
+        TaskPolicy d = TaskPolicy.DEFAULT;
+        String header = m.parsed("header", d.header(), "a header name", Reading::headerName);
+        MapReader budget = m.map("budget");
+        int maxRetries = (int) budget.integer("maxRetries", d.maxRetries(), 0, Integer.MAX_VALUE);
+        var window = budget.duration("window", d.window(), false);
+        TaskPolicy t = m.reading().problems().build(m.at("budget"), m.path(), () -> new TaskPolicy(header, maxRetries, window));
+        return t == null ? d : t;
+    }
+
+    private static RetryBudgetPolicy retryBudget(MapReader m) {
+        RetryBudgetPolicy d = RetryBudgetPolicy.DEFAULT;
+        double ratio = m.number("ratio", d.ratio(), 0.0, 1000.0);
+        int minPerSecond = (int) m.integer("minPerSecond", d.minPerSecond(), 0, Integer.MAX_VALUE);
+        var window = m.duration("window", d.window(), false);
+        RetryBudgetPolicy r = m.reading().problems().build(m.at("ratio"), m.path(),
+                () -> new RetryBudgetPolicy(ratio, minPerSecond, window));
+        return r == null ? d : r;
+    }
+
+    /** Every route, in order; a route with problems is left out, a reused name reported. */
+    private static List<Route> routes(MapReader root) {
+        List<Route> routes = new ArrayList<>();
+        Map<String, String> firstUse = new HashMap<>();
+        for (MapReader item : root.items("routes")) {
+            String name = RouteReader.name(item);
+            if (name != null && firstUse.containsKey(name)) {
+                item.problem("name", "'" + name + "' is already used by " + firstUse.get(name) + " (expected: a unique name)");
+            } else if (name != null) {
+                firstUse.put(name, item.path());
+            }
+            Route r = RouteReader.read(item, name);
+            if (r != null) {
+                routes.add(r);
+            }
+        }
+        return routes;
+    }
+
+    private static Path path(String text) {
+        try {
+            return Path.of(text);
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException("'" + text + "' is not a valid path (expected: a directory)");
+        }
+    }
+
+    private static String redisUri(String text) {
+        if (!text.startsWith("redis://") && !text.startsWith("rediss://")) {
+            String shown = new RedisPolicy(text, "standalone", "").redactedUri();
+            throw new IllegalArgumentException("'" + shown + "' (expected: a redis:// or rediss:// URI)");
+        }
+        return text;
+    }
+}

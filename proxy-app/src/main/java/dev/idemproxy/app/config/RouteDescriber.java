@@ -1,0 +1,76 @@
+package dev.idemproxy.app.config;
+
+import static dev.idemproxy.app.config.ConfigDescriber.d;
+import static dev.idemproxy.app.config.ConfigDescriber.map;
+import static dev.idemproxy.app.config.ConfigDescriber.sorted;
+
+import dev.idemproxy.core.idempotency.IdempotencyPolicy;
+import dev.idemproxy.core.idempotency.KeyPolicy;
+import dev.idemproxy.core.retry.BackoffPolicy;
+import dev.idemproxy.core.retry.RetryPolicy;
+import dev.idemproxy.core.route.Route;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/** One route of {@link ConfigDescriber#effectiveConfig}, keyed as in the YAML. This class is stateless. */
+final class RouteDescriber {
+    private RouteDescriber() {}
+
+    static Map<String, Object> describe(Route r) {
+        return map("name", r.name(),
+                "match", map("host", r.match().host(), "pathPrefix", r.match().pathPrefix(),
+                        "methods", sorted(r.match().methods(), ConfigDescriber.methodOrder())),
+                "upstream", r.upstream().toString(),
+                "tags", sorted(r.tags(), Comparator.naturalOrder()),
+                "timeouts", map("connect", d(r.timeouts().connect()), "perTry", d(r.timeouts().perTry()),
+                        "idle", d(r.timeouts().idle()), "total", d(r.timeouts().total())),
+                "idempotency", idempotency(r.idempotency()),
+                "retry", retry(r.retry()),
+                "ids", map("bizId", strings(r.ids().bizId())),
+                "receipt", r.receipt() == null ? null : map("url", r.receipt().url(),
+                        "statusPointer", r.receipt().statusPointer(), "resultPointer", r.receipt().resultPointer()),
+                "deadLetter", map("enabled", r.deadLetter().enabled(), "keepHeaders", List.copyOf(r.deadLetter().keepHeaders())),
+                "tls", map("caFile", r.tls().caFile() == null ? null : r.tls().caFile().toString(),
+                        "serverName", r.tls().serverName()),
+                "pool", map("maxIdle", r.pool().maxIdle(), "idleTimeout", d(r.pool().idleTimeout())));
+    }
+
+    private static Map<String, Object> idempotency(IdempotencyPolicy p) {
+        KeyPolicy k = p.key();
+        return map("enabled", p.enabled(),
+                "methods", sorted(p.methods(), ConfigDescriber.methodOrder()),
+                "key", map("header", k.header(), "derive", strings(k.derive()), "window", d(k.window()),
+                        "required", k.required()),
+                "scope", strings(p.scope()),
+                "fingerprint", strings(p.fingerprint()),
+                "ttl", d(p.ttl()),
+                "lease", d(p.lease()),
+                "onConcurrent", p.onConcurrent().spelling(),
+                "waitTimeout", d(p.waitTimeout()),
+                "maxRequestBody", SizeParser.format(p.maxRequestBody()),
+                "maxResponseBody", SizeParser.format(p.maxResponseBody()));
+    }
+
+    private static Map<String, Object> retry(RetryPolicy p) {
+        BackoffPolicy b = p.backoff();
+        return map("maxAttempts", p.maxAttempts(),
+                "retryOn", sorted(p.retryOn(), RouteDescriber::retryOnOrder),
+                "backoff", map("initial", d(b.initial()), "max", d(b.max()), "multiplier", b.multiplier(),
+                        "jitter", b.jitter().toString()),
+                "maxRetryAfter", d(p.maxRetryAfter()));
+    }
+
+    /** Failure classes in the contract's order first, then status codes ascending. */
+    private static int retryOnOrder(String a, String b) {
+        int ia = PolicyReader.FAILURE_CLASSES.indexOf(a);
+        int ib = PolicyReader.FAILURE_CLASSES.indexOf(b);
+        ia = ia < 0 ? PolicyReader.FAILURE_CLASSES.size() : ia;
+        ib = ib < 0 ? PolicyReader.FAILURE_CLASSES.size() : ib;
+        return ia != ib ? Integer.compare(ia, ib) : a.compareTo(b);
+    }
+
+    private static List<String> strings(List<?> parts) {
+        return parts.stream().map(Object::toString).toList();
+    }
+}

@@ -1,0 +1,120 @@
+package dev.idemproxy.app.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class ValidateCommandTest {
+    private static final String INVALID = "src/test/resources/config/invalid/";
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    @Test
+    void aValidFileIsOkAndPrintsTheRouteTable() {
+        int exit = validate("--config", "src/test/resources/config/valid/contract-example.yaml");
+
+        assertThat(exit).isEqualTo(IdemproxyCommand.OK);
+        assertThat(lines(out)).containsExactly(
+                "src/test/resources/config/valid/contract-example.yaml: OK",
+                "ROUTE    MATCH                                                      UPSTREAM                       "
+                        + "PROTECTS               ATTEMPTS  TAGS",
+                "tickets  host=tickets.internal path=/api/tickets* methods=GET,POST  https://tickets.internal:8443  "
+                        + "POST,PUT,PATCH,DELETE  4         idempotent");
+        assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
+    void theExampleConfigOfTheRepositoryIsValid() {
+        Path example = Path.of("..", "config", "idemproxy.yaml");
+
+        int exit = validate("-c", example.toString());
+
+        assertThat(exit).as(err.toString()).isEqualTo(IdemproxyCommand.OK);
+        assertThat(lines(out)).containsExactly(
+                example + ": OK",
+                "ROUTE  MATCH  UPSTREAM               PROTECTS  ATTEMPTS  TAGS",
+                "echo   *      http://127.0.0.1:8081  -         1         -");
+    }
+
+    @Test
+    void anInvalidFilePrintsOneLinePerProblemAndExitsTwo() {
+        int exit = validate("-c", INVALID + "bad-retry-on.yaml");
+
+        String expected = " (expected: connect-failure, read-timeout, idle-timeout, reset or a status 400..599)";
+        assertThat(exit).isEqualTo(IdemproxyCommand.USAGE);
+        assertThat(lines(err)).containsExactly(
+                INVALID + "bad-retry-on.yaml:5:34: routes[0].retry.retryOn[1]: 'timeout'" + expected,
+                INVALID + "bad-retry-on.yaml:5:43: routes[0].retry.retryOn[2]: '200'" + expected);
+        assertThat(out.toString()).isEmpty();
+    }
+
+    @Test
+    void zeroMaxAttemptsIsTheContractLine() {
+        int exit = validate("-c", INVALID + "max-attempts-zero.yaml");
+
+        assertThat(exit).isEqualTo(IdemproxyCommand.USAGE);
+        assertThat(lines(err)).containsExactly(
+                INVALID + "max-attempts-zero.yaml:5:20: routes[0].retry.maxAttempts: 0 (expected: >= 1)");
+    }
+
+    @Test
+    void aMissingFileIsOneClearLine() {
+        int exit = validate("-c", "no/such/idemproxy.yaml");
+
+        assertThat(exit).isEqualTo(IdemproxyCommand.USAGE);
+        assertThat(lines(err)).containsExactly("no/such/idemproxy.yaml: cannot read: no such file");
+    }
+
+    @Test
+    void aDirectoryIsOneClearLine(@TempDir Path dir) {
+        int exit = validate("-c", dir.toString());
+
+        assertThat(exit).isEqualTo(IdemproxyCommand.USAGE);
+        assertThat(lines(err)).containsExactly(dir + ": cannot read: is a directory");
+    }
+
+    @Test
+    void anEmptyFileIsValidWithNoRoutes(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("empty.yaml"), "# nothing yet\n");
+
+        int exit = validate("-c", file.toString());
+
+        assertThat(exit).isEqualTo(IdemproxyCommand.OK);
+        assertThat(lines(out)).containsExactly(file + ": OK", "(no routes)");
+    }
+
+    @Test
+    void theConfigDefaultsToIdemproxyYamlInTheWorkingDirectory() {
+        int exit = validate();
+
+        assertThat(exit).isEqualTo(IdemproxyCommand.USAGE);
+        assertThat(lines(err)).containsExactly("idemproxy.yaml: cannot read: no such file");
+    }
+
+    @Test
+    void anUnknownOptionIsAUsageError() {
+        assertThat(validate("--frobnicate")).isEqualTo(IdemproxyCommand.USAGE);
+    }
+
+    private int validate(String... args) {
+        CommandLine cl = IdemproxyCommand.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        String[] all = new String[args.length + 1];
+        all[0] = "validate";
+        System.arraycopy(args, 0, all, 1, args.length);
+        return cl.execute(all);
+    }
+
+    private static String[] lines(StringWriter w) {
+        String s = w.toString().replace("\r\n", "\n").stripTrailing();
+        return s.isEmpty() ? new String[0] : s.split("\n");
+    }
+}

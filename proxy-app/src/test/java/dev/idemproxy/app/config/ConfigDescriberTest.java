@@ -1,0 +1,73 @@
+package dev.idemproxy.app.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idemproxy.core.ProxyConfig;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ConfigDescriberTest {
+    private final YamlConfigLoader loader = new YamlConfigLoader(Map.of("IDEMPROXY_ADMIN_TOKEN", "t0p-secret")::get);
+
+    @Test
+    void routeTableHasOneAlignedLinePerRoute() throws Exception {
+        ProxyConfig config = loader.parse("routes:\n"
+                + "  - name: tickets\n"
+                + "    match: { host: tickets.internal, pathPrefix: /api/tickets, methods: [POST, GET] }\n"
+                + "    upstream: https://tickets.internal:8443\n"
+                + "    tags: [idempotent]\n"
+                + "    idempotency: { enabled: true }\n"
+                + "    retry: { maxAttempts: 4 }\n"
+                + "  - name: echo\n"
+                + "    upstream: http://127.0.0.1:8081\n", "t.yaml", Path.of(""));
+
+        assertThat(ConfigDescriber.routeTable(config)).isEqualTo(String.join("\n",
+                "ROUTE    MATCH                                                      UPSTREAM                       "
+                        + "PROTECTS               ATTEMPTS  TAGS",
+                "tickets  host=tickets.internal path=/api/tickets* methods=GET,POST  https://tickets.internal:8443  "
+                        + "POST,PUT,PATCH,DELETE  4         idempotent",
+                "echo     *                                                          http://127.0.0.1:8081          "
+                        + "-                      1         -"));
+    }
+
+    @Test
+    void routeTableOfNoRoutesSaysSo() {
+        assertThat(ConfigDescriber.routeTable(ProxyConfig.empty())).isEqualTo("(no routes)");
+    }
+
+    @Test
+    void effectiveConfigRedactsSecrets() throws Exception {
+        ProxyConfig config = loader.parse("admin: { token: \"${IDEMPROXY_ADMIN_TOKEN}\" }\n"
+                + "store: { type: redis, redis: { uri: \"redis://user:hunter2@cache:6379\" } }\n", "t.yaml", Path.of(""));
+
+        Map<String, Object> tree = ConfigDescriber.effectiveConfig(config);
+        String json = new ObjectMapper().writeValueAsString(tree);
+
+        assertThat(json).doesNotContain("t0p-secret").doesNotContain("hunter2");
+        assertThat(((Map<?, ?>) tree.get("admin")).get("token")).isEqualTo("<redacted>");
+        assertThat(((Map<?, ?>) ((Map<?, ?>) tree.get("store")).get("redis")).get("uri"))
+                .isEqualTo("redis://<redacted>@cache:6379");
+    }
+
+    @Test
+    void effectiveConfigOfTheContractExampleUsesTheYamlKeysAndSpellings() throws Exception {
+        ProxyConfig config = loader.load(Path.of("src/test/resources/config/valid/contract-example.yaml"));
+
+        Map<String, Object> tree = ConfigDescriber.effectiveConfig(config);
+        Map<?, ?> route = (Map<?, ?>) ((List<?>) tree.get("routes")).get(0);
+        Map<?, ?> retry = (Map<?, ?>) route.get("retry");
+        Map<?, ?> idempotency = (Map<?, ?>) route.get("idempotency");
+
+        assertThat(tree.keySet()).containsExactly("listen", "shutdown", "admin", "server", "store", "tasks", "retryBudget",
+                "secretHeaders", "routes");
+        assertThat(tree.get("shutdown")).isEqualTo(Map.of("grace", "20s"));
+        assertThat(retry.get("retryOn")).isEqualTo(List.of("connect-failure", "read-timeout", "reset", "429", "502", "503", "504"));
+        assertThat(idempotency.get("maxResponseBody")).isEqualTo("4MiB");
+        assertThat(idempotency.get("methods")).isEqualTo(List.of("POST", "PUT", "PATCH", "DELETE"));
+        assertThat(((Map<?, ?>) route.get("receipt")).get("url")).isEqualTo("https://tickets.internal:8443/receipts/{callId}");
+        assertThat(new ObjectMapper().writeValueAsString(tree)).contains("\"jitter\":\"full\"");
+    }
+}

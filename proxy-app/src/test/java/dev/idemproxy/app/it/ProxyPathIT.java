@@ -1,0 +1,256 @@
+package dev.idemproxy.app.it;
+
+import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
+import static dev.idemproxy.core.testing.UpstreamAction.echo;
+import static dev.idemproxy.core.testing.UpstreamAction.respond;
+import static dev.idemproxy.core.testing.UpstreamAction.respondChunked;
+import static dev.idemproxy.core.testing.UpstreamAction.resetAfterRequest;
+import static dev.idemproxy.core.testing.UpstreamAction.sse;
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.testing.FreePorts;
+import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.RawHttp;
+import dev.idemproxy.core.testing.RecordedRequest;
+import dev.idemproxy.core.testing.SseAction;
+import dev.idemproxy.core.testing.TestUpstream;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The pass-through proxy path on the wire: real proxy, real upstream, loopback only. */
+@ExtendWith(LeakDetection.class)
+class ProxyPathIT {
+    static TestUpstream upstream;
+    static RunningProxy proxy;
+    static final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    @BeforeAll
+    static void start() throws Exception {
+        upstream = TestUpstream.start();
+        int dead = FreePorts.pick();
+        proxy = RunningProxy.start(""
+                + "routes:\n"
+                + "  - name: refused\n"
+                + "    match: { pathPrefix: /refused }\n"
+                + "    upstream: http://127.0.0.1:" + dead + "\n"
+                + "  - name: unresolvable\n"
+                + "    match: { pathPrefix: /unresolvable }\n"
+                + "    upstream: http://no-such-host.invalid:8080\n"
+                + "  - name: slow\n"
+                + "    match: { pathPrefix: /slow }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    timeouts: { perTry: 300ms, total: 10s }\n"
+                + "  - name: tickets\n"
+                + "    match: { host: tickets.internal, pathPrefix: /api }\n"
+                + "    upstream: " + upstream.uri() + "/v2\n"
+                + "  - name: main\n"
+                + "    match: { pathPrefix: /api, methods: [GET, POST, PUT, HEAD] }\n"
+                + "    upstream: " + upstream.uri() + "\n");
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+        upstream.close();
+    }
+
+    static HttpResponse<String> get(String path) throws Exception {
+        return client.send(HttpRequest.newBuilder(proxy.uri(path)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void getIsForwardedWithForwardedHeadersAndUpstreamHost() throws Exception {
+        upstream.enqueue(respond(200, Map.of("X-Up", "1"), "hello"));
+        int before = upstream.requestCount();
+        HttpResponse<String> r = get("/api/items?id=7");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("hello");
+        assertThat(r.headers().firstValue("x-up")).hasValue("1");
+        RecordedRequest seen = upstream.awaitRequests(before + 1, Duration.ofSeconds(5)).get(before);
+        assertThat(seen.uri()).isEqualTo("/api/items?id=7");
+        assertThat(seen.header("Host")).isEqualTo("127.0.0.1:" + upstream.port());
+        assertThat(seen.header("X-Forwarded-For")).isEqualTo("127.0.0.1");
+        assertThat(seen.header("X-Forwarded-Proto")).isEqualTo("http");
+        assertThat(seen.header("X-Forwarded-Host")).isEqualTo("127.0.0.1:" + proxy.port());
+    }
+
+    @Test
+    void hopByHopHeadersAreDroppedBothWays() throws Exception {
+        upstream.enqueue(respond(200, Map.of("Keep-Alive", "timeout=5", "X-Kept", "yes"), "ok"));
+        int before = upstream.requestCount();
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("GET /api/hop HTTP/1.1\r\nHost: a\r\nConnection: keep-alive, X-Private\r\nX-Private: secret\r\n"
+                    + "Proxy-Authorization: Basic Zm9vOmJhcg==\r\nTE: trailers\r\nX-Public: 1\r\n\r\n");
+            RawHttp.Response resp = raw.readResponse();
+            assertThat(resp.status()).isEqualTo(200);
+            assertThat(resp.header("Keep-Alive")).isNull();
+            assertThat(resp.header("X-Kept")).isEqualTo("yes");
+        }
+        RecordedRequest seen = upstream.awaitRequests(before + 1, Duration.ofSeconds(5)).get(before);
+        assertThat(seen.header("X-Private")).isNull();
+        assertThat(seen.header("Proxy-Authorization")).isNull();
+        assertThat(seen.header("TE")).isNull();
+        assertThat(seen.header("X-Public")).isEqualTo("1");
+    }
+
+    @Test
+    void absoluteFormRequestsMatchOnTheUriHost() throws Exception {
+        upstream.enqueue(respond(201, "made"));
+        int before = upstream.requestCount();
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("POST http://tickets.internal/api/tickets HTTP/1.1\r\nHost: tickets.internal\r\n"
+                    + "Content-Length: 2\r\n\r\n{}");
+            assertThat(raw.readResponse().status()).isEqualTo(201);
+        }
+        RecordedRequest seen = upstream.awaitRequests(before + 1, Duration.ofSeconds(5)).get(before);
+        assertThat(seen.uri()).isEqualTo("/v2/api/tickets");
+        assertThat(seen.bodyAsString()).isEqualTo("{}");
+        assertThat(seen.header("X-Forwarded-Host")).isEqualTo("tickets.internal");
+    }
+
+    @Test
+    void chunkedBodiesPassThroughBothWays() throws Exception {
+        upstream.enqueue(respondChunked(200, List.of("part1-".getBytes(UTF_8), "part2".getBytes(UTF_8))));
+        int before = upstream.requestCount();
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("POST /api/chunked HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\n\r\n");
+            RawHttp.Response resp = raw.readResponse();
+            assertThat(resp.status()).isEqualTo(200);
+            assertThat(resp.header("Transfer-Encoding")).isEqualTo("chunked");
+            assertThat(resp.bodyAsString()).isEqualTo("part1-part2");
+        }
+        RecordedRequest seen = upstream.awaitRequests(before + 1, Duration.ofSeconds(5)).get(before);
+        assertThat(seen.bodyAsString()).isEqualTo("hello world");
+        assertThat(seen.header("Transfer-Encoding")).isEqualTo("chunked");
+    }
+
+    @Test
+    void keepAliveOnBothLegsReusesOneUpstreamConnection() throws Exception {
+        long connsBefore = upstream.connectionsAccepted();
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            for (int i = 0; i < 5; i++) {
+                upstream.enqueue(respond(200, "n" + i));
+                raw.write("GET /api/ka/" + i + " HTTP/1.1\r\nHost: a\r\n\r\n");
+                RawHttp.Response resp = raw.readResponse();
+                assertThat(resp.bodyAsString()).isEqualTo("n" + i);
+            }
+        }
+        // One client connection lives on one event loop, so its calls share one pooled upstream connection.
+        assertThat(upstream.connectionsAccepted() - connsBefore).isLessThanOrEqualTo(1);
+    }
+
+    @Test
+    void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+        upstream.enqueue(delayHead(Duration.ofMillis(200), respond(200, "first")), respond(200, "second"));
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("GET /api/p1 HTTP/1.1\r\nHost: a\r\n\r\nGET /api/p2 HTTP/1.1\r\nHost: a\r\n\r\nGET /nowhere HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertThat(raw.readResponse().bodyAsString()).isEqualTo("first");
+            assertThat(raw.readResponse().bodyAsString()).isEqualTo("second");
+            assertThat(raw.readResponse().status()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void serverSentEventsReachTheClientAsTheUpstreamSendsThem() throws Exception {
+        SseAction events = sse(List.of("one", "two", "three"), Duration.ofMillis(400));
+        upstream.enqueue(events);
+        HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(proxy.uri("/api/events")).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(r.headers().firstValue("content-type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/event-stream"));
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), UTF_8))) {
+            assertThat(in.readLine()).isEqualTo("data: one");
+            // The first event arrived while the upstream had not yet sent the second: nothing is buffered.
+            assertThat(events.eventsSent()).isEqualTo(1);
+            assertThat(in.readLine()).isEmpty();
+            assertThat(in.readLine()).isEqualTo("data: two");
+            assertThat(in.readLine()).isEmpty();
+            assertThat(in.readLine()).isEqualTo("data: three");
+        }
+    }
+
+    @Test
+    void headRequestGetsHeadersWithoutBody() throws Exception {
+        upstream.enqueue(respond(200, Map.of("Content-Length", "5"), new byte[0]));
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("HEAD /api/head HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response resp = raw.readHeadResponse();
+            assertThat(resp.status()).isEqualTo(200);
+            upstream.enqueue(respond(200, "after"));
+            raw.write("GET /api/after HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertThat(raw.readResponse().bodyAsString()).isEqualTo("after");
+        }
+    }
+
+    @Test
+    void expectContinueIsAnsweredAndTheBodyForwarded() throws Exception {
+        upstream.enqueue(echo());
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("PUT /api/expect HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(100);
+            raw.write("body");
+            RawHttp.Response resp = raw.readResponse();
+            assertThat(resp.status()).isEqualTo(200);
+            assertThat(resp.bodyAsString()).isEqualTo("body");
+        }
+    }
+
+    @Test
+    void noRouteIs404ProblemAndTheConnectionStaysUsable() throws Exception {
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("POST /elsewhere HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc");
+            RawHttp.Response resp = raw.readResponse();
+            assertThat(resp.status()).isEqualTo(404);
+            assertThat(resp.header("Content-Type")).isEqualTo("application/problem+json");
+            assertThat(resp.bodyAsString()).contains("\"type\":\"urn:idemproxy:problem:no-route\"").contains("\"status\":404");
+            upstream.enqueue(respond(200, "still here"));
+            raw.write("GET /api/x HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertThat(raw.readResponse().bodyAsString()).isEqualTo("still here");
+        }
+    }
+
+    @Test
+    void refusedUpstreamIs502UpstreamUnreachable() throws Exception {
+        HttpResponse<String> r = get("/refused/x");
+        assertThat(r.statusCode()).isEqualTo(502);
+        assertThat(r.body()).contains("urn:idemproxy:problem:upstream-unreachable");
+    }
+
+    @Test
+    void unresolvableUpstreamIs502UpstreamUnreachable() throws Exception {
+        HttpResponse<String> r = get("/unresolvable/x");
+        assertThat(r.statusCode()).isEqualTo(502);
+        assertThat(r.body()).contains("urn:idemproxy:problem:upstream-unreachable");
+    }
+
+    @Test
+    void upstreamResetBeforeAnsweringIs502() throws Exception {
+        upstream.enqueue(resetAfterRequest());
+        HttpResponse<String> r = client.send(HttpRequest.newBuilder(proxy.uri("/api/reset"))
+                .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(502);
+        assertThat(r.body()).contains("urn:idemproxy:problem:upstream-reset");
+    }
+
+    @Test
+    void noResponseHeadWithinPerTryIs504AmbiguousOutcome() throws Exception {
+        upstream.enqueue(delayHead(Duration.ofSeconds(3), respond(200, "late")));
+        HttpResponse<String> r = client.send(HttpRequest.newBuilder(proxy.uri("/slow/x"))
+                .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(504);
+        assertThat(r.body()).contains("urn:idemproxy:problem:ambiguous-outcome");
+    }
+}

@@ -1,0 +1,65 @@
+package dev.idemproxy.app.it;
+
+import dev.idemproxy.app.config.YamlConfigLoader;
+import dev.idemproxy.app.wiring.Assembly;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The real app, started in this JVM through the same loader and {@link Assembly} as
+ * {@code idemproxy run}, on free loopback ports, from YAML written to a temp file.
+ */
+final class RunningProxy implements AutoCloseable {
+    final Path dir;
+    final Path configFile;
+    final Assembly assembly;
+
+    private RunningProxy(Path dir, Path configFile, Assembly assembly) {
+        this.dir = dir;
+        this.configFile = configFile;
+        this.assembly = assembly;
+    }
+
+    /** {@code yamlBody} is everything after the listen/admin lines (routes, server, …). */
+    static RunningProxy start(String yamlBody) throws Exception {
+        Path dir = Files.createTempDirectory("idemproxy-it");
+        Path file = dir.resolve("idemproxy.yaml");
+        Files.writeString(file, header() + yamlBody, StandardCharsets.UTF_8);
+        Assembly a = Assembly.start(new YamlConfigLoader().load(file), file, new YamlConfigLoader());
+        return new RunningProxy(dir, file, a);
+    }
+
+    static String header() {
+        return "listen: 127.0.0.1:0\nadmin: { listen: 127.0.0.1:0 }\nstore: { type: memory }\n";
+    }
+
+    void rewrite(String yamlBody) {
+        try {
+            Files.writeString(configFile, header() + yamlBody, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    int port() {
+        return assembly.proxyAddress().getPort();
+    }
+
+    URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port() + path);
+    }
+
+    URI admin(String path) {
+        return URI.create("http://127.0.0.1:" + assembly.adminAddress().getPort() + path);
+    }
+
+    @Override
+    public void close() {
+        assembly.stop(Duration.ofSeconds(2));
+    }
+}
