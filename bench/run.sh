@@ -2,7 +2,7 @@
 # Pass-through benchmark: wrk against the upstream directly, against nginx as a reverse proxy
 # and against idemproxy, on loopback, with fixed CPU pinning. See docs/benchmarks.md.
 #
-#   bench/run.sh [--duration 10s] [--warmup 5s] [--connections 50] [--threads 1] [--repeat 3]
+#   bench/run.sh [--duration 10s] [--warmup 10s] [--connections 50] [--threads 1] [--repeat 3]
 #                [--targets direct,nginx,idemproxy] [--jar PATH] [--jvm-opts "..."] [--nice N]
 #                [--out FILE]
 #
@@ -15,7 +15,7 @@ REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
 CMDLINE="bench/run.sh${*:+ $*}"
 
 DURATION=10s
-WARMUP=5s
+WARMUP=10s
 CONNECTIONS=50
 THREADS=1
 REPEAT=3
