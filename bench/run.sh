@@ -310,6 +310,9 @@ if has_target idemproxy; then
             || die "maven build failed"
         [[ -f "$JAR" ]] || die "build did not produce $JAR"
     fi
+    # Run a copy: a rebuild of the worktree mid-run cannot swap the jar under the JVM.
+    mkdir -p "$WORK/idemproxy"
+    cp "$JAR" "$WORK/idemproxy/proxy-under-test.jar"
     IDP_PORT=$(pick_port)
     IDP_ADMIN_PORT=$(pick_port)
     mkdir -p "$WORK/idemproxy"
@@ -341,7 +344,7 @@ EOF
             >"$WORK/idemproxy/validate.log" 2>&1 || die "idemproxy rejects the bench config: $(cat "$WORK/idemproxy/validate.log")"
     fi
     # shellcheck disable=SC2086 # JVM_OPTS is a list of words
-    (cd "$WORK/idemproxy" && pinned "$PROXY_CPU" java $JVM_OPTS -jar "$JAR" run \
+    (cd "$WORK/idemproxy" && pinned "$PROXY_CPU" java $JVM_OPTS -jar "$WORK/idemproxy/proxy-under-test.jar" run \
         --config "$WORK/idemproxy/idemproxy.yaml") >"$WORK/idemproxy/stdout.log" 2>&1 &
     IDP_PID=$!
     STARTED_PIDS+=("$IDP_PID")
@@ -377,20 +380,44 @@ run_wrk() { # target scenario duration logfile
         -s "$SCRIPT_DIR/wrk/$s.lua" "${URL[$t]}/bench/$s") >"$4" 2>&1
 }
 
-declare -A RESULTS   # "$t/$s" -> lines of "rps p50 p99 p999 cpu_us core0 core1"
+declare -A RESULTS   # "$t/$s" -> lines of "rps p50 p99 p999 cpu_us proc_pct core0 core1"
+declare -A DEAD
 PROBLEMS=()
+last_words() { # target -> ": last log line" for idemproxy
+    [[ $1 == idemproxy && -s "$WORK/idemproxy/stdout.log" ]] || return 0
+    printf '; its last log line: `%s`' "$(tail -n1 "$WORK/idemproxy/stdout.log" | cut -c1-200)"
+}
 measure() { # target scenario rep
     local t=$1 s=$2 rep=$3 pid=${PID_UNDER_TEST[$t]}
     local logf="$WORK/wrk-$t-$s-$rep.log"
-    kill -0 "$pid" 2>/dev/null || die "$t (pid $pid) is not running"
+    [[ -n "${DEAD[$t]:-}" ]] && return 0
+    if ! kill -0 "$pid" 2>/dev/null; then
+        DEAD[$t]=1
+        PROBLEMS+=("$t (pid $pid) was gone before $s run $rep; its remaining runs were skipped$(last_words "$t")")
+        log "ERROR: $t (pid $pid) is not running any more: skipping its remaining runs"
+        return 0
+    fi
     local c0a c1a c0b c1b t0 t1
     t0=$(cpu_ticks "$pid")
     c0a=$(cpu_busy_ticks "$PROXY_CPU"); c1a=$(cpu_busy_ticks "$LOAD_CPU")
-    run_wrk "$t" "$s" "$DURATION" "$logf" || die "wrk failed for $t/$s: $(cat "$logf")"
+    if ! run_wrk "$t" "$s" "$DURATION" "$logf"; then
+        PROBLEMS+=("$t/$s run $rep: wrk failed: $(tr '\n' ' ' <"$logf" | cut -c1-300)")
+        log "ERROR: wrk failed for $t/$s run $rep: $(cat "$logf")"
+        return 0
+    fi
     t1=$(cpu_ticks "$pid")
     c0b=$(cpu_busy_ticks "$PROXY_CPU"); c1b=$(cpu_busy_ticks "$LOAD_CPU")
     local line
-    line=$(grep '^BENCH_RESULT' "$logf") || die "no result line from wrk for $t/$s: $(cat "$logf")"
+    if ! line=$(grep '^BENCH_RESULT' "$logf"); then
+        PROBLEMS+=("$t/$s run $rep: no result line from wrk")
+        return 0
+    fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+        DEAD[$t]=1
+        PROBLEMS+=("$t (pid $pid) died during $s run $rep; that run and the remaining ones were dropped$(last_words "$t")")
+        log "ERROR: $t (pid $pid) died during $s run $rep"
+        return 0
+    fi
     local rps p50 p99 p999 reqs e_conn e_read e_write e_status e_timeout
     rps=$(sed -E 's/.* rps=([0-9.]+).*/\1/' <<<"$line")
     p50=$(sed -E 's/.* p50_us=([0-9]+).*/\1/' <<<"$line")
@@ -428,7 +455,8 @@ SCENARIOS=(get post)
 log "warm-up: $WARMUP per target and scenario"
 for t in "${TARGET_LIST[@]}"; do
     for s in "${SCENARIOS[@]}"; do
-        run_wrk "$t" "$s" "$WARMUP" "$WORK/wrk-$t-$s-warmup.log" || die "warm-up failed for $t/$s"
+        run_wrk "$t" "$s" "$WARMUP" "$WORK/wrk-$t-$s-warmup.log" \
+            || die "warm-up failed for $t/$s: $(cat "$WORK/wrk-$t-$s-warmup.log")"
     done
 done
 log "measuring: $REPEAT x $DURATION per target and scenario, interleaved"
@@ -445,7 +473,7 @@ declare -A MED
 for t in "${TARGET_LIST[@]}"; do
     for s in "${SCENARIOS[@]}"; do
         for col in 1 2 3 4 5 6 7 8; do
-            MED["$t/$s/$col"]=$(median_col "$col" <<<"${RESULTS[$t/$s]}")
+            MED["$t/$s/$col"]=$(median_col "$col" <<<"${RESULTS[$t/$s]:-}")
         done
     done
 done
@@ -476,11 +504,23 @@ GIT_REV=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown
     echo "- $JAVA_VERSION; $NGINX_VERSION; $WRK_VERSION"
     [[ -n "$IDP_VERSION" ]] && echo "- idemproxy: $IDP_VERSION (git $GIT_REV), JVM options \`$JVM_OPTS\`, \`server.ioThreads: 1\`${IDEMPROXY_NOTE:+; $IDEMPROXY_NOTE}"
     echo "- wrk: $THREADS thread(s), $CONNECTIONS connections, $DURATION per run after a $WARMUP warm-up; each cell is the median of $REPEAT runs"
+    for t in "${TARGET_LIST[@]}"; do
+        for s in "${SCENARIOS[@]}"; do
+            n=$(grep -c . <<<"${RESULTS[$t/$s]:-}" || true)
+            if [[ "$n" -lt "$REPEAT" ]]; then
+                echo "- **$t / $s: only $n of $REPEAT runs measured** (see the errors below)"
+            fi
+        done
+    done
     echo
     echo "| target | scenario | req/s | p50 ms | p99 ms | p99.9 ms | CPU µs/req | process CPU | core$PROXY_CPU busy | core$LOAD_CPU busy |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     for t in "${TARGET_LIST[@]}"; do
         for s in "${SCENARIOS[@]}"; do
+            if [[ -z "${MED[$t/$s/1]}" ]]; then
+                printf '| %s | %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |\n' "$t" "$(scenario_name "$s")"
+                continue
+            fi
             printf '| %s | %s | %.0f | %s | %s | %s | %.1f | %.0f%% | %.0f%% | %.0f%% |\n' "$t" "$(scenario_name "$s")" \
                 "${MED[$t/$s/1]}" "$(fmt_ms "${MED[$t/$s/2]}")" "$(fmt_ms "${MED[$t/$s/3]}")" \
                 "$(fmt_ms "${MED[$t/$s/4]}")" "${MED[$t/$s/5]}" "${MED[$t/$s/6]}" "${MED[$t/$s/7]}" "${MED[$t/$s/8]}"
@@ -493,6 +533,10 @@ GIT_REV=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown
         echo "| scenario | idemproxy/nginx req/s | idemproxy − nginx p99 | idemproxy/nginx CPU per req | bar (≥ 0.9×, ≤ +0.5 ms) |"
         echo "|---|---:|---:|---:|---|"
         for s in "${SCENARIOS[@]}"; do
+            if [[ -z "${MED[idemproxy/$s/1]}" || -z "${MED[nginx/$s/1]}" ]]; then
+                echo "| $(scenario_name "$s") | n/a | n/a | n/a | not measured |"
+                continue
+            fi
             awk -v name="$(scenario_name "$s")" \
                 -v ri="${MED[idemproxy/$s/1]}" -v rn="${MED[nginx/$s/1]}" \
                 -v pi="${MED[idemproxy/$s/3]}" -v pn="${MED[nginx/$s/3]}" \
@@ -506,7 +550,7 @@ GIT_REV=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown
     if [[ ${#PROBLEMS[@]} -eq 0 ]]; then
         echo "wrk reported no socket errors, timeouts or non-2xx responses in any measured run."
     else
-        echo "wrk reported errors:"
+        echo "Problems (wrk errors, processes that died):"
         echo
         for p in "${PROBLEMS[@]}"; do echo "- $p"; done
     fi
