@@ -4,7 +4,7 @@
 #
 #   bench/run.sh [--duration 10s] [--warmup 10s] [--connections 50] [--threads 1] [--repeat 3]
 #                [--targets direct,nginx,idemproxy] [--jar PATH] [--jvm-opts "..."] [--nice N]
-#                [--out FILE]
+#                [--quiet-wait SECONDS] [--out FILE]
 #
 # Everything the script starts is private (own config, own prefix dir under bench/out/) and is
 # killed on exit. Only loopback addresses and free high ports are used.
@@ -24,12 +24,13 @@ JAR=""
 OUT=""
 JVM_OPTS_DEFAULT="-Xms256m -Xmx256m -XX:+UseParallelGC -XX:+AlwaysPreTouch"
 JVM_OPTS="$JVM_OPTS_DEFAULT"
+QUIET_WAIT=0         # wait up to this long for both cores to be idle before starting
 NICE=0               # nice value for everything started here (e.g. -5 on a shared machine)
 PROXY_CPU=0          # the proxy under test (nginx worker / idemproxy JVM)
 LOAD_CPU=1           # wrk and the upstream nginx
 
 usage() {
-    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 while [[ $# -gt 0 ]]; do
@@ -43,6 +44,7 @@ while [[ $# -gt 0 ]]; do
         --jar) JAR=$2; shift 2 ;;
         --jvm-opts) JVM_OPTS=$2; shift 2 ;;
         --nice) NICE=$2; shift 2 ;;
+        --quiet-wait) QUIET_WAIT=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
@@ -53,6 +55,7 @@ done
 [[ "$CONNECTIONS" =~ ^[1-9][0-9]*$ ]] || { echo "--connections must be a positive integer" >&2; exit 2; }
 [[ "$THREADS" =~ ^[1-9][0-9]*$ ]] || { echo "--threads must be a positive integer" >&2; exit 2; }
 [[ "$NICE" =~ ^-?[0-9]+$ ]] || { echo "--nice must be an integer" >&2; exit 2; }
+[[ "$QUIET_WAIT" =~ ^[0-9]+$ ]] || { echo "--quiet-wait must be a number of seconds" >&2; exit 2; }
 IFS=',' read -r -a TARGET_LIST <<<"$TARGETS"
 for t in "${TARGET_LIST[@]}"; do
     case "$t" in direct|nginx|idemproxy) ;; *) echo "unknown target: $t" >&2; exit 2 ;; esac
@@ -135,10 +138,18 @@ busy_pct() { # "busy total" before, after -> percent
 }
 
 # How busy the machine is before anything starts: other workloads skew every number.
-pre0=$(cpu_busy_ticks "$PROXY_CPU"); pre1=$(cpu_busy_ticks "$LOAD_CPU")
-sleep 2
-PRE_BUSY0=$(busy_pct "$pre0" "$(cpu_busy_ticks "$PROXY_CPU")")
-PRE_BUSY1=$(busy_pct "$pre1" "$(cpu_busy_ticks "$LOAD_CPU")")
+# With --quiet-wait, wait (bounded) until both cores are below 10% over a 2 s sample.
+quiet_deadline=$((SECONDS + QUIET_WAIT))
+while :; do
+    pre0=$(cpu_busy_ticks "$PROXY_CPU"); pre1=$(cpu_busy_ticks "$LOAD_CPU")
+    sleep 2
+    PRE_BUSY0=$(busy_pct "$pre0" "$(cpu_busy_ticks "$PROXY_CPU")")
+    PRE_BUSY1=$(busy_pct "$pre1" "$(cpu_busy_ticks "$LOAD_CPU")")
+    (( PRE_BUSY0 <= 10 && PRE_BUSY1 <= 10 )) && break
+    (( SECONDS < quiet_deadline )) || break
+    log "waiting for a quiet machine (core$PROXY_CPU ${PRE_BUSY0}%, core$LOAD_CPU ${PRE_BUSY1}% busy; up to $((quiet_deadline - SECONDS))s more)"
+    sleep 8
+done
 PRE_LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
 if (( PRE_BUSY0 > 10 || PRE_BUSY1 > 10 )); then
     log "WARNING: the machine is busy before the benchmark (core$PROXY_CPU ${PRE_BUSY0}%, core$LOAD_CPU ${PRE_BUSY1}%, load $PRE_LOADAVG): numbers will be noisy"
