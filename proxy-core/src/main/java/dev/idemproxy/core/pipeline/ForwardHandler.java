@@ -61,6 +61,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
     private boolean upstreamWantsClose;
     private boolean discardRequest;
     private int status;
+    private String clientIp;
     private boolean failed;
 
     private ProtectedCallRunner protectedRun;
@@ -102,6 +103,11 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         upstreamWantsClose = false;
         discardRequest = false;
         state.callStarted();
+        UpstreamConnection pooled = pools.tryPooled(c.route(), ctx.channel().eventLoop(), this);
+        if (pooled != null) {
+            connected(pooled);
+            return;
+        }
         ctx.channel().config().setAutoRead(false);
         pools.acquire(c.route(), ctx.channel().eventLoop(), this).addListener(f -> onAcquired(seq, f));
     }
@@ -151,7 +157,11 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             fail(Problem.UPSTREAM_UNREACHABLE, describe(f.cause()));
             return;
         }
-        conn = (UpstreamConnection) f.getNow();
+        connected((UpstreamConnection) f.getNow());
+    }
+
+    private void connected(UpstreamConnection leased) {
+        conn = leased;
         HeaderRewrite.toUpstream(call.request(), call.route(), call.pathAndQuery(), call.originalHost(), clientIp());
         conn.channel().write(call.request()).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
         HttpContent c;
@@ -406,11 +416,11 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
     }
 
     private String clientIp() {
-        SocketAddress a = ctx.channel().remoteAddress();
-        if (a instanceof InetSocketAddress) {
-            return ((InetSocketAddress) a).getAddress().getHostAddress();
+        if (clientIp == null) {
+            SocketAddress a = ctx.channel().remoteAddress();
+            clientIp = a instanceof InetSocketAddress ? ((InetSocketAddress) a).getAddress().getHostAddress() : "unknown";
         }
-        return "unknown";
+        return clientIp;
     }
 
     static String describe(Throwable t) {

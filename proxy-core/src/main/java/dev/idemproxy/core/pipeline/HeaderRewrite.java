@@ -85,7 +85,7 @@ final class HeaderRewrite {
     }
 
     static void dropHopByHop(HttpHeaders h) {
-        List<String> connection = h.getAll(HttpHeaderNames.CONNECTION);
+        List<String> connection = h.contains(HttpHeaderNames.CONNECTION) ? h.getAll(HttpHeaderNames.CONNECTION) : List.of();
         for (String value : connection) {
             for (String token : value.split(",")) {
                 String t = token.trim();

@@ -41,6 +41,26 @@ final class UpstreamPool {
         return key;
     }
 
+    /** An idle pooled channel on {@code loop}, ready now, or null. Must be called on {@code loop}. */
+    Channel pollIdle(EventLoop loop) {
+        ArrayDeque<Channel> deque = idle.get(loop);
+        if (deque == null) {
+            return null;
+        }
+        Channel ch;
+        while ((ch = deque.pollLast()) != null) {
+            ScheduledFuture<?> closer = ch.attr(IDLE_CLOSE).getAndSet(null);
+            if (closer != null) {
+                closer.cancel(false);
+            }
+            if (ch.isActive() && !ch.pipeline().get(UpstreamHandler.class).isAttached()) {
+                return ch;
+            }
+            ch.close();
+        }
+        return null;
+    }
+
     /**
      * A connected (and, for https, handshaken) channel on {@code loop}, pooled or new.
      * Must be called on {@code loop}; the promise completes on it.

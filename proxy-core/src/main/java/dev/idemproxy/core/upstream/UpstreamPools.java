@@ -77,6 +77,22 @@ public final class UpstreamPools implements AutoCloseable {
     }
 
     /**
+     * Leases an idle pooled connection at once, or returns null (then use {@link #acquire}).
+     * The fast path of a keep-alive proxy: no promise, no listener, no pause in reading.
+     * Must be called on {@code loop}.
+     */
+    public UpstreamConnection tryPooled(Route route, EventLoop loop, UpstreamListener listener) {
+        UpstreamPool pool = pool(route);
+        Channel ch = pool.pollIdle(loop);
+        if (ch == null) {
+            return null;
+        }
+        UpstreamHandler h = ch.pipeline().get(UpstreamHandler.class);
+        h.attach(listener);
+        return new UpstreamConnection(ch, pool, h, true);
+    }
+
+    /**
      * Leases a connection for {@code route} on {@code loop}, attached to {@code listener}.
      * Must be called on {@code loop}; the future completes on it.
      */
