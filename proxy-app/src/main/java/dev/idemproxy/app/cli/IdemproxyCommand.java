@@ -12,8 +12,9 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "A sidecar HTTP proxy that makes an agent's tool calls safe to retry.",
-        subcommands = {RunCommand.class, ValidateCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {RunCommand.class, ValidateCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Examples:",
+                "  idemproxy demo",
                 "  idemproxy run --config config/idemproxy.yaml",
                 "  idemproxy validate --config config/idemproxy.yaml"})
 public final class IdemproxyCommand implements Callable<Integer> {
