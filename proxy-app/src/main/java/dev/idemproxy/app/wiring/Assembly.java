@@ -18,6 +18,7 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,6 +102,16 @@ public final class Assembly implements AutoCloseable {
 
     public ProxyConfig config() {
         return current.get();
+    }
+
+    /** Protected and pass-through calls the proxy is running right now. */
+    public int inFlightCalls() {
+        return proxy.inFlight();
+    }
+
+    /** How many entries the dead-letter queue holds (the store's count; completes off the caller's thread). */
+    public CompletionStage<Long> deadLetterCount() {
+        return store.deadLetterCount();
     }
 
     /**

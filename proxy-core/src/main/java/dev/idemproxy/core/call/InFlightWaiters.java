@@ -29,7 +29,8 @@ public final class InFlightWaiters {
         });
     }
 
-    void wake(RecordKey key) {
+    /** Runs and forgets every waiter for {@code key}: its record has settled or been released. */
+    public void wake(RecordKey key) {
         List<Runnable> l = waiting.remove(key);
         if (l != null) {
             l.forEach(Runnable::run);

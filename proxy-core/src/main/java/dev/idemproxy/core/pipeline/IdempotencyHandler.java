@@ -108,6 +108,9 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
 
     private void onClaim(Pending p, ClaimResult result, Throwable error) {
         if (pending != p) {
+            if (error == null && result instanceof ClaimResult.Claimed) {
+                releaseOrphanedClaim(p);
+            }
             return;
         }
         if (error != null) {
@@ -170,6 +173,21 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
                     p.claiming = false;
                     onClaim(p, result, error);
                 }));
+    }
+
+    /**
+     * The client left while its claim was on the way: nothing was forwarded, so the key is
+     * released at once rather than held until its lease lapses, which would keep every retry
+     * of the call waiting and then failing with 409.
+     */
+    private void releaseOrphanedClaim(Pending p) {
+        services.store().release(p.key, p.identity.callId()).whenComplete((ok, err) -> {
+            if (err != null) {
+                LOG.warn("[call={}] could not release the key of a call whose client left before it was claimed: {}",
+                        p.identity.callId(), err.toString());
+            }
+            services.waiters().wake(p.key);
+        });
     }
 
     private void storeFailed(Pending p, Throwable error) {

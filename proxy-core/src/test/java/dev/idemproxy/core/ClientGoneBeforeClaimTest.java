@@ -1,0 +1,215 @@
+package dev.idemproxy.core;
+
+import static dev.idemproxy.core.testing.UpstreamAction.respond;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.dlq.DeadLetterPolicy;
+import dev.idemproxy.core.idempotency.IdempotencyPolicy;
+import dev.idemproxy.core.idempotency.KeyPolicy;
+import dev.idemproxy.core.receipt.IdsPolicy;
+import dev.idemproxy.core.retry.RetryBudgetPolicy;
+import dev.idemproxy.core.retry.RetryPolicy;
+import dev.idemproxy.core.retry.TaskPolicy;
+import dev.idemproxy.core.route.Route;
+import dev.idemproxy.core.route.RouteMatch;
+import dev.idemproxy.core.route.Timeouts;
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.DeadLetter;
+import dev.idemproxy.core.store.DeadLetterPage;
+import dev.idemproxy.core.store.IdempotencyRecord;
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StorePolicy;
+import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.RawHttp;
+import dev.idemproxy.core.testing.TestUpstream;
+import dev.idemproxy.core.upstream.PoolPolicy;
+import dev.idemproxy.core.upstream.TlsPolicy;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Found by {@code idemproxy demo}: an agent that timed out while its call's claim was still on
+ * the way to the store left the key claimed by a call that was never forwarded, so each of its
+ * retries waited {@code waitTimeout}, got 409, and the intent was never executed until the
+ * lease lapsed.
+ */
+@ExtendWith(LeakDetection.class)
+class ClientGoneBeforeClaimTest {
+    static final String KEY = "k-client-gone";
+    static final String BODY = "{\"title\":\"printer\"}";
+
+    TestUpstream upstream;
+    GatedStore store;
+    ProxyServer proxy;
+
+    @BeforeEach
+    void start() throws Exception {
+        upstream = TestUpstream.start();
+        store = new GatedStore(MemoryIdempotencyStore.create(1000, Clock.systemUTC()));
+        IdempotencyPolicy idem = new IdempotencyPolicy(true, Set.of("POST"), KeyPolicy.DEFAULT, List.of(), List.of(),
+                Duration.ofHours(1), Duration.ofSeconds(30), IdempotencyPolicy.OnConcurrent.WAIT, Duration.ofSeconds(2),
+                1024 * 1024, 1024 * 1024);
+        Route route = new Route("tickets", new RouteMatch(null, "/tickets", Set.of()), upstream.uri(), Set.of(), Timeouts.DEFAULT,
+                idem, RetryPolicy.DEFAULT, IdsPolicy.DEFAULT, null, DeadLetterPolicy.DEFAULT, TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
+        // One io thread: every client connection shares one event loop, which orders the steps below.
+        ServerPolicy oneLoop = new ServerPolicy(1, Duration.ofSeconds(60), 16 * 1024, 8 * 1024);
+        proxy = new ProxyServer(new ProxyConfig(new HostPort("127.0.0.1", 0), Duration.ofSeconds(1), AdminPolicy.DEFAULT, oneLoop,
+                StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(route)), store);
+        proxy.start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        proxy.stop(Duration.ofSeconds(1));
+        store.close();
+        upstream.close();
+    }
+
+    @Test
+    void aClientThatLeavesBeforeItsClaimIsAnsweredDoesNotKeepTheKeyClaimed() throws Exception {
+        upstream.enqueue(respond(201, "created"));
+        int port = proxy.address().getPort();
+        try (RawHttp gone = RawHttp.connect("127.0.0.1", port)) {
+            gone.write("POST /tickets HTTP/1.1\r\nHost: t\r\nIdempotency-Key: " + KEY + "\r\nContent-Length: " + BODY.length()
+                    + "\r\n\r\n" + BODY);
+            assertThat(store.claimAsked.await(10, TimeUnit.SECONDS)).isTrue();
+        }
+        // Two round trips on the same (only) event loop: by the second, the proxy has seen the first client go.
+        try (RawHttp other = RawHttp.connect("127.0.0.1", port)) {
+            for (int i = 0; i < 2; i++) {
+                other.write("GET /elsewhere HTTP/1.1\r\nHost: t\r\n\r\n");
+                assertThat(other.readResponse().status()).isEqualTo(404);
+            }
+        }
+        store.gate.complete(null);
+
+        HttpResponse<String> retry = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/tickets")).header("Idempotency-Key", KEY)
+                        .POST(HttpRequest.BodyPublishers.ofString(BODY)).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(retry.statusCode()).as(retry.body()).isEqualTo(201);
+        assertThat(retry.body()).isEqualTo("created");
+        assertThat(upstream.requestCount()).isEqualTo(1);
+    }
+
+    /** The memory store, whose first claim is answered only when {@link #gate} completes. */
+    static final class GatedStore implements IdempotencyStore {
+        final IdempotencyStore delegate;
+        final CompletableFuture<Void> gate = new CompletableFuture<>();
+        final CountDownLatch claimAsked = new CountDownLatch(1);
+
+        GatedStore(IdempotencyStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
+            if (claimAsked.getCount() == 0) {
+                return delegate.claim(key, fingerprint, owner, lease, ctx);
+            }
+            CompletionStage<ClaimResult> result = delegate.claim(key, fingerprint, owner, lease, ctx);
+            claimAsked.countDown();
+            return gate.thenCompose(x -> result);
+        }
+
+        @Override
+        public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
+            return delegate.renew(key, owner, lease);
+        }
+
+        @Override
+        public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
+            return delegate.complete(key, owner, response, attempts, ttl);
+        }
+
+        @Override
+        public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
+            return delegate.markNotRetained(key, owner, status, attempts, ttl);
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(RecordKey key, String owner) {
+            return delegate.release(key, owner);
+        }
+
+        @Override
+        public CompletionStage<Boolean> evict(RecordKey key) {
+            return delegate.evict(key);
+        }
+
+        @Override
+        public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
+            return delegate.get(key);
+        }
+
+        @Override
+        public boolean isAvailable() {
+            return delegate.isAvailable();
+        }
+
+        @Override
+        public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
+            return delegate.putReceipt(receipt, ttl);
+        }
+
+        @Override
+        public CompletionStage<Optional<Receipt>> receipt(String callId) {
+            return delegate.receipt(callId);
+        }
+
+        @Override
+        public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
+            return delegate.receiptsByBizId(bizId, limit);
+        }
+
+        @Override
+        public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
+            return delegate.addDeadLetter(entry);
+        }
+
+        @Override
+        public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
+            return delegate.deadLetters(cursor, limit);
+        }
+
+        @Override
+        public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
+            return delegate.deadLetter(id);
+        }
+
+        @Override
+        public CompletionStage<Boolean> deleteDeadLetter(String id) {
+            return delegate.deleteDeadLetter(id);
+        }
+
+        @Override
+        public CompletionStage<Long> deadLetterCount() {
+            return delegate.deadLetterCount();
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+    }
+}
