@@ -154,6 +154,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         LOG.warn("[call={}] idempotency store unavailable: {}", p.identity.callId(), error.toString());
         if (services.onUnavailable() == StorePolicy.OnUnavailable.PASSTHROUGH) {
             pending = null;
+            services.metrics().storePassthrough(p.call.route().name());
             ctx.fireChannelRead(p.call);
             return;
         }
