@@ -100,8 +100,15 @@ class StoreIT {
                 + "    upstream: " + upstream.uri() + "\n"
                 + "    tags: [idempotent]\n"
                 + "    timeouts: { perTry: 2s, total: 5s }\n"
+                + String.format(fastBackoff, 2)
+                + "  - name: nowhere\n"
+                + "    match: { pathPrefix: /nowhere }\n"
+                + "    upstream: http://127.0.0.1:" + CLOSED_PORT + "\n"
                 + String.format(fastBackoff, 2);
     }
+
+    /** A loopback port nothing listens on: connecting fails at once. */
+    static final int CLOSED_PORT = dev.idemproxy.core.testing.FreePorts.pick();
 
     int before;
 
@@ -332,6 +339,24 @@ class StoreIT {
         assertThat(List.of(ok, b1, a2, b3)).extracting(r -> r.headers().firstValue("X-Retry-Budget-Remaining").orElseThrow())
                 .containsExactly("2", "1", "0", "0");
         assertThat(upstream.requestCount() - before).isEqualTo(6);
+    }
+
+    @Test
+    void theBudgetLeftIsOnProblemAnswersToAndNeverOnReplays() throws Exception {
+        String task = "task-" + UUID.randomUUID();
+        HttpResponse<byte[]> unreachable = send(post(proxyA, "/nowhere/x", "{}", "X-Task-Id", task));
+        assertThat(unreachable.statusCode()).isEqualTo(502);
+        assertThat(new String(unreachable.body())).contains("urn:idemproxy:problem:upstream-unreachable");
+        assertThat(unreachable.headers().firstValue("X-Attempts")).hasValue("2");
+        assertThat(unreachable.headers().firstValue("X-Retry-Budget-Remaining")).hasValue("1");
+
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(201, "recorded"));
+        HttpResponse<byte[]> first = send(post(proxyB, "/tickets/t", "{}", "X-Task-Id", task, "Idempotency-Key", key));
+        assertThat(first.headers().firstValue("X-Retry-Budget-Remaining")).hasValue("1");
+        HttpResponse<byte[]> replay = send(post(proxyA, "/tickets/t", "{}", "X-Task-Id", task, "Idempotency-Key", key));
+        assertReplayOf(replay, first);
+        assertThat(replay.headers().firstValue("X-Retry-Budget-Remaining")).isEmpty();
     }
 
     /**
