@@ -96,6 +96,7 @@ public final class CallExecution implements UpstreamListener {
             nextAttempt();
             return;
         }
+        // One read of the task's budget first: the retry decisions and X-Retry-Budget-Remaining start from it.
         services.taskBudgets().peek(identity.taskId()).thenAccept(budget -> onLoop(() -> {
             task = budget;
             nextAttempt();
@@ -324,13 +325,12 @@ public final class CallExecution implements UpstreamListener {
                 RetryBudgets.of(taskAllows, () -> services.routeBudget(call.route()).tryAcquireRetry()));
     }
 
-    /** Runs {@code r} on the client's loop: now when already there (a completed stage), else queued. */
+    /**
+     * Runs {@code r} as a task of the client's loop: store stages complete on store threads, and
+     * even a completed stage's callback would swallow what {@code r} throws.
+     */
     private void onLoop(Runnable r) {
-        if (client.loop().inEventLoop()) {
-            r.run();
-        } else {
-            client.loop().execute(r);
-        }
+        client.loop().execute(r);
     }
 
     private void recordAttempt(String result) {
