@@ -3,9 +3,11 @@ package dev.idemproxy.core;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.call.CallServices;
+import dev.idemproxy.core.call.TaskBudgets;
 import dev.idemproxy.core.pipeline.ProxyChannelInitializer;
 import dev.idemproxy.core.retry.LocalTaskBudgets;
 import dev.idemproxy.core.retry.RetryRules;
+import dev.idemproxy.core.retry.TaskBudget;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.MeteredStore;
 import dev.idemproxy.core.metrics.ProxyMetrics;
@@ -64,8 +66,11 @@ public final class ProxyServer implements AutoCloseable {
         this.transport = Transport.best();
         this.pools = new UpstreamPools(transport);
         Clock clock = Clock.systemUTC();
+        // With a store, task retries are counted there, so every proxy sharing it spends one budget.
+        TaskBudgets taskBudgets = metered == null ? TaskBudgets.local(new LocalTaskBudgets(config.tasks(), clock))
+                : TaskBudgets.stored(new TaskBudget(config.tasks(), clock), metered);
         this.services = new CallServices(pools, new RetryRules(ThreadLocalRandom.current(), clock), config.tasks(),
-                new LocalTaskBudgets(config.tasks(), clock), config.retryBudget(), metered, config.store().onUnavailable(),
+                taskBudgets, config.retryBudget(), metered, config.store().onUnavailable(),
                 config.secretHeaders(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics);
     }
 

@@ -15,32 +15,41 @@ import java.time.Duration;
  * {@code idemproxy run}, on free loopback ports, from YAML written to a temp file.
  */
 final class RunningProxy implements AutoCloseable {
+    static final String MEMORY_STORE = "store: { type: memory }\n";
+
     final Path dir;
     final Path configFile;
     final Assembly assembly;
+    private final String storeYaml;
 
-    private RunningProxy(Path dir, Path configFile, Assembly assembly) {
+    private RunningProxy(Path dir, Path configFile, Assembly assembly, String storeYaml) {
         this.dir = dir;
         this.configFile = configFile;
         this.assembly = assembly;
+        this.storeYaml = storeYaml;
     }
 
-    /** {@code yamlBody} is everything after the listen/admin lines (routes, server, …). */
+    /** {@code yamlBody} is everything after the listen/admin lines (routes, server, …); the store is memory. */
     static RunningProxy start(String yamlBody) throws Exception {
+        return start(MEMORY_STORE, yamlBody);
+    }
+
+    /** {@code storeYaml} is the {@code store:} block (ending in a newline); {@code yamlBody} what follows. */
+    static RunningProxy start(String storeYaml, String yamlBody) throws Exception {
         Path dir = Files.createTempDirectory("idemproxy-it");
         Path file = dir.resolve("idemproxy.yaml");
-        Files.writeString(file, header() + yamlBody, StandardCharsets.UTF_8);
+        Files.writeString(file, header(storeYaml) + yamlBody, StandardCharsets.UTF_8);
         Assembly a = Assembly.start(new YamlConfigLoader().load(file), file, new YamlConfigLoader());
-        return new RunningProxy(dir, file, a);
+        return new RunningProxy(dir, file, a, storeYaml);
     }
 
-    static String header() {
-        return "listen: 127.0.0.1:0\nadmin: { listen: 127.0.0.1:0 }\nstore: { type: memory }\n";
+    static String header(String storeYaml) {
+        return "listen: 127.0.0.1:0\nadmin: { listen: 127.0.0.1:0 }\n" + storeYaml;
     }
 
     void rewrite(String yamlBody) {
         try {
-            Files.writeString(configFile, header() + yamlBody, StandardCharsets.UTF_8);
+            Files.writeString(configFile, header(storeYaml) + yamlBody, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -8,13 +8,16 @@ import dev.idemproxy.core.retry.AttemptOutcome;
 import dev.idemproxy.core.retry.Deadline;
 import dev.idemproxy.core.retry.FailureClass;
 import dev.idemproxy.core.retry.FinishedAttempt;
+import dev.idemproxy.core.retry.RetryBudgets;
 import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.retry.TaskBudgetDecision;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -37,6 +40,13 @@ import java.util.function.Consumer;
  * carries the same key and call id, its number, and the time left. Decisions are made in pure
  * code; this class only does the I/O. Not thread-safe: every method runs on the client's loop
  * (upstream connections share it).
+ *
+ * <p><b>Task budget.</b> A call that names a task reads its task's budget before the first
+ * attempt, decides with that, and takes the task's token when it decides to retry. Both go
+ * to the store when there is one, asynchronously, and come back to the loop: another proxy may
+ * have taken the last token meanwhile, and then the call stops with {@code budget_task} after all.
+ * While a response head waits for that answer it is held, its content queued and the upstream
+ * paused; it is then either dropped for the retry or streamed as the final response.
  */
 public final class CallExecution implements UpstreamListener {
     private final ProxyCall call;
@@ -59,6 +69,10 @@ public final class CallExecution implements UpstreamListener {
     private int finalStatus;
     private boolean settled;
     private long attemptStart;
+    /** The task's budget as last seen; null when the call names no task or the store did not answer. */
+    private TaskBudgetDecision task;
+    /** A response head waiting for its retry decision (the task's token); null otherwise. */
+    private HeldResponse held;
 
     /**
      * @param upstreamHeaders the request headers as rewritten for the upstream (hop-by-hop gone)
@@ -80,7 +94,15 @@ public final class CallExecution implements UpstreamListener {
     }
 
     public void start() {
-        nextAttempt();
+        if (identity.taskId() == null) {
+            nextAttempt();
+            return;
+        }
+        // One read of the task's budget first: the retry decisions and X-Retry-Budget-Remaining start from it.
+        services.taskBudgets().peek(identity.taskId()).thenAccept(budget -> onLoop(() -> {
+            task = budget;
+            nextAttempt();
+        }));
     }
 
     private void nextAttempt() {
@@ -143,32 +165,55 @@ public final class CallExecution implements UpstreamListener {
         int status = resp.status().code();
         recordAttempt(status / 100 + "xx");
         upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
-        FinishedAttempt finished = FinishedAttempt.of(attempt,
-                AttemptOutcome.answered(status, resp.headers().get(HttpHeaderNames.RETRY_AFTER)));
-        if (receiptChecks.applies(finished.outcome())) {
+        AttemptOutcome answered = AttemptOutcome.answered(status, resp.headers().get(HttpHeaderNames.RETRY_AFTER));
+        if (receiptChecks.applies(answered)) {
             discardingResponse = true;
             releaseConn(false);
-            receiptChecks.start(finished.outcome());
+            receiptChecks.start(answered);
             return;
         }
-        RetryDecision d = services.rules().decide(call.route(), call.request().method().name(), finished, deadline, services.budgetsFor(call.route(), identity.taskId()));
+        held = new HeldResponse(resp);
+        decide(FinishedAttempt.of(attempt, answered), this::onHeadDecided);
+    }
+
+    private void onHeadDecided(RetryDecision d) {
+        HeldResponse h = held;
+        held = null;
         if (d.isRetry()) {
+            h.release();
             discardingResponse = true;
             releaseConn(false);
             scheduleRetry(d);
             return;
         }
+        HttpResponse resp = h.head;
         finalDecision = d;
-        finalStatus = status;
+        finalStatus = resp.status().code();
         responseStarted = true;
         capture = new ResponseCapture(call.route().idempotency().maxResponseBody());
-        identity.decorate(resp.headers(), attempt);
+        decorate(resp.headers());
         client.head(resp);
         capture.head(resp);
+        if (conn != null) {
+            conn.channel().config().setAutoRead(true);
+        }
+        for (HttpContent c : h.contents) {
+            onResponseContent(c);
+        }
+        if (h.upstreamClosed && !settled) {
+            truncated("the upstream closed the connection mid-response");
+        }
     }
 
     @Override
     public void onResponseContent(HttpContent content) {
+        if (held != null) {
+            held.contents.add(content);
+            if (conn != null) {
+                conn.channel().config().setAutoRead(false);
+            }
+            return;
+        }
         if (settled || discardingResponse || !responseStarted) {
             content.release();
             return;
@@ -208,6 +253,10 @@ public final class CallExecution implements UpstreamListener {
     @Override
     public void onUpstreamClosed(Throwable cause) {
         conn = null;
+        if (held != null) {
+            held.upstreamClosed = true;
+            return;
+        }
         if (settled || discardingResponse) {
             return;
         }
@@ -247,15 +296,53 @@ public final class CallExecution implements UpstreamListener {
             receiptChecks.start(AttemptOutcome.failed(failure));
             return;
         }
-        RetryDecision d = services.rules().decide(call.route(), call.request().method().name(),
-                FinishedAttempt.of(attempt, AttemptOutcome.failed(failure)), deadline, services.budgetsFor(call.route(), identity.taskId()));
-        if (d.isRetry()) {
-            scheduleRetry(d);
+        decide(FinishedAttempt.of(attempt, AttemptOutcome.failed(failure)), d -> {
+            if (d.isRetry()) {
+                scheduleRetry(d);
+                return;
+            }
+            Problem p = d.answerProblem().orElse(failure == FailureClass.CONNECT_FAILURE
+                    ? Problem.UPSTREAM_UNREACHABLE : Problem.UPSTREAM_RESET);
+            stopWithProblem(d, p, failure.spelling() + ": " + detail);
+        });
+    }
+
+    /**
+     * Decides what follows this attempt and hands the decision to {@code then}, on the loop. The
+     * task budget answers from what was last seen of it; a RETRY of a call that names a task then
+     * takes the task's token, and if another proxy took the last one meanwhile the decision is
+     * taken again with the task budget spent (a STOP with {@code budget_task}).
+     */
+    private void decide(FinishedAttempt finished, Consumer<RetryDecision> then) {
+        RetryDecision d = decideWith(finished, task == null || task.allowed());
+        if (!d.isRetry() || identity.taskId() == null) {
+            then.accept(d);
             return;
         }
-        Problem p = d.answerProblem().orElse(failure == FailureClass.CONNECT_FAILURE
-                ? Problem.UPSTREAM_UNREACHABLE : Problem.UPSTREAM_RESET);
-        stopWithProblem(d, p, failure.spelling() + ": " + detail);
+        services.taskBudgets().tryAcquire(identity.taskId()).thenAccept(taken -> onLoop(() -> {
+            if (settled) {
+                return;
+            }
+            if (taken == null) {  // the store did not answer: go on (fail open), nothing known
+                then.accept(d);
+                return;
+            }
+            task = taken.allowed() ? taken.charged() : taken;
+            then.accept(taken.allowed() ? d : decideWith(finished, false));
+        }));
+    }
+
+    private RetryDecision decideWith(FinishedAttempt finished, boolean taskAllows) {
+        return services.rules().decide(call.route(), call.request().method().name(), finished, deadline,
+                RetryBudgets.of(taskAllows, () -> services.routeBudget(call.route()).tryAcquireRetry()));
+    }
+
+    /**
+     * Runs {@code r} as a task of the client's loop: store stages complete on store threads, and
+     * even a completed stage's callback would swallow what {@code r} throws.
+     */
+    private void onLoop(Runnable r) {
+        client.loop().execute(r);
     }
 
     private void recordAttempt(String result) {
@@ -267,14 +354,13 @@ public final class CallExecution implements UpstreamListener {
      * (Called by {@link ReceiptChecks}.)
      */
     void decideAfterReceipt(AttemptOutcome outcome, boolean receiptNotFound, String detail) {
-        RetryDecision d = services.rules().decide(call.route(), call.request().method().name(),
-                new FinishedAttempt(attempt, outcome, false, receiptNotFound), deadline,
-                services.budgetsFor(call.route(), identity.taskId()));
-        if (d.isRetry()) {
-            scheduleRetry(d);
-            return;
-        }
-        stopWithProblem(d, d.answerProblem().orElse(Problem.AMBIGUOUS_OUTCOME), detail);
+        decide(new FinishedAttempt(attempt, outcome, false, receiptNotFound), d -> {
+            if (d.isRetry()) {
+                scheduleRetry(d);
+                return;
+            }
+            stopWithProblem(d, d.answerProblem().orElse(Problem.AMBIGUOUS_OUTCOME), detail);
+        });
     }
 
     /** The receipt settled the call: SUCCESS with its result, or FAILED. (Called by {@link ReceiptChecks}.) */
@@ -318,7 +404,6 @@ public final class CallExecution implements UpstreamListener {
     }
 
     private void scheduleRetry(RetryDecision d) {
-        services.chargeTask(identity.taskId());
         services.log().retry(call.route().name(), identity.callId(), identity.bizId(), attempt, d.reason(), d.delay().toMillis());
         client.loop().schedule(this::nextAttempt, Math.max(0, d.delay().toMillis()), TimeUnit.MILLISECONDS);
     }
@@ -326,8 +411,18 @@ public final class CallExecution implements UpstreamListener {
     private void stopWithProblem(RetryDecision d, Problem p, String detail) {
         finalDecision = d;
         finalStatus = p.status();
-        client.problem(p, detail, identity.callId(), attempt);
+        FullHttpResponse resp = ProblemResponses.build(client.alloc(), p, detail, identity.callId());
+        decorate(resp.headers());
+        client.problem(resp);
         settle(problemResponse(p, detail), false);
+    }
+
+    /** The headers every answer of the call carries: X-Call-Id, X-Attempts, and the task's budget left. */
+    private void decorate(HttpHeaders h) {
+        identity.decorate(h, attempt);
+        if (task != null) {
+            h.set(CallIdentity.X_RETRY_BUDGET_REMAINING, Long.toString(task.remaining()));
+        }
     }
 
     private void truncated(String detail) {

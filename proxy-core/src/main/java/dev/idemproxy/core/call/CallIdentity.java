@@ -15,6 +15,8 @@ public record CallIdentity(String callId, String keyHeader, String key, String t
     public static final AsciiString X_ATTEMPTS = AsciiString.cached("X-Attempts");
     public static final AsciiString X_REQUEST_TIMEOUT_MS = AsciiString.cached("X-Request-Timeout-Ms");
     public static final AsciiString IDEMPOTENT_REPLAYED = AsciiString.cached("Idempotent-Replayed");
+    /** Retries the call's task has left in its window (CONTRACT §4); never stored for replay. */
+    public static final AsciiString X_RETRY_BUDGET_REMAINING = AsciiString.cached("X-Retry-Budget-Remaining");
 
     /** Adds X-Call-Id and X-Attempts to a response going to the client. */
     void decorate(HttpHeaders h, int attempts) {

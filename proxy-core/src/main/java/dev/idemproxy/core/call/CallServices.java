@@ -4,11 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.Ticker;
 import dev.idemproxy.core.metrics.ProxyMetrics;
-import dev.idemproxy.core.retry.LocalTaskBudgets;
-import dev.idemproxy.core.retry.RetryBudgets;
 import dev.idemproxy.core.retry.RetryRules;
 import dev.idemproxy.core.retry.RouteRetryBudget;
-import dev.idemproxy.core.retry.TaskBudgetDecision;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.idempotency.RequestValues;
 import dev.idemproxy.core.idempotency.RequestView;
@@ -28,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class CallServices {
     private final UpstreamPools pools;
     private final RetryRules rules;
-    private final LocalTaskBudgets taskBudgets;
+    private final TaskBudgets taskBudgets;
     private final Ticker ticker;
     private final Clock clock;
     private final dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy;
@@ -44,9 +41,10 @@ public final class CallServices {
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
 
     /**
+     * @param taskBudgets where task retries are counted: the store's counters when there is a store
      * @param store null when no store is configured (idempotency then cannot be enforced)
      */
-    public CallServices(UpstreamPools pools, RetryRules rules, TaskPolicy tasks, LocalTaskBudgets taskBudgets,
+    public CallServices(UpstreamPools pools, RetryRules rules, TaskPolicy tasks, TaskBudgets taskBudgets,
             dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, IdempotencyStore store,
             StorePolicy.OnUnavailable onUnavailable, java.util.List<String> secretHeaders, RandomGenerator random, Ticker ticker,
             Clock clock, ProxyMetrics metrics) {
@@ -144,18 +142,8 @@ public final class CallServices {
         return routeBudgets.computeIfAbsent(route.name(), n -> new RouteRetryBudget(routeBudgetPolicy, ticker));
     }
 
-    /** The budgets a retry decision of this call asks; the task budget only when the call names a task. */
-    public RetryBudgets budgetsFor(Route route, String taskId) {
-        TaskBudgetDecision task = taskId == null ? null : taskBudgets.peek(taskId);
-        return RetryBudgets.of(task, routeBudget(route));
-    }
-
-    /** Charges one retry to the task, after a RETRY decision. */
-    public TaskBudgetDecision chargeTask(String taskId) {
-        return taskId == null ? null : taskBudgets.tryAcquire(taskId);
-    }
-
-    public TaskBudgetDecision peekTask(String taskId) {
-        return taskId == null ? null : taskBudgets.peek(taskId);
+    /** Where the per-task retry budget is counted. */
+    public TaskBudgets taskBudgets() {
+        return taskBudgets;
     }
 }

@@ -1,8 +1,8 @@
 package dev.idemproxy.core.call;
 
-import dev.idemproxy.core.problem.Problem;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 
@@ -25,8 +25,11 @@ public interface ClientSide {
 
     boolean writable();
 
-    /** A proxy-made answer when no upstream response could be passed on. */
-    void problem(Problem problem, String detail, String callId, int attempts);
+    /**
+     * A proxy-made answer ({@code application/problem+json}, headers set) when no upstream response
+     * could be passed on. Ownership passes to the client side.
+     */
+    void problem(FullHttpResponse problem);
 
     /** A whole stored or synthesised response (the receipt's answer), marked with the call's id and attempts. */
     void replay(dev.idemproxy.core.store.StoredResponse response, String callId, int attempts);

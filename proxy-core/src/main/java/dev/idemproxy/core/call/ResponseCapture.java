@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * Copies a response as it streams to the client, up to a byte limit, so it can be stored and
  * replayed byte for byte. Headers are kept in order minus framing ones (Content-Length is
- * recomputed on replay, Transfer-Encoding never stored). Past the limit the capture stops and
+ * recomputed on replay, Transfer-Encoding never stored) and {@code X-Retry-Budget-Remaining}, which
+ * describes the task when the call ran, not when a duplicate comes. Past the limit the capture stops and
  * the response counts as not retained. Not thread-safe: used on one event loop.
  */
 final class ResponseCapture {
@@ -33,7 +34,8 @@ final class ResponseCapture {
         for (Map.Entry<String, String> h : resp.headers()) {
             if (!HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(h.getKey())
                     && !HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(h.getKey())
-                    && !HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(h.getKey())) {
+                    && !HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(h.getKey())
+                    && !CallIdentity.X_RETRY_BUDGET_REMAINING.contentEqualsIgnoreCase(h.getKey())) {
                 headers.add(new StoredHeader(h.getKey(), h.getValue()));
             }
         }

@@ -28,6 +28,8 @@ public final class ProxyMetrics {
     public static final String UPSTREAM_DURATION = "idemproxy.upstream.duration";
     public static final String STORE_DURATION = "idemproxy.store.duration";
     public static final String STORE_ERRORS = "idemproxy.store.errors";
+    /** Not in CONTRACT §8: calls forwarded unprotected because the store was down ({@code onUnavailable: passthrough}). */
+    public static final String STORE_PASSTHROUGH = "idemproxy.store.passthrough";
 
     private final MeterRegistry registry;
     private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
@@ -87,6 +89,11 @@ public final class ProxyMetrics {
         if (failed) {
             counter(STORE_ERRORS, "op", op, null, null).increment();
         }
+    }
+
+    /** A call forwarded unprotected because the store did not answer ({@code onUnavailable: passthrough}). */
+    public void storePassthrough(String route) {
+        counter(STORE_PASSTHROUGH, "route", route, null, null).increment();
     }
 
     private Counter counter(String name, String k1, String v1, String k2, String v2) {

@@ -2,6 +2,7 @@ package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.call.CallId;
 import dev.idemproxy.core.call.CallIdentity;
+import dev.idemproxy.core.call.CallProtection;
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.call.ReplayAuthority;
@@ -194,6 +195,9 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         LOG.warn("[call={}] idempotency store unavailable: {}", p.identity.callId(), error.toString());
         if (services.onUnavailable() == StorePolicy.OnUnavailable.PASSTHROUGH) {
             pending = null;
+            services.metrics().storePassthrough(p.call.route().name());
+            // Unrecorded, but with the key already resolved: the client's (or derived) key still reaches the upstream.
+            p.call.protection(CallProtection.unrecorded(p.identity));
             ctx.fireChannelRead(p.call);
             return;
         }

@@ -6,8 +6,6 @@ import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.CallSettlement;
 import dev.idemproxy.core.call.ClientSide;
 import dev.idemproxy.core.call.ProxyCall;
-import dev.idemproxy.core.problem.Problem;
-import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.retry.Deadline;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelFutureListener;
@@ -95,9 +93,7 @@ final class ProtectedCallRunner implements ClientSide {
     }
 
     @Override
-    public void problem(Problem problem, String detail, String callId, int attempts) {
-        FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), problem, detail, callId);
-        resp.headers().setInt(CallIdentity.X_ATTEMPTS, attempts);
+    public void problem(FullHttpResponse resp) {
         if (state.draining()) {
             resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);

@@ -3,6 +3,7 @@ package dev.idemproxy.core.retry;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -32,6 +33,14 @@ public final class TaskBudget {
     /** The answer for a task that has spent {@code used} retries in the current window. */
     public TaskBudgetDecision decide(long used) {
         return TaskBudgetDecision.of(used, policy.maxRetries(), currentWindow());
+    }
+
+    /**
+     * How long a store keeps the counter of {@code window} from now: to the window's end, plus one
+     * window more, so that a proxy whose clock lags still finds the counter it shares.
+     */
+    public Duration counterTtl(TaskWindow window) {
+        return Duration.ofMillis(Math.max(1, window.end().toEpochMilli() - clock.millis() + windowMillis));
     }
 
     public TaskPolicy policy() {

@@ -5,7 +5,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The store SPI: idempotency records, plus the receipts and dead letters of the same backend.
+ * The store SPI: idempotency records, plus the receipts, dead letters and task retry counters of
+ * the same backend.
  *
  * <p><b>Claims, leases and fencing.</b> {@link #claim} atomically creates an {@code IN_FLIGHT}
  * record owned by an opaque owner token under a lease, or reports what holds the key. The owner
@@ -24,7 +25,7 @@ import java.util.concurrent.CompletionStage;
  * <p>Implementations are thread-safe. {@link #close()} releases the backend (connections, files,
  * threads); operations after it fail.
  */
-public interface IdempotencyStore extends ReceiptStore, DeadLetterStore, AutoCloseable {
+public interface IdempotencyStore extends ReceiptStore, DeadLetterStore, TaskBudgetStore, AutoCloseable {
 
     /**
      * Claims {@code key} for {@code owner}, atomically:

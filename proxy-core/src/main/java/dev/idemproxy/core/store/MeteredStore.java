@@ -110,6 +110,16 @@ public final class MeteredStore implements IdempotencyStore {
     }
 
     @Override
+    public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
+        return timed("task_charge", () -> store.chargeTaskRetry(windowKey, maxRetries, ttl));
+    }
+
+    @Override
+    public CompletionStage<Long> taskRetriesUsed(String windowKey) {
+        return timed("task_get", () -> store.taskRetriesUsed(windowKey));
+    }
+
+    @Override
     public boolean isAvailable() {
         return store.isAvailable();
     }

@@ -17,7 +17,8 @@ class PipelineOrderTest {
         java.time.Clock clock = java.time.Clock.systemUTC();
         return new dev.idemproxy.core.call.CallServices(pools, new dev.idemproxy.core.retry.RetryRules(new java.util.Random(1), clock),
                 dev.idemproxy.core.retry.TaskPolicy.DEFAULT,
-                new dev.idemproxy.core.retry.LocalTaskBudgets(dev.idemproxy.core.retry.TaskPolicy.DEFAULT, clock),
+                dev.idemproxy.core.call.TaskBudgets.local(
+                        new dev.idemproxy.core.retry.LocalTaskBudgets(dev.idemproxy.core.retry.TaskPolicy.DEFAULT, clock)),
                 dev.idemproxy.core.retry.RetryBudgetPolicy.DEFAULT, null, dev.idemproxy.core.store.StorePolicy.OnUnavailable.REJECT,
                 java.util.List.of(), new java.util.Random(2), dev.idemproxy.core.Ticker.system(), clock,
                 dev.idemproxy.core.metrics.ProxyMetrics.noop());

@@ -390,6 +390,71 @@ public abstract class IdempotencyStoreContract {
         await(store.deleteDeadLetter(next.id()));
     }
 
+    @Test
+    void taskRetriesAreChargedUpToTheMaximumAndThenRefused() throws Exception {
+        String window = keys.name("task") + "@1";
+        assertThat(await(store.taskRetriesUsed(window))).isZero();
+        assertThat(await(store.chargeTaskRetry(window, 2, LONG))).isEqualTo(1L);
+        assertThat(await(store.chargeTaskRetry(window, 2, LONG))).isEqualTo(2L);
+        assertThat(await(store.chargeTaskRetry(window, 2, LONG))).isEqualTo(-1L);
+        assertThat(await(store.taskRetriesUsed(window))).isEqualTo(2L);
+    }
+
+    @Test
+    void aBudgetOfZeroRefusesTheFirstChargeAndCountsNothing() throws Exception {
+        String window = keys.name("task") + "@1";
+        assertThat(await(store.chargeTaskRetry(window, 0, LONG))).isEqualTo(-1L);
+        assertThat(await(store.taskRetriesUsed(window))).isZero();
+    }
+
+    @Test
+    void eachWindowKeyCountsOnItsOwn() throws Exception {
+        String task = keys.name("task");
+        await(store.chargeTaskRetry(task + "@1", 5, LONG));
+        await(store.chargeTaskRetry(task + "@1", 5, LONG));
+        assertThat(await(store.chargeTaskRetry(task + "@2", 5, LONG))).isEqualTo(1L);
+        assertThat(await(store.taskRetriesUsed(task + "@1"))).isEqualTo(2L);
+        assertThat(await(store.taskRetriesUsed(task + "@3"))).isZero();
+    }
+
+    @Test
+    void exactlyMaxOf48RacingChargesSucceed() throws Exception {
+        String window = keys.name("task") + "@{7}";
+        int n = 48;
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Long>> results = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                results.add(pool.submit(() -> {
+                    go.await();
+                    return await(store.chargeTaskRetry(window, 10, LONG));
+                }));
+            }
+            go.countDown();
+            List<Long> charged = new ArrayList<>();
+            for (Future<Long> f : results) {
+                charged.add(f.get(20, TimeUnit.SECONDS));
+            }
+            assertThat(charged.stream().filter(c -> c > 0)).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+            assertThat(charged.stream().filter(c -> c < 0)).hasSize(n - 10).containsOnly(-1L);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(await(store.taskRetriesUsed(window))).isEqualTo(10L);
+    }
+
+    @Test
+    void aTaskCounterExpiresAfterItsTtl() throws Exception {
+        String window = keys.name("task") + "@1";
+        Duration ttl = shortLease();
+        await(store.chargeTaskRetry(window, 1, ttl));
+        assertThat(await(store.chargeTaskRetry(window, 1, ttl))).isEqualTo(-1L);
+        elapse(ttl);
+        assertThat(await(store.taskRetriesUsed(window))).isZero();
+        assertThat(await(store.chargeTaskRetry(window, 1, ttl))).isEqualTo(1L);
+    }
+
     private DeadLetter deadLetter(String id, java.time.Instant failedAt) {
         byte[] body = "{\"orderId\":42}".getBytes(StandardCharsets.UTF_8);
         return new DeadLetter(id, "call-" + id, "task-1", "biz-1", new RecordKey("tickets", "scope#", "key " + id),

@@ -12,7 +12,8 @@ import java.util.stream.Stream;
 
 /**
  * A real {@code redis-server} child process on a loopback port, in a temporary directory, with
- * persistence off. Start it with {@link #start()}; {@link #stop()} and {@link #start()} again
+ * persistence off unless asked for ({@link #startStandalone(String...)} with
+ * {@code "--appendonly", "yes"} keeps data across a restart in that directory). Start it with {@link #start()}; {@link #stop()} and {@link #start()} again
  * restart it on the same port (for outage tests); {@link #close()} stops it and deletes the
  * directory. {@code redis-server} comes from the PATH or /usr/bin; without it, tests fail with the
  * install command rather than skip. Not thread-safe: drive it from the test thread.
@@ -37,7 +38,16 @@ public final class RedisServerFixture implements AutoCloseable {
 
     /** A started standalone server on a free port. */
     public static RedisServerFixture startStandalone() {
-        RedisServerFixture f = new RedisServerFixture(FreePorts.pick(), List.of());
+        return startStandalone(new String[0]);
+    }
+
+    /**
+     * A started standalone server on a free port with extra {@code redis-server} arguments, which
+     * override the defaults (e.g. {@code "--appendonly", "yes"}: an append-only file in this
+     * fixture's directory, written out on a graceful {@link #stop()}, so data survives a restart).
+     */
+    public static RedisServerFixture startStandalone(String... extraArgs) {
+        RedisServerFixture f = new RedisServerFixture(FreePorts.pick(), List.of(extraArgs));
         f.start();
         return f;
     }

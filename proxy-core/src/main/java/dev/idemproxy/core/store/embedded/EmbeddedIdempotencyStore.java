@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * ({@code kill -9}) once its completion was acknowledged; the data reaches the OS page cache, not
  * necessarily the disk (no fsync: an OS crash or power loss may lose the last commits). Claims,
  * renewals, releases and receipts are committed by MVStore's background writer within about a
- * second; losing one in a crash only means a claim is fresh instead of a takeover.
+ * second; losing one in a crash only means a claim is fresh instead of a takeover. Task retry
+ * counters are committed the same way: a crash may forget the last second's charges.
  *
  * <p><b>Exclusivity.</b> MVStore locks the file: a second process (or a second open in this one)
  * fails with "data directory X is in use by another process".
@@ -69,6 +70,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     private final ExpiryIndex expiry;
     private final EmbeddedReceipts receipts;
     private final EmbeddedDeadLetters deadLetters;
+    private final EmbeddedTaskCounters taskCounters;
     private final ScheduledExecutorService thread;
     private volatile boolean failed;
 
@@ -79,6 +81,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         this.expiry = new ExpiryIndex(mv.openMap("expiry"));
         this.receipts = new EmbeddedReceipts(mv.openMap("receipts"), mv.openMap("receiptsByBiz"), expiry);
         this.deadLetters = new EmbeddedDeadLetters(mv.openMap("dlq"), mv.openMap("dlqIds"));
+        this.taskCounters = new EmbeddedTaskCounters(mv.openMap("tasks"), expiry);
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "idemproxy-embedded-store");
             t.setDaemon(true);
@@ -246,6 +249,19 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
+    public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
+        return submit(() -> {
+            Instant now = now();
+            return taskCounters.charge(windowKey, maxRetries, now, now.plus(ttl));
+        });
+    }
+
+    @Override
+    public CompletionStage<Long> taskRetriesUsed(String windowKey) {
+        return submit(() -> taskCounters.used(windowKey, now()));
+    }
+
+    @Override
     public boolean isAvailable() {
         return !failed && !thread.isShutdown() && !mv.isClosed();
     }
@@ -284,6 +300,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
                     if (stored != null && RecordTransitions.live(stored, now()) == null) {
                         records.remove(d.id());
                     }
+                } else if (d.kind() == ExpiryIndex.TASK) {
+                    taskCounters.removeIfExpired(d.id(), now());
                 } else if (receipts.get(d.id(), now()) == null) {
                     receipts.remove(d.id());
                 }

@@ -13,6 +13,7 @@ import java.util.Map;
 final class ExpiryIndex {
     static final char RECORD = 'R';
     static final char RECEIPT = 'C';
+    static final char TASK = 'T';
 
     private final Map<String, String> index;
 

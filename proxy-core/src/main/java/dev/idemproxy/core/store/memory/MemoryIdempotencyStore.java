@@ -40,7 +40,8 @@ import java.util.function.Supplier;
  * <p>Guarantees: atomic per key ({@code asMap().compute}); nothing survives a restart; when full,
  * Caffeine evicts records (size-based, near-LRU), so an evicted completed record re-executes on
  * the next duplicate: size {@code maxEntries} above the keys expected within a TTL. The dead-letter
- * queue keeps at most {@code maxEntries} entries, dropping the oldest.
+ * queue keeps at most {@code maxEntries} entries, dropping the oldest; task retry counters are
+ * bounded the same way (an evicted counter starts again from zero).
  *
  * <p>Thread-safe. Operations run on the caller's thread and return completed stages: they only
  * touch memory and never block on I/O.
@@ -51,9 +52,13 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     private final Cache<String, TimedReceipt> receipts;
     private final Map<String, ConcurrentSkipListMap<String, String>> receiptsByBiz = new ConcurrentHashMap<>();
     private final MemoryDeadLetters deadLetters;
+    private final Cache<String, TimedCount> taskCounters;
     private volatile boolean closed;
 
     private record TimedReceipt(Receipt receipt, Instant expiresAt) {
+    }
+
+    private record TimedCount(long used, Instant expiresAt) {
     }
 
     private MemoryIdempotencyStore(long maxEntries, Clock clock) {
@@ -77,6 +82,12 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
                 })
                 .build();
         this.deadLetters = new MemoryDeadLetters(maxEntries);
+        this.taskCounters = Caffeine.newBuilder()
+                .maximumSize(maxEntries)
+                .ticker(ticker)
+                .expireAfter(new TimedExpiry<String, TimedCount>(TimedCount::expiresAt))
+                .executor(Runnable::run)
+                .build();
     }
 
     /**
@@ -223,6 +234,31 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
+    public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
+        return run(() -> {
+            long[] charged = {-1};
+            taskCounters.asMap().compute(windowKey, (k, current) -> {
+                Instant now = now();
+                long used = current == null || !current.expiresAt().isAfter(now) ? 0 : current.used();
+                if (used >= maxRetries) {
+                    return current;
+                }
+                charged[0] = used + 1;
+                return new TimedCount(used + 1, now.plus(ttl));
+            });
+            return charged[0];
+        });
+    }
+
+    @Override
+    public CompletionStage<Long> taskRetriesUsed(String windowKey) {
+        return run(() -> {
+            TimedCount c = taskCounters.getIfPresent(windowKey);
+            return c == null || !c.expiresAt().isAfter(now()) ? 0L : c.used();
+        });
+    }
+
+    @Override
     public boolean isAvailable() {
         return !closed;
     }
@@ -232,6 +268,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         closed = true;
         records.invalidateAll();
         receipts.invalidateAll();
+        taskCounters.invalidateAll();
     }
 
     private interface Step {

@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  * and every owner-checked write are Lua scripts ({@code EVALSHA}, falling back to {@code EVAL}), so
  * each is atomic, and they read the server's {@code TIME}: the proxies' clocks play no part. Expiry
  * is the key's {@code PEXPIRE}. Dead letters share one slot (hash tag {@code {dlq}}); receipts are
- * one key each plus a per-business-id index.
+ * one key each plus a per-business-id index; task retry counters are one integer each, charged
+ * by a script.
  *
  * <p><b>Durability</b> is Redis's own (RDB/AOF, replication) and nothing more: no {@code WAIT}.
  * An evicting {@code maxmemory-policy} silently loses records, so a start-up check warns unless it is
@@ -77,6 +78,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final String prefix;
     private final RedisReceipts receipts;
     private final RedisDeadLetters deadLetters;
+    private final RedisTaskCounters taskCounters;
     private volatile boolean closed;
 
     private RedisIdempotencyStore(ClientResources resources, AutoCloseable client, StatefulConnection<String, byte[]> connection,
@@ -88,6 +90,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.prefix = prefix;
         this.receipts = new RedisReceipts(redis, prefix);
         this.deadLetters = new RedisDeadLetters(redis, prefix);
+        this.taskCounters = new RedisTaskCounters(redis, prefix);
     }
 
     /**
@@ -245,6 +248,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public CompletionStage<Long> deadLetterCount() {
         return call(deadLetters::count);
+    }
+
+    @Override
+    public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
+        return call(() -> taskCounters.charge(windowKey, maxRetries, ttl));
+    }
+
+    @Override
+    public CompletionStage<Long> taskRetriesUsed(String windowKey) {
+        return call(() -> taskCounters.used(windowKey));
     }
 
     @Override

@@ -85,4 +85,26 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         assertThat(await(embedded.purgeExpired())).isEqualTo(2);
         assertThat(await(embedded.purgeExpired())).isZero();
     }
+
+    @Test
+    void purgeDeletesExpiredTaskCountersAndARechargedCounterKeepsOnlyItsLatestExpiry() throws Exception {
+        EmbeddedIdempotencyStore embedded = (EmbeddedIdempotencyStore) store;
+        await(store.chargeTaskRetry("t@1", 5, Duration.ofMinutes(1)));
+        clock.advance(Duration.ofSeconds(30));
+        await(store.chargeTaskRetry("t@1", 5, Duration.ofMinutes(1)));
+        clock.advance(Duration.ofSeconds(45));
+        assertThat(await(embedded.purgeExpired())).isZero();
+        assertThat(await(store.taskRetriesUsed("t@1"))).isEqualTo(2L);
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(await(embedded.purgeExpired())).isEqualTo(1);
+        assertThat(await(store.taskRetriesUsed("t@1"))).isZero();
+    }
+
+    @Test
+    void taskCountersSurviveCloseAndReopen() throws Exception {
+        await(store.chargeTaskRetry("t@1", 5, Duration.ofHours(1)));
+        store.close();
+        store = EmbeddedIdempotencyStore.open(dir, clock);
+        assertThat(await(store.taskRetriesUsed("t@1"))).isEqualTo(1L);
+    }
 }
