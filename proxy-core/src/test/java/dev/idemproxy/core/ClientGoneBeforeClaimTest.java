@@ -74,7 +74,7 @@ class ClientGoneBeforeClaimTest {
         // One io thread: every client connection shares one event loop, which orders the steps below.
         ServerPolicy oneLoop = new ServerPolicy(1, Duration.ofSeconds(60), 16 * 1024, 8 * 1024);
         proxy = new ProxyServer(new ProxyConfig(new HostPort("127.0.0.1", 0), Duration.ofSeconds(1), AdminPolicy.DEFAULT, oneLoop,
-                StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(route)), store);
+                StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(route)), store, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
         proxy.start();
     }
 
@@ -120,6 +120,16 @@ class ClientGoneBeforeClaimTest {
 
         GatedStore(IdempotencyStore delegate) {
             this.delegate = delegate;
+        }
+
+        @Override
+        public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
+            return delegate.chargeTaskRetry(windowKey, maxRetries, ttl);
+        }
+
+        @Override
+        public CompletionStage<Long> taskRetriesUsed(String windowKey) {
+            return delegate.taskRetriesUsed(windowKey);
         }
 
         @Override
