@@ -35,6 +35,8 @@ public final class ProxyMetrics {
     private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
     private final AtomicLong dlqEntries = new AtomicLong();
+    /** requests_total per route, one slot per outcome: the per-call path does no string work. */
+    private final ConcurrentHashMap<String, Counter[]> requestCounters = new ConcurrentHashMap<>();
 
     public ProxyMetrics(MeterRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
@@ -48,7 +50,13 @@ public final class ProxyMetrics {
 
     /** A finished call; {@code outcome} is one of {@link CallOutcome}'s spellings. */
     public void request(String route, CallOutcome outcome) {
-        counter(REQUESTS, "route", route, "outcome", outcome.spelling()).increment();
+        Counter[] byOutcome = requestCounters.computeIfAbsent(route, r -> new Counter[CallOutcome.values().length]);
+        Counter c = byOutcome[outcome.ordinal()];
+        if (c == null) {
+            c = counter(REQUESTS, "route", route, "outcome", outcome.spelling());
+            byOutcome[outcome.ordinal()] = c;
+        }
+        c.increment();
         if (outcome == CallOutcome.REPLAYED) {
             counter(REPLAYS, "route", route, null, null).increment();
         }
