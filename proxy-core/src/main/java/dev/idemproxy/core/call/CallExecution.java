@@ -9,7 +9,9 @@ import dev.idemproxy.core.retry.Deadline;
 import dev.idemproxy.core.retry.FailureClass;
 import dev.idemproxy.core.retry.FinishedAttempt;
 import dev.idemproxy.core.retry.RetryBudgets;
+import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.retry.RetryRules;
 import dev.idemproxy.core.retry.TaskBudgetDecision;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
@@ -31,7 +33,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The attempt loop of one protected call: sends the buffered request, classifies what comes
@@ -55,7 +59,7 @@ public final class CallExecution implements UpstreamListener {
     private final CallServices services;
     private final ClientSide client;
     private final Deadline deadline;
-    private final Consumer<CallSettlement> onSettled;
+    private final Function<CallSettlement, CompletionStage<?>> onSettled;
 
     private final ReceiptChecks receiptChecks;
     private int attempt;
@@ -78,7 +82,7 @@ public final class CallExecution implements UpstreamListener {
      * @param upstreamHeaders the request headers as rewritten for the upstream (hop-by-hop gone)
      */
     public CallExecution(ProxyCall call, CallIdentity identity, HttpHeaders upstreamHeaders, CallServices services,
-            ClientSide client, Deadline deadline, Consumer<CallSettlement> onSettled) {
+            ClientSide client, Deadline deadline, Function<CallSettlement, CompletionStage<?>> onSettled) {
         this.call = requireNonNull(call, "call");
         this.identity = requireNonNull(identity, "identity");
         this.upstreamHeaders = requireNonNull(upstreamHeaders, "upstreamHeaders");
@@ -94,6 +98,31 @@ public final class CallExecution implements UpstreamListener {
     }
 
     public void start() {
+        String prior = call.protection() == null ? null : call.protection().takenOverFrom();
+        if (prior != null && !RetryRules.harmlessToRepeat(call.route(), call.request().method().name(), false)) {
+            takeOver(prior);
+            return;
+        }
+        firstAttempt();
+    }
+
+    /**
+     * This call took over the lapsed claim of an earlier one that may have executed (its proxy
+     * died mid-call). Repeating it would not be harmless, so ask the receipt endpoint about the
+     * earlier call, or else leave the outcome ambiguous: stored, dead-lettered, never re-executed.
+     */
+    private void takeOver(String prior) {
+        if (call.route().receipt() != null) {
+            receiptChecks.startForPrior(prior);
+            return;
+        }
+        stopWithProblem(new RetryDecision(RetryDecision.Action.STOP, Duration.ZERO, "takeover_unknown", OutcomeClass.UNKNOWN,
+                true, false, true, Problem.AMBIGUOUS_OUTCOME), Problem.AMBIGUOUS_OUTCOME,
+                "took over the lapsed claim of call " + prior + ", which may have executed; resolve it through the DLQ");
+    }
+
+    /** Starts the attempts (after a takeover, once the receipt said the earlier call was not found). */
+    void firstAttempt() {
         if (identity.taskId() == null) {
             nextAttempt();
             return;
@@ -220,12 +249,18 @@ public final class CallExecution implements UpstreamListener {
         }
         capture.content(content.content());
         boolean last = content instanceof LastHttpContent;
-        client.content(content);
         if (last) {
-            client.flush();
+            // The response's end goes to the client only once its record is written: a caller
+            // that saw the whole response can never find that outcome missing after a crash.
             releaseConn(!upstreamWantsClose);
-            settle(capture.result(), false);
-        } else if (!client.writable() && conn != null) {
+            settle(capture.result(), false).whenComplete((v, err) -> onLoop(() -> {
+                client.content(content);
+                client.flush();
+            }));
+            return;
+        }
+        client.content(content);
+        if (!client.writable() && conn != null) {
             conn.channel().config().setAutoRead(false);
             client.flush();
         }
@@ -438,9 +473,9 @@ public final class CallExecution implements UpstreamListener {
                 new StoredHeader(CallIdentity.X_CALL_ID.toString(), identity.callId())), json);
     }
 
-    private void settle(StoredResponse response, boolean truncated) {
+    private CompletionStage<?> settle(StoredResponse response, boolean truncated) {
         if (settled) {
-            return;
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
         }
         settled = true;
         if (finalDecision != null && RetryDecision.BUDGET_TASK.equals(finalDecision.reason())) {
@@ -449,7 +484,7 @@ public final class CallExecution implements UpstreamListener {
             services.metrics().budgetExhausted(call.route().name(), "route");
         }
         cancelTimer();
-        onSettled.accept(new CallSettlement(finalDecision, attempt, truncated ? Problem.AMBIGUOUS_OUTCOME.status() : finalStatus,
+        return onSettled.apply(new CallSettlement(finalDecision, attempt, truncated ? Problem.AMBIGUOUS_OUTCOME.status() : finalStatus,
                 response, truncated));
     }
 

@@ -8,8 +8,20 @@ package dev.idemproxy.core.call;
 public interface CallProtection {
     CallIdentity identity();
 
-    /** Called once, when the call has ended (the client may be gone by then). */
-    void settle(CallSettlement settlement);
+    /**
+     * The call id of an earlier owner whose lapsed claim this call took over (that call may have
+     * executed), or null for a fresh claim.
+     */
+    default String takenOverFrom() {
+        return null;
+    }
+
+    /**
+     * Called once, when the call has ended (the client may be gone by then). The stage completes
+     * when the outcome is recorded (or recording gave up for now); the response's last bytes wait
+     * for it.
+     */
+    java.util.concurrent.CompletionStage<Void> settle(CallSettlement settlement);
 
     /** Protection for a call with no idempotency record: a fresh call id and generated key. */
     static CallProtection unrecorded(CallIdentity identity) {
@@ -20,8 +32,8 @@ public interface CallProtection {
             }
 
             @Override
-            public void settle(CallSettlement settlement) {
-                // nothing is recorded for this call
+            public java.util.concurrent.CompletionStage<Void> settle(CallSettlement settlement) {
+                return java.util.concurrent.CompletableFuture.completedFuture(null);  // nothing is recorded
             }
         };
     }

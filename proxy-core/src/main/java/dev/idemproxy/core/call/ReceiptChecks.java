@@ -41,9 +41,20 @@ final class ReceiptChecks {
                 && !RetryRules.harmlessToRepeat(r, call.call().request().method().name(), false);
     }
 
+    /** null: asking about this call's own attempt; else the earlier call whose claim was taken over. */
+    private String prior;
+
     void start(AttemptOutcome outcome) {
         polls = 0;
+        prior = null;
         query(outcome);
+    }
+
+    /** Asks about the earlier owner of a taken-over claim; NOT_FOUND lets this call start its attempts. */
+    void startForPrior(String priorCallId) {
+        polls = 0;
+        prior = priorCallId;
+        query(AttemptOutcome.failed(dev.idemproxy.core.retry.FailureClass.RESET));
     }
 
     private void query(AttemptOutcome outcome) {
@@ -52,7 +63,8 @@ final class ReceiptChecks {
             return;
         }
         CallIdentity id = call.identity();
-        URI url = ReceiptUrls.expand(call.call().route().receipt().url(), id.callId(), id.key(), id.bizId());
+        URI url = ReceiptUrls.expand(call.call().route().receipt().url(), prior != null ? prior : id.callId(), id.key(),
+                id.bizId());
         Duration timeout = min(call.deadline().attemptTimeout(call.call().route().timeouts().perTry()), MAX_QUERY_TIME);
         call.services().receipts().query(call.call().route(), url, call.client().loop(), timeout)
                 .addListener(f -> answered(outcome, (ReceiptAnswer) f.getNow()));
@@ -67,7 +79,11 @@ final class ReceiptChecks {
                 call.finishFromReceipt(stop("receipt_success", OutcomeClass.EXECUTED, false, null), success(a.result()), null, null);
                 return;
             case NOT_FOUND:
-                call.decideAfterReceipt(outcome, true, "the receipt says the call was not found");
+                if (prior != null) {
+                    call.firstAttempt();
+                } else {
+                    call.decideAfterReceipt(outcome, true, "the receipt says the call was not found");
+                }
                 return;
             case FAILED:
                 call.finishFromReceipt(stop("receipt_failed", OutcomeClass.EXECUTED, true, Problem.UPSTREAM_FAILED), null,

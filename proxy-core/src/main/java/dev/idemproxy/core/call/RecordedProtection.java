@@ -27,7 +27,11 @@ public final class RecordedProtection implements CallProtection {
     private final InFlightWaiters waiters;
     private final boolean derivedKey;
     private final long claimedAtNanos = System.nanoTime();
+    /** About ten minutes of tries in all (pauses capped at 30 s). */
+    static final int RECORD_TRIES = 25;
+
     private ScheduledFuture<?> renewal;
+    private String takenOverFrom;
 
     public RecordedProtection(IdempotencyStore store, RecordKey key, CallIdentity identity, IdempotencyPolicy policy,
             EventLoop loop, InFlightWaiters waiters, boolean derivedKey) {
@@ -48,6 +52,16 @@ public final class RecordedProtection implements CallProtection {
                 LOG.warn("[call={}] lost the lease on its idempotency record (taken over after a lapse)", identity.callId());
             }
         }), every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** Marks this claim as a takeover of {@code previousCallId}'s lapsed lease. */
+    public void tookOver(String previousCallId) {
+        this.takenOverFrom = previousCallId == null ? "unknown" : previousCallId;
+    }
+
+    @Override
+    public String takenOverFrom() {
+        return takenOverFrom;
     }
 
     public RecordKey key() {
@@ -75,23 +89,42 @@ public final class RecordedProtection implements CallProtection {
     }
 
     @Override
-    public void settle(CallSettlement s) {
+    public java.util.concurrent.CompletionStage<Void> settle(CallSettlement s) {
         if (renewal != null) {
             renewal.cancel(false);
         }
         RetryDecision d = s.decision();
-        boolean store = s.truncated() || (d != null && d.store());
+        boolean keep = s.truncated() || (d != null && d.store());
+        java.util.concurrent.CompletableFuture<Void> first = new java.util.concurrent.CompletableFuture<>();
+        record(s, keep, 1, first);
+        return first;
+    }
+
+    /**
+     * Writes the outcome; while the store does not answer, tries again with growing pauses (up
+     * to {@link #RECORD_TRIES} times), so an outcome reached during a store outage is still kept
+     * once the store is back. {@code first} completes after the first try, whatever its result.
+     */
+    private void record(CallSettlement s, boolean keep, int n, java.util.concurrent.CompletableFuture<Void> first) {
         java.util.concurrent.CompletionStage<Boolean> done;
-        if (!store) {
-            done = this.store.release(key, identity.callId());
+        if (!keep) {
+            done = store.release(key, identity.callId());
         } else if (s.response() == null) {
-            done = this.store.markNotRetained(key, identity.callId(), s.finalStatus(), s.attempts(), retention());
+            done = store.markNotRetained(key, identity.callId(), s.finalStatus(), s.attempts(), retention());
         } else {
-            done = this.store.complete(key, identity.callId(), s.response(), s.attempts(), retention());
+            done = store.complete(key, identity.callId(), s.response(), s.attempts(), retention());
         }
         done.whenComplete((ok, err) -> {
+            first.complete(null);
+            if (err != null && n < RECORD_TRIES) {
+                LOG.warn("[call={}] could not record the outcome of the call (try {}): {}; trying again",
+                        identity.callId(), n, err.toString());
+                loop.schedule(() -> record(s, keep, n + 1, first), Math.min(30_000L, 250L << Math.min(n, 7)),
+                        TimeUnit.MILLISECONDS);
+                return;
+            }
             if (err != null) {
-                LOG.error("[call={}] could not record the outcome of the call: {}", identity.callId(), err.toString());
+                LOG.error("[call={}] gave up recording the outcome of the call: {}", identity.callId(), err.toString());
             } else if (!ok) {
                 LOG.warn("[call={}] the idempotency record was no longer ours when the call ended", identity.callId());
             }

@@ -138,9 +138,8 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
                 cancelHeadTimer();
             }
             state.callEnded();
-            if (c.protection() != null) {
-                c.protection().settle(settlement);
-            }
+            return c.protection() != null ? c.protection().settle(settlement)
+                    : java.util.concurrent.CompletableFuture.completedFuture(null);
         });
         runner[0] = protectedRun;
         protectedRun.start();

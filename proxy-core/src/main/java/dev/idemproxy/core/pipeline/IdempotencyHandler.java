@@ -123,6 +123,10 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             RecordedProtection protection = new RecordedProtection(services.store(), p.key, p.identity, p.call.route().idempotency(),
                     ctx.channel().eventLoop(), services.waiters(), p.derivedKey);
             protection.startRenewing();
+            ClaimResult.Claimed claimed = (ClaimResult.Claimed) result;
+            if (claimed.takeover()) {
+                protection.tookOver(claimed.previousCallId());
+            }
             p.call.protection(protection);
             ctx.fireChannelRead(p.call);
         } else if (result instanceof ClaimResult.Completed) {

@@ -35,7 +35,8 @@ final class ProtectedCallRunner implements ClientSide {
     private final java.time.Instant createdAt;
 
     ProtectedCallRunner(ChannelHandlerContext ctx, ProxyCall call, CallIdentity identity, CallServices services,
-            ServerState state, String clientIp, Consumer<CallSettlement> onSettled) {
+            ServerState state, String clientIp,
+            java.util.function.Function<CallSettlement, java.util.concurrent.CompletionStage<?>> onSettled) {
         this.ctx = ctx;
         this.call = call;
         this.state = state;

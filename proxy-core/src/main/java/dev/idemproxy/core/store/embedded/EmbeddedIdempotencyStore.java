@@ -151,6 +151,9 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             ClaimTransition t = RecordTransitions.claim(RecordTransitions.live(stored, now), fingerprint, owner, lease, ctx, now);
             if (t.next() != null) {
                 write(id, stored, t.next());
+                // A claim is durable before its call is forwarded: after a crash it comes back as
+                // an in-flight record whose lease lapses, never as a fresh key that would run again.
+                mv.commit();
             }
             return t.result();
         });
@@ -180,6 +183,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
                 return false;
             }
             write(id, stored, null);
+            mv.commit();
             return true;
         });
     }
