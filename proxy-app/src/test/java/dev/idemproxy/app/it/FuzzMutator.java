@@ -216,8 +216,8 @@ final class FuzzMutator {
                 String v = s.substring(vs, eol).trim();
                 String[] variants = {
                     " -1", " +" + v, " 0" + v, " " + v + " ", " " + v + "," + v, " " + v + ", 7", " 0x" + v, " 1 2",
-                    " 99999999999999999999", " " + (Integer.parseInt(v.replaceAll("[^0-9]", "").isEmpty() ? "0"
-                            : v.replaceAll("[^0-9]", "")) + 1), " 0", " " + v + "a", "", " 18446744073709551616"
+                    " 99999999999999999999", " " + (v.replaceAll("[^0-9]", "").length() > 9 ? 1
+                            : Integer.parseInt("0" + v.replaceAll("[^0-9]", "")) + 1), " 0", " " + v + "a", "", " 18446744073709551616"
                 };
                 return s.substring(0, vs) + variants[random.nextInt(variants.length)] + s.substring(eol);
             }

@@ -28,8 +28,22 @@ final class ReferenceHttp {
         LENIENT
     }
 
-    /** One complete, valid request. */
-    record Request(String method, String target, byte[] body, boolean http10) {
+    /**
+     * One complete request. {@code lenient} names what a server may accept or reject in it without
+     * any doubt about where it ends (whitespace in the request line, obs-fold or odd octets in a
+     * field that does not frame the message), or is null when it is plainly valid.
+     */
+    record Request(String method, String target, byte[] body, boolean http10, String lenient) {
+        /** The target as an upstream sees it: absolute-form reduced to its path and query. */
+        String originTarget() {
+            if (target.regionMatches(true, 0, "http://", 0, 7)) {
+                int slash = target.indexOf('/', 7);
+                int query = target.indexOf('?', 7);
+                int at = slash < 0 ? query : query < 0 ? slash : Math.min(slash, query);
+                return at < 0 ? "/" : target.charAt(at) == '?' ? "/" + target.substring(at) : target.substring(at);
+            }
+            return target;
+        }
     }
 
     /** The requests that parsed cleanly, then how the stream ends and why. */
@@ -37,7 +51,7 @@ final class ReferenceHttp {
         /** True when {@code path} is the target of one of the clean requests. */
         boolean hasTarget(String path) {
             for (Request r : requests) {
-                if (r.target().equals(path) || r.target().endsWith("://a" + path)) {
+                if (r.originTarget().equals(path)) {
                     return true;
                 }
             }
@@ -52,6 +66,8 @@ final class ReferenceHttp {
 
     private final byte[] in;
     private int pos;
+    /** Why the request being parsed is lenient (see {@link Request#lenient()}), or null. */
+    private String soft;
 
     private ReferenceHttp(byte[] in) {
         this.in = in;
@@ -99,8 +115,16 @@ final class ReferenceHttp {
     }
 
     private Request request() throws Stop {
+        soft = null;
+        while (pos + 1 < in.length && in[pos] == '\r' && in[pos + 1] == '\n') {
+            pos += 2;
+            soft = "empty line before the request line (RFC 9112 2.2: SHOULD ignore)";
+        }
+        if (pos >= in.length) {
+            throw lenient("only empty lines after the last request");
+        }
         if (in[pos] == '\r' || in[pos] == '\n') {
-            throw lenient("empty line before the request line (RFC 9112 2.2: SHOULD ignore)");
+            throw lenient("bare CR or LF before the request line");
         }
         int lineStart = pos;
         String line = line(MAX_INITIAL_LINE + LIMIT_SLACK, "request line");
@@ -108,11 +132,13 @@ final class ReferenceHttp {
             throw lenient("request line near the limit");
         }
         String[] parts = line.split(" ", -1);
-        if (parts.length != 3) {
-            if (line.trim().split("[ \t]+", -1).length == 3 && !line.trim().isEmpty()) {
-                throw lenient("request line split by other whitespace (RFC 9112 3: MAY split on whitespace)");
+        if (parts.length != 3 || line.indexOf('\t') >= 0) {
+            String[] words = line.trim().split("[ \t]+", -1);
+            if (words.length != 3 || line.trim().isEmpty() || line.indexOf('\u000b') >= 0 || line.indexOf('\f') >= 0) {
+                throw invalid("request line is not method SP target SP version");
             }
-            throw invalid("request line is not method SP target SP version");
+            soft = "request line split by other whitespace (RFC 9112 3: MAY split on whitespace)";
+            parts = words;
         }
         String method = parts[0];
         String target = parts[1];
@@ -121,12 +147,17 @@ final class ReferenceHttp {
             throw invalid("method is not a token");
         }
         if (version.matches("(?i)HTTP/[0-9]\\.[0-9]") && !version.startsWith("HTTP/")) {
-            throw lenient("HTTP-name in the wrong case (RFC 9112 3: SHOULD 400)");
+            throw lenient("HTTP-name in the wrong case (RFC 9112 3: SHOULD 400; may then close)");
         }
         if (!version.matches("HTTP/[0-9]\\.[0-9]")) {
             throw invalid("bad HTTP-version");
         }
-        if (!version.equals("HTTP/1.1") && !version.equals("HTTP/1.0")) {
+        if (version.startsWith("HTTP/1.") && !version.equals("HTTP/1.0")) {
+            if (!version.equals("HTTP/1.1")) {
+                soft = "HTTP version " + version + " (RFC 9110 2.5: handle as 1.1, or 505)";
+                version = "HTTP/1.1";
+            }
+        } else if (!version.equals("HTTP/1.0")) {
             throw lenient("HTTP version " + version + " (505 or accept)");
         }
         if (target.isEmpty()) {
@@ -138,39 +169,46 @@ final class ReferenceHttp {
                 throw invalid("control or space in target");
             }
             if (c > 0x7f || "\"<>\\^`{|}#".indexOf(c) >= 0) {
-                throw lenient("character outside the URI grammar in target");
+                soft = "character outside the URI grammar in target";
             }
         }
         if (method.equals("CONNECT")) {
             throw invalid("CONNECT (the proxy answers 405)");
         }
+        // The target's form never changes where the message ends: any oddity here is soft.
         if (target.startsWith("/")) {
             if (target.startsWith("//")) {
-                throw lenient("target starting with //");
+                soft = "target starting with //";
             }
         } else if (target.regionMatches(true, 0, "http://", 0, 7)) {
             String authority = target.substring(7).split("[/?#]", 2)[0];
-            if (authority.contains("@")) {
-                throw lenient("userinfo in absolute-form (RFC 9110 4.2.4: SHOULD treat as an error)");
-            }
-            throw lenient("absolute-form (routes match on its host)");
+            soft = authority.contains("@") ? "userinfo in absolute-form (RFC 9110 4.2.4: SHOULD treat as an error)"
+                    : "absolute-form (routes match on its host)";
         } else {
-            throw lenient("neither origin-form nor http absolute-form");
+            soft = "neither origin-form nor http absolute-form";
         }
 
         // Field lines.
         int headStart = pos;
         List<String[]> fields = new ArrayList<>();
         for (;;) {
-            if (pos < in.length && (in[pos] == ' ' || in[pos] == '\t') && !fields.isEmpty()) {
-                throw lenient("obs-fold (RFC 9112 5.2: reject or replace with SP)");
-            }
+            boolean fold = pos < in.length && (in[pos] == ' ' || in[pos] == '\t') && !fields.isEmpty();
             String f = line(Integer.MAX_VALUE, "field line");
             if (f.isEmpty()) {
                 break;
             }
             if (pos - headStart > MAX_HEADER_SIZE + LIMIT_SLACK) {
                 throw invalid("header block over " + MAX_HEADER_SIZE + " bytes (431)");
+            }
+            if (fold) {
+                String[] last = fields.get(fields.size() - 1);
+                if (isFraming(last[0])) {
+                    throw lenient("obs-fold continuing " + last[0]);
+                }
+                checkValue(last[0], f.trim());
+                soft = "obs-fold (RFC 9112 5.2: reject or replace with SP)";
+                last[1] = last[1] + " " + f.trim();
+                continue;
             }
             fields.add(field(f));
         }
@@ -190,7 +228,7 @@ final class ReferenceHttp {
             throw invalid("several Host fields");
         }
         if (!hosts.isEmpty() && !hosts.get(0).matches("[A-Za-z0-9.\\-]*(:[0-9]*)?")) {
-            throw lenient("unusual Host value");
+            soft = "unusual Host value";
         }
         for (String[] f : fields) {
             String n = f[0].toLowerCase(Locale.ROOT);
@@ -249,13 +287,17 @@ final class ReferenceHttp {
         } else {
             body = new byte[0];
         }
-        return new Request(method, target, body, version.equals("HTTP/1.0"));
+        return new Request(method, target, body, version.equals("HTTP/1.0"), soft);
     }
 
     private byte[] chunked() throws Stop {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         for (;;) {
-            String line = line(4096, "chunk-size line");
+            int lineStart = pos;
+            String line = line(MAX_INITIAL_LINE + LIMIT_SLACK, "chunk-size line");
+            if (pos - lineStart > 1024) {
+                throw lenient("a long chunk-size line (servers limit it differently)");
+            }
             int semi = line.indexOf(';');
             String size = semi < 0 ? line : line.substring(0, semi);
             String ext = semi < 0 ? "" : line.substring(semi);
@@ -308,8 +350,12 @@ final class ReferenceHttp {
         }
     }
 
+    private static boolean isFraming(String name) {
+        return name.equalsIgnoreCase("content-length") || name.equalsIgnoreCase("transfer-encoding");
+    }
+
     /** A field line as {name, value}, or the reason it is not one. */
-    private static String[] field(String f) throws Stop {
+    private String[] field(String f) throws Stop {
         int colon = f.indexOf(':');
         if (colon < 0) {
             throw invalid("field line without a colon");
@@ -325,19 +371,29 @@ final class ReferenceHttp {
             throw invalid("field name is not a token");
         }
         String value = f.substring(colon + 1).replaceAll("^[ \t]+|[ \t]+$", "");
+        checkValue(name, value);
+        return new String[] {name, value};
+    }
+
+    /** Odd octets in a value: lenient, and only softly so when the field does not frame the message. */
+    private void checkValue(String name, String value) throws Stop {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
+            String why = null;
             if (c == 0 || c == '\r' || c == '\n') {
-                throw lenient("CR, LF or NUL in a field value (RFC 9110 5.5: reject or replace)");
+                why = "CR, LF or NUL in a field value (RFC 9110 5.5: reject or replace with SP)";
+            } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                why = "control character in a field value";
+            } else if (c > 0x7f) {
+                why = "obs-text in a field value";
             }
-            if ((c < 0x20 && c != '\t') || c == 0x7f) {
-                throw lenient("control character in a field value");
-            }
-            if (c > 0x7f) {
-                throw lenient("obs-text in a field value");
+            if (why != null) {
+                if (isFraming(name)) {
+                    throw lenient(why + " of " + name);
+                }
+                soft = why;
             }
         }
-        return new String[] {name, value};
     }
 
     /**
