@@ -185,6 +185,20 @@ class BadInputIT {
         assertNothingReachedUpstreamSince(before, path);
     }
 
+    // Found by FuzzIT: a protected call buffers its body, and a client that stopped sending it
+    // kept the connection (and the buffer) forever: the idle close skipped connections with a call open.
+    @ParameterizedTest
+    @ValueSource(strings = {"/stalled", "/protected/stalled"})
+    void clientStallingMidBodyIsClosedAfterTheIdleTime(String path) throws Exception {
+        int before = upstream.requestCount();
+        try (RawHttp raw = connect()) {
+            raw.write("POST " + path + " HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc");
+            // server.clientIdle is 1s.
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(8))).isNotEqualTo(RawHttp.PeerClose.OPEN);
+        }
+        assertNothingReachedUpstreamSince(before, path);
+    }
+
     private static void assertNothingReachedUpstreamSince(int before, String path) throws Exception {
         try (RawHttp raw = connect()) {
             raw.write("GET /marker HTTP/1.1\r\nHost: a\r\n\r\n");
