@@ -199,6 +199,21 @@ class BadInputIT {
         assertNothingReachedUpstreamSince(before, path);
     }
 
+    // Found by FuzzIT: the decoder splits the request line on whitespace only, so a NUL in the
+    // target was forwarded upstream, and a raw non-ASCII octet was re-encoded as UTF-8 on the way.
+    @ParameterizedTest
+    @ValueSource(strings = {"\0", "\u007f", "\u00ff"})
+    void targetThatIsNotVisibleAsciiIs400AndClosed(String octet) throws Exception {
+        int before = upstream.requestCount();
+        try (RawHttp raw = connect()) {
+            raw.write("GET /nul" + octet + "x HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(5))).isNotEqualTo(RawHttp.PeerClose.OPEN);
+        }
+        assertNothingReachedUpstreamSince(before, "/nul");
+    }
+
     private static void assertNothingReachedUpstreamSince(int before, String path) throws Exception {
         try (RawHttp raw = connect()) {
             raw.write("GET /marker HTTP/1.1\r\nHost: a\r\n\r\n");

@@ -107,6 +107,9 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
             }
             return new Rejection(Problem.BAD_REQUEST, "malformed request: " + cause.getMessage());
         }
+        if (!isVisibleAscii(req.uri())) {
+            return new Rejection(Problem.BAD_REQUEST, "the request target is not visible US-ASCII");
+        }
         if (HttpMethod.CONNECT.equals(req.method())) {
             return new Rejection(Problem.METHOD_NOT_SUPPORTED, "CONNECT tunnels are not supported; send plain http:// requests");
         }
@@ -115,6 +118,21 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
             return new Rejection(Problem.BAD_REQUEST, hosts == 0 ? "missing Host header" : "more than one Host header");
         }
         return null;
+    }
+
+    /**
+     * RFC 9112 3.2: a request target is visible US-ASCII (RFC 3986). The decoder splits the
+     * request line on whitespace only, so a NUL would be forwarded, and the upstream encoder
+     * would rewrite other octets as UTF-8: both are refused instead.
+     */
+    private static boolean isVisibleAscii(String uri) {
+        for (int i = 0; i < uri.length(); i++) {
+            char c = uri.charAt(i);
+            if (c <= 0x20 || c >= 0x7f) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static final class Rejection {
