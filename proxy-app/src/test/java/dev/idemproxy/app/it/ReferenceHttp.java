@@ -147,17 +147,16 @@ final class ReferenceHttp {
             throw invalid("method is not a token");
         }
         if (version.matches("(?i)HTTP/[0-9]\\.[0-9]") && !version.startsWith("HTTP/")) {
-            throw lenient("HTTP-name in the wrong case (RFC 9112 3: SHOULD 400; may then close)");
+            soft = "HTTP-name in the wrong case (RFC 9112 3: SHOULD 400)";
+            version = version.toUpperCase(Locale.ROOT);
         }
         if (!version.matches("HTTP/[0-9]\\.[0-9]")) {
             throw invalid("bad HTTP-version");
         }
-        if (version.startsWith("HTTP/1.") && !version.equals("HTTP/1.0")) {
-            if (!version.equals("HTTP/1.1")) {
-                soft = "HTTP version " + version + " (RFC 9110 2.5: handle as 1.1, or 505)";
-                version = "HTTP/1.1";
-            }
-        } else if (!version.equals("HTTP/1.0")) {
+        boolean laterMinor = version.startsWith("HTTP/1.") && !version.equals("HTTP/1.0") && !version.equals("HTTP/1.1");
+        if (laterMinor) {
+            soft = "HTTP version " + version + " (RFC 9110 2.5: handle as 1.1, or 505)";
+        } else if (!version.equals("HTTP/1.0") && !version.equals("HTTP/1.1")) {
             throw lenient("HTTP version " + version + " (505 or accept)");
         }
         if (target.isEmpty()) {
@@ -221,7 +220,9 @@ final class ReferenceHttp {
         }
 
         List<String> hosts = values(fields, "host");
-        if (version.equals("HTTP/1.1") && hosts.size() != 1) {
+        if (laterMinor && hosts.isEmpty()) {
+            soft = "no Host on " + version + " (required only of HTTP/1.1 by the letter of RFC 9112 3.2)";
+        } else if (version.equals("HTTP/1.1") && hosts.size() != 1) {
             throw invalid(hosts.isEmpty() ? "no Host" : "several Host fields");
         }
         if (hosts.size() > 1) {
@@ -257,8 +258,11 @@ final class ReferenceHttp {
             if (!codings.get(codings.size() - 1).equals("chunked")) {
                 throw invalid("final transfer coding is not chunked (RFC 9112 6.3: 400 and close)");
             }
+            if (codings.stream().filter("chunked"::equals).count() > 1) {
+                throw invalid("chunked applied more than once (RFC 9112 6.1: MUST NOT)");
+            }
             if (codings.size() > 1) {
-                throw lenient("transfer codings before chunked");
+                soft = "transfer codings before chunked (501 or accept; framing is still chunked)";
             }
             body = chunked();
         } else if (!cl.isEmpty()) {
@@ -316,7 +320,7 @@ final class ReferenceHttp {
                 throw digits.length() > 15 ? invalid("chunk size overflows") : lenient("chunk size too large to send");
             }
             if (!ext.isEmpty() && !ext.matches("(;[ \t]*[!#$%&'*+\\-.^_`|~0-9A-Za-z]+([ \t]*=[ \t]*([!#$%&'*+\\-.^_`|~0-9A-Za-z]+|\"[^\"\\\\\\x00-\\x08\\x0a-\\x1f\\x7f]*\"))?[ \t]*)+")) {
-                throw lenient("chunk extension outside the grammar (ignored or rejected)");
+                soft = "chunk extension outside the grammar (ignored or rejected; the size is certain)";
             }
             int n = Integer.parseInt(digits, 16);
             if (n == 0) {
