@@ -11,6 +11,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Every bad input gets a clear answer on the wire, never a hang, a crash or a smuggled request. */
 @ExtendWith(LeakDetection.class)
@@ -25,6 +27,10 @@ class BadInputIT {
         proxy = RunningProxy.start(""
                 + "server: { clientIdle: 1s }\n"
                 + "routes:\n"
+                + "  - name: protected\n"
+                + "    match: { pathPrefix: /protected }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true }\n"
                 + "  - name: main\n"
                 + "    upstream: " + upstream.uri() + "\n");
     }
@@ -148,6 +154,73 @@ class BadInputIT {
             raw.write("GET /fine HTTP/1.1\r\nHost: a\r\n\r\n");
             assertThat(raw.readResponse().status()).isEqualTo(200);
         }
+    }
+
+    // Found by FuzzIT: a body that fails to decode used to end the request as if it were complete,
+    // so the upstream executed it with a truncated body and the client got its 200.
+    @ParameterizedTest
+    @ValueSource(strings = {"/bad-chunk", "/protected/bad-chunk"})
+    void invalidChunkSizeIs400ClosedAndNothingReachesUpstream(String path) throws Exception {
+        int before = upstream.requestCount();
+        try (RawHttp raw = connect()) {
+            raw.write("POST " + path + " HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "3\r\nabc\r\nzz\r\nabc\r\n0\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request");
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(5))).isNotEqualTo(RawHttp.PeerClose.OPEN);
+        }
+        assertNothingReachedUpstreamSince(before, path);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/cut-short", "/protected/cut-short"})
+    void bodyCutShortByTheClientClosingNeverReachesUpstream(String path) throws Exception {
+        int before = upstream.requestCount();
+        try (RawHttp raw = connect()) {
+            raw.write("POST " + path + " HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+            raw.shutdownOutput();
+            assertThat(raw.readUntilClose()).asString().doesNotStartWith("HTTP/1.1 2");
+        }
+        assertNothingReachedUpstreamSince(before, path);
+    }
+
+    // Found by FuzzIT: a protected call buffers its body, and a client that stopped sending it
+    // kept the connection (and the buffer) forever: the idle close skipped connections with a call open.
+    @ParameterizedTest
+    @ValueSource(strings = {"/stalled", "/protected/stalled"})
+    void clientStallingMidBodyIsClosedAfterTheIdleTime(String path) throws Exception {
+        int before = upstream.requestCount();
+        try (RawHttp raw = connect()) {
+            raw.write("POST " + path + " HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc");
+            // server.clientIdle is 1s.
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(8))).isNotEqualTo(RawHttp.PeerClose.OPEN);
+        }
+        assertNothingReachedUpstreamSince(before, path);
+    }
+
+    // Found by FuzzIT: the decoder splits the request line on whitespace only, so a NUL in the
+    // target was forwarded upstream, and a raw non-ASCII octet was re-encoded as UTF-8 on the way.
+    @ParameterizedTest
+    @ValueSource(strings = {"\0", "\u007f", "\u00ff"})
+    void targetThatIsNotVisibleAsciiIs400AndClosed(String octet) throws Exception {
+        int before = upstream.requestCount();
+        try (RawHttp raw = connect()) {
+            raw.write("GET /nul" + octet + "x HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(5))).isNotEqualTo(RawHttp.PeerClose.OPEN);
+        }
+        assertNothingReachedUpstreamSince(before, "/nul");
+    }
+
+    private static void assertNothingReachedUpstreamSince(int before, String path) throws Exception {
+        try (RawHttp raw = connect()) {
+            raw.write("GET /marker HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(200);
+        }
+        assertThat(upstream.awaitRequests(before + 1, Duration.ofSeconds(5)))
+                .extracting(r -> r.uri()).noneMatch(u -> u.startsWith(path));
     }
 
     private static void assertNothingReachedUpstreamSince(int before) throws Exception {

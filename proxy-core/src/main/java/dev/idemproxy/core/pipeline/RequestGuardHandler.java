@@ -2,15 +2,19 @@ package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
@@ -21,11 +25,20 @@ import io.netty.util.ReferenceCountUtil;
  * lines over the limits (431), ambiguous framing such as Content-Length with Transfer-Encoding
  * (400), a missing or repeated Host on HTTP/1.1 (400), and CONNECT (405). Every such answer
  * closes the connection, because the rest of the byte stream can no longer be trusted.
+ *
+ * <p>A body that fails to decode (a bad chunk size, chunk data overrunning its size, or the
+ * connection ending before the body did) arrives as a content whose decoder result is a failure,
+ * after the head has passed. It is not let through, so no handler downstream takes it for the
+ * end of a complete request: the connection is answered 400 if no response to this request has
+ * started yet, and closed either way, which also drops an upstream request under way unfinished.
+ * From then on, writes from downstream are dropped: the guard's answer is the last word.
  * Ownership: a rejected message and everything after it is released here.
  * Not thread-safe: one instance per channel.
  */
-final class RequestGuardHandler extends ChannelInboundHandlerAdapter {
+final class RequestGuardHandler extends ChannelDuplexHandler {
     private boolean rejected;
+    /** A final response to the current request has started, so a 400 can no longer be sent. */
+    private boolean answered;
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -34,21 +47,49 @@ final class RequestGuardHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (!(msg instanceof HttpRequest)) {
+            if (msg instanceof HttpContent && ((HttpContent) msg).decoderResult().isFailure()) {
+                Throwable cause = ((HttpContent) msg).decoderResult().cause();
+                ReferenceCountUtil.release(msg);
+                reject(ctx, new Rejection(Problem.BAD_REQUEST, "malformed request body: " + cause.getMessage()));
+                return;
+            }
             ctx.fireChannelRead(msg);
             return;
         }
         HttpRequest req = (HttpRequest) msg;
+        answered = false;
         Rejection r = check(req);
         if (r == null) {
             ctx.fireChannelRead(msg);
             return;
         }
-        rejected = true;
         ReferenceCountUtil.release(msg);
+        reject(ctx, r);
+    }
+
+    private void reject(ChannelHandlerContext ctx, Rejection r) {
+        rejected = true;
         ctx.channel().config().setAutoRead(false);
+        if (answered || !ctx.channel().isActive()) {
+            ctx.close();
+            return;
+        }
         FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), r.problem, r.detail, null);
         resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (rejected) {
+            ReferenceCountUtil.release(msg);
+            promise.setSuccess();
+            return;
+        }
+        if (msg instanceof HttpResponse && ((HttpResponse) msg).status().codeClass() != HttpStatusClass.INFORMATIONAL) {
+            answered = true;
+        }
+        ctx.write(msg, promise);
     }
 
     private static Rejection check(HttpRequest req) {
@@ -66,6 +107,9 @@ final class RequestGuardHandler extends ChannelInboundHandlerAdapter {
             }
             return new Rejection(Problem.BAD_REQUEST, "malformed request: " + cause.getMessage());
         }
+        if (!isVisibleAscii(req.uri())) {
+            return new Rejection(Problem.BAD_REQUEST, "the request target is not visible US-ASCII");
+        }
         if (HttpMethod.CONNECT.equals(req.method())) {
             return new Rejection(Problem.METHOD_NOT_SUPPORTED, "CONNECT tunnels are not supported; send plain http:// requests");
         }
@@ -74,6 +118,21 @@ final class RequestGuardHandler extends ChannelInboundHandlerAdapter {
             return new Rejection(Problem.BAD_REQUEST, hosts == 0 ? "missing Host header" : "more than one Host header");
         }
         return null;
+    }
+
+    /**
+     * RFC 9112 3.2: a request target is visible US-ASCII (RFC 3986). The decoder splits the
+     * request line on whitespace only, so a NUL would be forwarded, and the upstream encoder
+     * would rewrite other octets as UTF-8: both are refused instead.
+     */
+    private static boolean isVisibleAscii(String uri) {
+        for (int i = 0; i < uri.length(); i++) {
+            char c = uri.charAt(i);
+            if (c <= 0x20 || c >= 0x7f) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static final class Rejection {

@@ -49,7 +49,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Request bodies are not aggregated by Netty: they are copied into the record chunk by chunk (up
  * to {@link #MAX_RECORDED_BODY}) or, for {@link UpstreamAction#drainUploads()}, only counted. A
- * malformed request gets {@code 400} and a closed connection and is not recorded. Runs on its own
+ * malformed request gets {@code 400} and a closed connection and is not recorded; nor is one whose
+ * body is malformed or cut short by the peer closing. Runs on its own
  * two NIO event loop threads. Thread-safe.
  */
 public final class TestUpstream implements AutoCloseable {

@@ -23,7 +23,8 @@ import java.util.Map;
 
 /**
  * Per-connection handler of {@link TestUpstream}: reads request heads and body chunks (no
- * aggregation), records each request and runs the chosen {@link UpstreamAction}. Releases every
+ * aggregation), records each complete request (not one whose body failed to decode or was cut
+ * short by a close) and runs the chosen {@link UpstreamAction}. Releases every
  * inbound message it reads. One request at a time per connection: pipelined requests are not
  * supported. Not sharable; confined to its event loop.
  */
@@ -75,6 +76,12 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
 
     private void onContent(HttpContent content) {
         Exchange ex = exchange;
+        if (content.decoderResult().isFailure()) {
+            // A body cut short (the peer closed mid-body) or malformed: not a request, not recorded.
+            exchange = null;
+            ex.ctx().close();
+            return;
+        }
         ex.countBody(content.content().readableBytes());
         if (action.streamsRequestBody()) {
             action.onRequestContent(ex, content.content());
