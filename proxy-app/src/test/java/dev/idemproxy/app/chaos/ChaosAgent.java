@@ -90,7 +90,7 @@ public final class ChaosAgent {
             for (int s = 1; s <= layers.sdkTries(); s++) {
                 long sdkStart = System.nanoTime();
                 for (int h = 1; h <= layers.httpTries(); h++) {
-                    Seen r = send(intent, a + "." + s + "." + h, seen.size(), random);
+                    Seen r = send(intent, layerName(a, s, h), seen.size(), random);
                     seen.add(r);
                     if (r.definite()) {
                         break outer;
@@ -105,6 +105,22 @@ public final class ChaosAgent {
             }
         }
         return new IntentLog(intent, List.copyOf(seen), (System.nanoTime() - start) / 1_000_000);
+    }
+
+    private static final String[] LAYER_NAMES = new String[1000];
+
+    /** "agent.sdk.http" try numbers, shared strings (a large run keeps millions of them). */
+    private static String layerName(int a, int s, int h) {
+        if (a > 9 || s > 9 || h > 9) {
+            return a + "." + s + "." + h;
+        }
+        int i = a * 100 + s * 10 + h;
+        String n = LAYER_NAMES[i];
+        if (n == null) {
+            n = a + "." + s + "." + h;
+            LAYER_NAMES[i] = n;
+        }
+        return n;
     }
 
     /** The request body; in derived-key mode the free text changes with every try. */
