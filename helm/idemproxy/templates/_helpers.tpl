@@ -1,0 +1,118 @@
+{{/*
+Helpers of the idemproxy chart. The sidecar helpers (idemproxy.sidecar, idemproxy.volumes,
+idemproxy.terminationGracePeriodSeconds, idemproxy.podLabels, idemproxy.podAnnotations) read only
+.Values and .Release, so a parent chart can call them with
+  (dict "Values" .Values.idemproxy "Release" .Release)
+*/}}
+
+{{- define "idemproxy.name" -}}
+{{- default "idemproxy" .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "idemproxy.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default "idemproxy" .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Labels of the chart's own resources. */}}
+{{- define "idemproxy.labels" -}}
+app.kubernetes.io/name: {{ include "idemproxy.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/version: {{ .Values.image.tag | quote }}
+{{- if .Chart }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end }}
+{{- end }}
+
+{{/* Put these on every pod that carries the sidecar: the metrics Service selects them. */}}
+{{- define "idemproxy.podLabels" -}}
+idemproxy.dev/sidecar: {{ include "idemproxy.fullname" . }}
+{{- end }}
+
+{{/* Restarts the pods when the route policy changes (the proxy also reloads a changed file). */}}
+{{- define "idemproxy.podAnnotations" -}}
+checksum/idemproxy-config: {{ include "idemproxy.config" . | sha256sum }}
+{{- end }}
+
+{{- define "idemproxy.secretName" -}}
+{{- include "idemproxy.fullname" . }}
+{{- end }}
+
+{{- define "idemproxy.adminSecretName" -}}
+{{- default (include "idemproxy.secretName" .) .Values.admin.existingSecret }}
+{{- end }}
+
+{{- define "idemproxy.redisSecretName" -}}
+{{- default (include "idemproxy.secretName" .) .Values.store.redis.existingSecret }}
+{{- end }}
+
+{{/* True when the sidecar gets REDIS_PASSWORD. */}}
+{{- define "idemproxy.redisAuth" -}}
+{{- if and (eq .Values.store.type "redis") (or .Values.store.redis.password .Values.store.redis.existingSecret) }}true{{ end }}
+{{- end }}
+
+{{- define "idemproxy.image" -}}
+{{- printf "%s:%s" .Values.image.repository .Values.image.tag }}
+{{- end }}
+
+{{/* terminationGracePeriodSeconds: the preStop sleep, then shutdown.grace, then 5 s of slack. */}}
+{{- define "idemproxy.terminationGracePeriodSeconds" -}}
+{{- add .Values.sidecar.preStopSleepSeconds .Values.shutdown.graceSeconds 5 }}
+{{- end }}
+
+{{/* idemproxy.yaml: the chart's listen/shutdown/admin/store, then values.config. */}}
+{{- define "idemproxy.config" -}}
+listen: {{ printf "%s:%d" .Values.proxy.bindAddress (int .Values.proxy.port) | quote }}
+shutdown:
+  grace: {{ printf "%ds" (int .Values.shutdown.graceSeconds) }}
+admin:
+  listen: {{ printf "0.0.0.0:%d" (int .Values.admin.port) | quote }}
+  token: ${IDEMPROXY_ADMIN_TOKEN}
+store:
+  type: {{ .Values.store.type }}
+  onUnavailable: {{ .Values.store.onUnavailable }}
+{{- if eq .Values.store.type "embedded" }}
+  embedded:
+    path: /data
+{{- else if eq .Values.store.type "memory" }}
+  memory:
+    maxEntries: {{ int .Values.store.memory.maxEntries }}
+{{- else if eq .Values.store.type "redis" }}
+  redis:
+{{- if include "idemproxy.redisAuth" . }}
+    uri: {{ .Values.store.redis.uri | replace "://" (printf "://%s:${REDIS_PASSWORD}@" .Values.store.redis.username) | quote }}
+{{- else }}
+    uri: {{ .Values.store.redis.uri | quote }}
+{{- end }}
+    mode: {{ .Values.store.redis.mode }}
+    keyPrefix: {{ .Values.store.redis.keyPrefix | quote }}
+{{- end }}
+{{- with .Values.config }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* The pod volumes the sidecar needs: its config, its data directory, a writable /tmp. */}}
+{{- define "idemproxy.volumes" -}}
+- name: idemproxy-config
+  configMap:
+    name: {{ include "idemproxy.fullname" . }}
+- name: idemproxy-data
+  emptyDir:
+    {{- with .Values.store.embedded.medium }}
+    medium: {{ . }}
+    {{- end }}
+    sizeLimit: {{ .Values.store.embedded.sizeLimit }}
+- name: idemproxy-tmp
+  emptyDir:
+    sizeLimit: 64Mi
+{{- end }}
