@@ -200,7 +200,7 @@ public final class ChaosRun {
             if (after > 1) {
                 duplicates += after - 1;
                 problem = "DUPLICATE: executed " + after + " times";
-            } else if (before[i] == 1 && !v.replayed()) {
+            } else if (before[i] == 1 && !v.replayed() && !ambiguousInDlq(i, log, dlqBizIds)) {
                 problem = "LOST RECORD: executed before the re-send, whose answer was not a replay";
             } else if (log.sawSuccess() && after == 0) {
                 problem = "PHANTOM: the agent was told 2xx but nothing executed";
@@ -229,6 +229,18 @@ public final class ChaosRun {
                 executed, duplicates, replays, carriedRetries.get() + metric("idemproxy_retries_total"), dlqEntries, inDlq, told,
                 onVerify, verifyReplayed, percentile(latencies, 0.50), percentile(latencies, 0.99), runMillis, upstream.served(),
                 violations);
+    }
+
+    /**
+     * The call was cut mid-flight (say, its proxy was killed) before any agent was answered: its
+     * outcome is unknown to the proxy, which is then bound to keep it in the DLQ with a FAILED
+     * receipt and never run it again (CONTRACT §5). That is not a lost record: no completed
+     * record existed. It is one if any agent had been given a definite answer.
+     */
+    private boolean ambiguousInDlq(int intent, ChaosAgent.IntentLog log, Set<String> dlqBizIds) throws Exception {
+        String bizId = "i-" + intent;
+        boolean answered = log.seen().stream().anyMatch(ChaosAgent.Seen::definite);
+        return !answered && dlqBizIds.contains(bizId) && hasFailedReceipt(bizId);
     }
 
     /** 429, 502 upstream-unreachable, 503 store-unavailable or a connection error: the proxy forwarded nothing that executed. */
