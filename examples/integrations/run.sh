@@ -67,7 +67,7 @@ recipe "node, HTTP_PROXY"           node recipes/http-proxy-node.mjs
 
 echo
 echo "-- idemproxy metrics after the run"
-curl -s "$ADMIN_URL/metrics" | grep -E '^idemproxy_(requests_total|replays_total|key_conflicts_total|dlq_entries)' | sort || true
+curl -s "$ADMIN_URL/metrics" | grep -E '^idemproxy_(requests_total|replays_total|key_conflicts_total|dlq_entries|upstream_duration_seconds_count)' | sort || true
 
 echo
 if ((${#failed[@]})); then
