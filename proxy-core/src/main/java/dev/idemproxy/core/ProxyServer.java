@@ -98,6 +98,8 @@ public final class ProxyServer implements AutoCloseable {
             shutdownGroups();
             throw asBindException(e);
         }
+        // The DLQ gauge follows the store, so admin deletes (or another replica's entries) show.
+        bossGroup.next().scheduleAtFixedRate(() -> services.recorder().refreshDeadLetterCount(), 10, 10, TimeUnit.SECONDS);
         LOG.info("idemproxy listening on {} ({} transport, {} io threads, {} routes)", address(), transport,
                 config.server().effectiveIoThreads(), state.routes().size());
     }

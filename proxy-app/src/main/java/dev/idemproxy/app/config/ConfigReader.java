@@ -136,9 +136,9 @@ final class ConfigReader {
     }
 
     private static String redisUri(String text) {
-        if (!text.startsWith("redis://") && !text.startsWith("rediss://")) {
+        if (!text.startsWith("redis://") && !text.startsWith("rediss://") && !text.startsWith("redis-sentinel://")) {
             String shown = new RedisPolicy(text, "standalone", "").redactedUri();
-            throw new IllegalArgumentException("'" + shown + "' (expected: a redis:// or rediss:// URI)");
+            throw new IllegalArgumentException("'" + shown + "' (expected: a redis://, rediss:// or redis-sentinel:// URI)");
         }
         return text;
     }

@@ -11,7 +11,6 @@ import dev.idemproxy.app.config.InvalidConfigException;
 import dev.idemproxy.app.config.YamlConfigLoader;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ProxyServer;
-import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.store.IdempotencyStore;
 import java.time.Clock;
 import java.net.BindException;
@@ -88,7 +87,6 @@ public final class Assembly implements AutoCloseable {
                     + e.getMessage(), e);
         }
         LOG.info("admin listening on {}", a.admin.localAddress());
-        warnUnenforced(config);
         return a;
     }
 
@@ -130,7 +128,6 @@ public final class Assembly implements AutoCloseable {
                 ProxyConfig next = loader.load(configFile);
                 proxy.apply(next);
                 logRestartOnlyChanges(next);
-                warnUnenforced(next);
                 current.set(next);
                 LOG.info("config reloaded from {}: {} routes", configFile, next.routes().size());
                 return true;
@@ -149,20 +146,14 @@ public final class Assembly implements AutoCloseable {
         }
     }
 
-    /** Says plainly which configured protections this build does not enforce yet. */
-    private static void warnUnenforced(ProxyConfig config) {
-        for (Route r : config.routes()) {
-            if (r.receipt() != null) {
-                LOG.warn("route {}: receipt checks are validated but not enforced by this build yet", r.name());
-            }
-        }
-    }
-
     private void logRestartOnlyChanges(ProxyConfig next) {
         ProxyConfig started = current.get();
         if (!next.listen().equals(started.listen()) || !next.admin().equals(started.admin())
-                || !next.server().equals(started.server()) || !next.store().equals(started.store())) {
-            LOG.warn("listen, admin, server and store settings take effect only after a restart");
+                || !next.server().equals(started.server()) || !next.store().equals(started.store())
+                || !next.tasks().equals(started.tasks()) || !next.retryBudget().equals(started.retryBudget())
+                || !next.secretHeaders().equals(started.secretHeaders()) || !next.shutdownGrace().equals(started.shutdownGrace())) {
+            LOG.warn("a reload swaps the routes only: listen, admin, server, store, tasks, retryBudget, secretHeaders and"
+                    + " shutdown.grace take effect after a restart");
         }
     }
 

@@ -47,6 +47,16 @@ public final class CallRecorder {
             dev.idemproxy.core.metrics.ProxyMetrics metrics) {
         this.store = store;
         this.metrics = metrics;
+        refreshDeadLetterCount();
+        this.clock = clock;
+        TreeSet<String> s = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        s.addAll(List.of("Authorization", "Cookie", "Proxy-Authorization"));
+        s.addAll(secretHeaders);
+        this.secretHeaders = s;
+    }
+
+    /** Sets {@code idemproxy_dlq_entries} from the store's own count (entries deleted through the admin API included). */
+    public void refreshDeadLetterCount() {
         if (store != null) {
             store.deadLetterCount().whenComplete((n, err) -> {
                 if (err == null) {
@@ -54,11 +64,6 @@ public final class CallRecorder {
                 }
             });
         }
-        this.clock = clock;
-        TreeSet<String> s = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-        s.addAll(List.of("Authorization", "Cookie", "Proxy-Authorization"));
-        s.addAll(secretHeaders);
-        this.secretHeaders = s;
     }
 
     public Instant now() {

@@ -51,11 +51,18 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, R
             requireNonNull(uri, "uri");
             requireArgument(mode.equals("standalone") || mode.equals("sentinel") || mode.equals("cluster"),
                     "mode '" + mode + "' (expected: standalone, sentinel or cluster)");
+            requireArgument(mode.equals("sentinel") == uri.startsWith("redis-sentinel://"),
+                    "mode " + mode + " with URI '" + redactedUriOf(uri) + "' (expected: mode sentinel exactly with a"
+                            + " redis-sentinel://host:port[,host:port]/db#master URI)");
             requireNonNull(keyPrefix, "keyPrefix");
         }
 
         /** The URI with any password replaced, for logs and /config. */
         public String redactedUri() {
+            return redactedUriOf(uri);
+        }
+
+        static String redactedUriOf(String uri) {
             return uri.replaceAll("(?<=://)([^@/]*)@", "<redacted>@");
         }
     }
