@@ -236,7 +236,7 @@ class YamlConfigLoaderTest {
                 f + ":2:9: listen: 'localhost' has no port (expected: host:port)",
                 f + ":4:11: admin.listen: 0.0.0.0:9901 is not a loopback address (expected: a loopback address, or set admin.token)",
                 f + ":6:9: store.type: 'mysql' (expected one of: embedded, memory, redis)",
-                f + ":7:17: store.redis.uri: 'http://<redacted>@redis:6379' (expected: a redis:// or rediss:// URI)",
+                f + ":7:17: store.redis.uri: 'http://<redacted>@redis:6379' (expected: a redis://, rediss:// or redis-sentinel:// URI)",
                 f + ":10:20: routes[0].match.host: 'tickets.internal:8443' (expected: a host name without port or scheme)",
                 f + ":10:57: routes[0].match.pathPrefix: 'api' (expected: a path starting with /)",
                 f + ":10:72: routes[0].match.methods[0]: 'post' (expected: an upper-case HTTP method such as GET or POST)",
