@@ -65,7 +65,7 @@ for t in "${TARGET_LIST[@]}"; do
 done
 has_target() { [[ ",$TARGETS," == *",$1,"* ]]; }
 
-WORK="$REPO_ROOT/bench/out/work"
+WORK="$REPO_ROOT/bench/out/runs"
 [[ -n "$OUT" ]] || OUT="$REPO_ROOT/bench/out/results.md"
 case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 [[ -z "$JAR" ]] && JAR="$REPO_ROOT/proxy-app/target/idemproxy.jar"
