@@ -503,7 +503,8 @@ public final class CallExecution implements UpstreamListener {
         }
     }
 
-    static String describe(Throwable t) {
+    /** A one-line description of a failure for problem details and logs. */
+    public static String describe(Throwable t) {
         Throwable c = t;
         while (c.getCause() != null && c.getMessage() == null) {
             c = c.getCause();

@@ -1,5 +1,6 @@
 package dev.idemproxy.core.pipeline;
 
+import dev.idemproxy.core.call.CallExecution;
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.CallSettlement;
@@ -153,7 +154,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             return;
         }
         if (!f.isSuccess()) {
-            fail(Problem.UPSTREAM_UNREACHABLE, describe(f.cause()));
+            fail(Problem.UPSTREAM_UNREACHABLE, CallExecution.describe(f.cause()));
             return;
         }
         connected((UpstreamConnection) f.getNow());
@@ -275,7 +276,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         conn = null;
         if (!responseStarted) {
             fail(Problem.UPSTREAM_RESET, "the upstream closed the connection before answering"
-                    + (cause == null ? "" : ": " + describe(cause)));
+                    + (cause == null ? "" : ": " + CallExecution.describe(cause)));
         } else if (!responseDone) {
             abort();
         }
@@ -422,12 +423,4 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         return clientIp;
     }
 
-    static String describe(Throwable t) {
-        Throwable c = t;
-        while (c.getCause() != null && c.getMessage() == null) {
-            c = c.getCause();
-        }
-        String m = c.getMessage();
-        return c.getClass().getSimpleName() + (m == null ? "" : ": " + m);
-    }
 }
