@@ -20,8 +20,7 @@ public enum Problem {
     AMBIGUOUS_OUTCOME("ambiguous-outcome", 504, "The upstream did not answer in time; the call may have executed"),
     DEADLINE_EXCEEDED("deadline-exceeded", 504, "The call's deadline expired"),
     STORE_UNAVAILABLE("store-unavailable", 503, "The idempotency store is unavailable"),
-    RESULT_NOT_RETAINED("result-not-retained", 409, "The call completed but its response was too large to retain"),
-    SHUTTING_DOWN("shutting-down", 503, "The proxy is shutting down");
+    RESULT_NOT_RETAINED("result-not-retained", 409, "The call completed but its response was too large to retain");
 
     private static final String URN_PREFIX = "urn:idemproxy:problem:";
 
