@@ -6,13 +6,9 @@ import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import io.netty.buffer.CompositeByteBuf;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -96,10 +92,8 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
     private void reject(ChannelHandlerContext ctx, long size) {
         rejected = true;
         ctx.channel().config().setAutoRead(false);
-        FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), Problem.REQUEST_TOO_LARGE,
-                "request body of at least " + size + " bytes exceeds maxRequestBody " + limit, null);
-        resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+        Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.REQUEST_TOO_LARGE,
+                "request body of at least " + size + " bytes exceeds maxRequestBody " + limit, null), true);
     }
 
     private void discard() {

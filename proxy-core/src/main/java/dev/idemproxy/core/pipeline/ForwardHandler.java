@@ -21,8 +21,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
@@ -125,11 +123,11 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         responseStarted = true;
         state.callStarted();
         CallIdentity identity = c.protection() != null ? c.protection().identity() : services.unrecordedIdentity(c, services.bizId(c, new NettyRequestView(c)));
-        ProtectedCallRunner[] runner = new ProtectedCallRunner[1];
-        protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), settlement -> {
+        java.time.Instant createdAt = services.recorder().now();
+        protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), createdAt, settlement -> {
             protectedRun = null;
             RecordKey rk = c.protection() instanceof RecordedProtection ? ((RecordedProtection) c.protection()).key() : null;
-            services.recorder().settled(c, identity, rk, runner[0].createdAt(), settlement);
+            services.recorder().settled(c, identity, rk, createdAt, settlement);
             services.log().finished(c.route().name(), outcomeOf(settlement), settlement.finalStatus(), c.startNanos(),
                     identity.callId(), identity.bizId(), identity.key(), settlement.attempts(),
                     settlement.decision() == null ? null : settlement.decision().reason());
@@ -142,7 +140,6 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             return c.protection() != null ? c.protection().settle(settlement)
                     : java.util.concurrent.CompletableFuture.completedFuture(null);
         });
-        runner[0] = protectedRun;
         protectedRun.start();
     }
 
@@ -318,16 +315,9 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         releaseUpstream(false);
         FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), problem, detail, null);
         boolean close = !requestDone || state.draining();
-        if (close) {
-            resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        }
         releasePending();
         endCall();
-        if (close) {
-            ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.writeAndFlush(resp);
-        }
+        Answers.write(ctx, resp, close);
     }
 
     /** Cuts both connections: a response was under way and cannot be completed. */

@@ -8,15 +8,11 @@ import dev.idemproxy.core.call.ClientSide;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.retry.Deadline;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
-import java.util.function.Consumer;
 
 /**
  * Runs one protected call for {@link ForwardHandler}: builds its {@link CallExecution} and is
@@ -32,10 +28,9 @@ final class ProtectedCallRunner implements ClientSide {
     private final ProxyCall call;
     private final ServerState state;
     private final CallExecution execution;
-    private final java.time.Instant createdAt;
 
     ProtectedCallRunner(ChannelHandlerContext ctx, ProxyCall call, CallIdentity identity, CallServices services,
-            ServerState state, String clientIp,
+            ServerState state, String clientIp, java.time.Instant createdAt,
             java.util.function.Function<CallSettlement, java.util.concurrent.CompletionStage<?>> onSettled) {
         this.ctx = ctx;
         this.call = call;
@@ -45,13 +40,8 @@ final class ProtectedCallRunner implements ClientSide {
         call.request().headers().remove(TIMEOUT_MS).remove(DEADLINE);
         HeaderRewrite.toUpstream(call.request(), call.route(), call.pathAndQuery(), call.originalHost(), clientIp);
         services.routeBudget(call.route()).recordRequest();
-        this.createdAt = services.recorder().now();
         services.recorder().started(call, identity, createdAt);
         this.execution = new CallExecution(call, identity, call.request().headers(), services, this, deadline, onSettled);
-    }
-
-    java.time.Instant createdAt() {
-        return createdAt;
     }
 
     void start() {
@@ -95,24 +85,14 @@ final class ProtectedCallRunner implements ClientSide {
 
     @Override
     public void problem(FullHttpResponse resp) {
-        if (state.draining()) {
-            resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.writeAndFlush(resp);
-        }
+        Answers.write(ctx, resp, state.draining());
     }
 
     @Override
     public void replay(dev.idemproxy.core.store.StoredResponse response, String callId, int attempts) {
         FullHttpResponse r = Replays.response(ctx.alloc(), response, callId, attempts);
         r.headers().remove(dev.idemproxy.core.call.CallIdentity.IDEMPOTENT_REPLAYED);
-        if (state.draining()) {
-            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.writeAndFlush(r);
-        }
+        Answers.write(ctx, r, state.draining());
     }
 
     @Override

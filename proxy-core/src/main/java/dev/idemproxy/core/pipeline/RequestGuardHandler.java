@@ -3,14 +3,11 @@ package dev.idemproxy.core.pipeline;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.DecoderResult;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
@@ -74,9 +71,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
             ctx.close();
             return;
         }
-        FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), r.problem, r.detail, null);
-        resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+        Answers.write(ctx, ProblemResponses.build(ctx.alloc(), r.problem, r.detail, null), true);
     }
 
     @Override

@@ -43,7 +43,10 @@ final class RequestSequencer extends ChannelDuplexHandler {
         ctx.write(msg, promise);
         if (ends) {
             busy = false;
-            ctx.executor().execute(() -> drain(ctx));
+            if (!queue.isEmpty()) {
+                // Only pipelined requests wait here; the common case schedules nothing.
+                ctx.executor().execute(() -> drain(ctx));
+            }
         }
     }
 

@@ -11,23 +11,16 @@ public final class UpstreamConnection {
     private final Channel channel;
     private final UpstreamPool pool;
     private final UpstreamHandler handler;
-    private final boolean reused;
     private boolean released;
 
-    UpstreamConnection(Channel channel, UpstreamPool pool, UpstreamHandler handler, boolean reused) {
+    UpstreamConnection(Channel channel, UpstreamPool pool, UpstreamHandler handler) {
         this.channel = channel;
         this.pool = pool;
         this.handler = handler;
-        this.reused = reused;
     }
 
     public Channel channel() {
         return channel;
-    }
-
-    /** True when this connection had served an earlier call. */
-    public boolean reused() {
-        return reused;
     }
 
     /**

@@ -66,19 +66,8 @@ final class UpstreamPool {
      * Must be called on {@code loop}; the promise completes on it.
      */
     Future<Channel> acquire(EventLoop loop) {
-        ArrayDeque<Channel> deque = idle.computeIfAbsent(loop, l -> new ArrayDeque<>());
-        Channel ch;
-        while ((ch = deque.pollLast()) != null) {
-            ScheduledFuture<?> closer = ch.attr(IDLE_CLOSE).getAndSet(null);
-            if (closer != null) {
-                closer.cancel(false);
-            }
-            if (ch.isActive() && !ch.pipeline().get(UpstreamHandler.class).isAttached()) {
-                return loop.newSucceededFuture(ch);
-            }
-            ch.close();
-        }
-        return connect(loop);
+        Channel ch = pollIdle(loop);
+        return ch != null ? loop.newSucceededFuture(ch) : connect(loop);
     }
 
     private Future<Channel> connect(EventLoop loop) {

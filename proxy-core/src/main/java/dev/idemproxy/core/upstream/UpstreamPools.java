@@ -8,7 +8,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.util.List;
@@ -21,8 +20,6 @@ import javax.net.ssl.SSLException;
  * This class is thread-safe.
  */
 public final class UpstreamPools implements AutoCloseable {
-    private static final AttributeKey<Boolean> USED = AttributeKey.valueOf("idemproxy.used");
-
     private final Transport transport;
     private final HostResolver resolver = new HostResolver();
     private final ConcurrentHashMap<PoolKey, UpstreamPool> pools = new ConcurrentHashMap<>();
@@ -89,7 +86,7 @@ public final class UpstreamPools implements AutoCloseable {
         }
         UpstreamHandler h = ch.pipeline().get(UpstreamHandler.class);
         h.attach(listener);
-        return new UpstreamConnection(ch, pool, h, true);
+        return new UpstreamConnection(ch, pool, h);
     }
 
     /**
@@ -107,8 +104,7 @@ public final class UpstreamPools implements AutoCloseable {
             Channel ch = (Channel) f.getNow();
             UpstreamHandler h = ch.pipeline().get(UpstreamHandler.class);
             h.attach(listener);
-            boolean reused = ch.attr(USED).getAndSet(Boolean.TRUE) != null;
-            if (!result.trySuccess(new UpstreamConnection(ch, pool, h, reused))) {
+            if (!result.trySuccess(new UpstreamConnection(ch, pool, h))) {
                 h.detach();
                 ch.close();
             }
