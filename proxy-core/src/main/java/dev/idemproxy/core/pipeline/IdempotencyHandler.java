@@ -109,7 +109,9 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
 
     private void onClaim(Pending p, ClaimResult result, Throwable error) {
         if (pending != p) {
-            if (error == null && result instanceof ClaimResult.Claimed) {
+            // A fresh claim whose client left is released; a takeover is not: the earlier owner
+            // may have executed, so its record stays for the next duplicate's takeover rules.
+            if (error == null && result instanceof ClaimResult.Claimed && !((ClaimResult.Claimed) result).takeover()) {
                 releaseOrphanedClaim(p);
             }
             return;
