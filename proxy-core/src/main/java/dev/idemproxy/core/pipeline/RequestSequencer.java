@@ -43,10 +43,9 @@ final class RequestSequencer extends ChannelDuplexHandler {
         ctx.write(msg, promise);
         if (ends) {
             busy = false;
-            if (!queue.isEmpty()) {
-                // Only pipelined requests wait here; the common case schedules nothing.
-                ctx.executor().execute(() -> drain(ctx));
-            }
+            // Runs after every response, not only when a pipelined request waits: it also resumes
+            // reading that a call paused (ForwardHandler's connect and failure paths rely on it).
+            ctx.executor().execute(() -> drain(ctx));
         }
     }
 
