@@ -87,13 +87,15 @@ public final class CallRecorder {
         boolean failed = s.truncated() || d == null || d.deadLetter();
         String reason = s.truncated() ? "truncated_response" : d == null ? RetryDecision.DEADLINE : d.reason();
         Instant now = clock.instant();
-        write(store.putReceipt(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), failed ? FAILED : SUCCESS,
-                reason, s.finalStatus(), s.attempts(), createdAt, now), call.route().idempotency().ttl()), id, "receipt");
+        Receipt receipt = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), failed ? FAILED : SUCCESS,
+                reason, s.finalStatus(), s.attempts(), createdAt, now);
+        java.time.Duration ttl = call.route().idempotency().ttl();
+        writeRetrying(() -> store.putReceipt(receipt, ttl), id, "receipt", 1);
         if (failed && call.route().deadLetter().enabled()) {
             RecordKey rk = recordKey != null ? recordKey : new RecordKey(call.route().name(), "-", id.key() == null ? "" : id.key());
             DeadLetter entry = new DeadLetter(CallId.next(), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
                     s.attempts(), now, snapshot(call));
-            write(store.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter");
+            writeRetrying(() -> store.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", 1);
         }
     }
 
@@ -121,6 +123,34 @@ public final class CallRecorder {
         // The target as the client sent it (the forwarded one carries the upstream's base path), so a
         // replay through the proxy matches the same route.
         return new StoredRequest(call.request().method().name().toUpperCase(Locale.ROOT), call.pathAndQuery(), headers, body);
+    }
+
+    /**
+     * A settled call's receipt and dead letter must not be lost to a store outage: a failed write
+     * is tried again with growing pauses (about ten minutes in all), off the event loops. Both
+     * writes replace by id, so a repeat is harmless.
+     */
+    private static void writeRetrying(java.util.function.Supplier<java.util.concurrent.CompletionStage<?>> op, CallIdentity id,
+            String what, int n) {
+        java.util.concurrent.CompletionStage<?> stage;
+        try {
+            stage = op.get();
+        } catch (RuntimeException e) {
+            stage = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        stage.whenComplete((v, err) -> {
+            if (err == null) {
+                return;
+            }
+            if (n >= RecordedProtection.RECORD_TRIES) {
+                LOG.error("[call={}] gave up writing the {}: {}", id.callId(), what, err.toString());
+                return;
+            }
+            LOG.warn("[call={}] could not write the {} (try {}): {}; trying again", id.callId(), what, n, err.toString());
+            long pause = Math.min(30_000L, 250L << Math.min(n, 7));
+            java.util.concurrent.CompletableFuture.delayedExecutor(pause, java.util.concurrent.TimeUnit.MILLISECONDS)
+                    .execute(() -> writeRetrying(op, id, what, n + 1));
+        });
     }
 
     private static void write(java.util.concurrent.CompletionStage<?> op, CallIdentity id, String what) {
