@@ -66,7 +66,8 @@ import org.slf4j.LoggerFactory;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FuzzIT {
     static final long SECONDS = Long.getLong("fuzz.seconds", 30);
-    static final long SEED = Long.getLong("fuzz.seed", System.currentTimeMillis());
+    /** Fixed by default, so a CI run is repeatable; pass -Dfuzz.seed=N to explore others. */
+    static final long SEED = Long.getLong("fuzz.seed", 20261129L);
     static final int THREADS = Integer.getInteger("fuzz.threads", 8);
     /** Well above clientIdle and the route idle timeout (2 s each): silence this long is a hang. */
     static final Duration READ_TIMEOUT = Duration.ofSeconds(8);

@@ -187,6 +187,9 @@ final class FuzzMutator {
             case HEADER_CASE: {
                 StringBuilder sb = new StringBuilder(s.substring(0, head));
                 int firstEol = sb.indexOf("\r\n");
+                if (firstEol < 0) {
+                    return s;  // an earlier mutation left no header lines to re-case
+                }
                 for (int i = firstEol; i < sb.length(); i++) {
                     char ch = sb.charAt(i);
                     if (Character.isLetter(ch) && random.nextBoolean()) {
