@@ -33,6 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LeakDetection.class)
 class ProxyPathIT {
     static TestUpstream upstream;
+    static TestUpstream pooledUpstream;
     static RunningProxy proxy;
     static final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
@@ -40,6 +41,7 @@ class ProxyPathIT {
     @BeforeAll
     static void start() throws Exception {
         upstream = TestUpstream.start();
+        pooledUpstream = TestUpstream.start();
         int dead = FreePorts.pick();
         proxy = RunningProxy.start(""
                 + "routes:\n"
@@ -53,6 +55,10 @@ class ProxyPathIT {
                 + "    match: { pathPrefix: /slow }\n"
                 + "    upstream: " + upstream.uri() + "\n"
                 + "    timeouts: { perTry: 300ms, total: 10s }\n"
+                + "  - name: shortIdle\n"
+                + "    match: { pathPrefix: /short-idle }\n"
+                + "    upstream: " + pooledUpstream.uri() + "\n"
+                + "    pool: { idleTimeout: 300ms }\n"
                 + "  - name: tickets\n"
                 + "    match: { host: tickets.internal, pathPrefix: /api }\n"
                 + "    upstream: " + upstream.uri() + "/v2\n"
@@ -65,6 +71,7 @@ class ProxyPathIT {
     static void stop() {
         proxy.close();
         upstream.close();
+        pooledUpstream.close();
     }
 
     static HttpResponse<String> get(String path) throws Exception {
@@ -252,5 +259,53 @@ class ProxyPathIT {
                 .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(504);
         assertThat(r.body()).contains("urn:idemproxy:problem:ambiguous-outcome");
+    }
+
+    @Test
+    void idleUpstreamConnectionsCloseAfterThePoolsIdleTimeoutAndBusyOnesStay() throws Exception {
+        int before = pooledUpstream.openConnections();
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            // Calls closer together than the idle timeout keep reusing one connection.
+            for (int i = 0; i < 4; i++) {
+                pooledUpstream.enqueue(respond(200, "i" + i));
+                raw.write("GET /short-idle/" + i + " HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertThat(raw.readResponse().bodyAsString()).isEqualTo("i" + i);
+                Thread.sleep(150);
+            }
+            assertThat(pooledUpstream.openConnections()).isEqualTo(before + 1);
+            long accepted = pooledUpstream.connectionsAccepted();
+            // Idle for longer than 300 ms: the proxy closes its pooled connection.
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (pooledUpstream.openConnections() > before && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(pooledUpstream.openConnections()).isEqualTo(before);
+            // The next call opens a fresh one.
+            pooledUpstream.enqueue(respond(200, "again"));
+            raw.write("GET /short-idle/again HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertThat(raw.readResponse().bodyAsString()).isEqualTo("again");
+            assertThat(pooledUpstream.connectionsAccepted()).isEqualTo(accepted + 1);
+        }
+    }
+
+    @Test
+    void theHeadTimeoutCountsFromEachCallsOwnRequestOnAKeptAliveConnection() throws Exception {
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            // Quick calls first: their head deadlines pass unused while the connection lives on.
+            for (int i = 0; i < 3; i++) {
+                upstream.enqueue(respond(200, "q" + i));
+                raw.write("GET /slow/q" + i + " HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertThat(raw.readResponse().bodyAsString()).isEqualTo("q" + i);
+                Thread.sleep(120);
+            }
+            upstream.enqueue(delayHead(Duration.ofSeconds(3), respond(200, "late")));
+            long start = System.nanoTime();
+            raw.write("GET /slow/late HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            long tookMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
+            assertThat(r.status()).isEqualTo(504);
+            // perTry is 300 ms: not cut short by an earlier call's deadline, and not left to run on.
+            assertThat(tookMs).isBetween(280L, 2500L);
+        }
     }
 }

@@ -12,12 +12,13 @@ import dev.idemproxy.core.call.RecordedProtection;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
+import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.Timeouts;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
 import dev.idemproxy.core.upstream.UpstreamPools;
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -53,7 +54,12 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
     private ProxyCall call;
     private long callSeq;
     private UpstreamConnection conn;
+    /** The one pending head-timeout check of this connection, reused across calls (see {@link #startHeadTimer}). */
     private ScheduledFuture<?> headTimer;
+    /** When the timer fires: the call it watches and that call's head deadline; 0 when none waits. */
+    private long headSeq;
+    private long headDeadlineNanos;
+    private long headTimerFiresNanos;
     private boolean requestDone;
     private boolean responseStarted;
     private boolean responseDone;
@@ -61,6 +67,10 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
     private boolean discardRequest;
     private int status;
     private String clientIp;
+    /** The route of the last call on this connection, and what the upstream request head derives from it. */
+    private Route derivedFor;
+    private String upstreamBasePath;
+    private String upstreamAuthority;
     private boolean failed;
 
     private ProtectedCallRunner protectedRun;
@@ -159,11 +169,19 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
 
     private void connected(UpstreamConnection leased) {
         conn = leased;
-        HeaderRewrite.toUpstream(call.request(), call.route(), call.pathAndQuery(), call.originalHost(), clientIp());
-        conn.channel().write(call.request()).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+        Route route = call.route();
+        if (route != derivedFor) {
+            derivedFor = route;
+            upstreamBasePath = route.upstreamBasePath();
+            upstreamAuthority = route.upstreamAuthority();
+        }
+        HeaderRewrite.toUpstream(call.request(), upstreamBasePath, upstreamAuthority, call.pathAndQuery(), call.originalHost(), clientIp());
+        Channel up = conn.channel();
+        // Void promises: a failed upstream write fires exceptionCaught there, which ends the call.
+        up.write(call.request(), up.voidPromise());
         HttpContent c;
         while ((c = pending.poll()) != null) {
-            conn.channel().write(c);
+            up.write(c, up.voidPromise());
         }
         conn.channel().flush();
         if (!requestDone) {
@@ -189,7 +207,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             pending.add(c);
             return;
         }
-        conn.channel().write(c);
+        conn.channel().write(c, conn.channel().voidPromise());
         if (last) {
             conn.channel().flush();
             maybeFinish();
@@ -220,7 +238,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         HttpMethod method = call.request().method();
         HttpVersion clientVersion = call.request().protocolVersion();
         HeaderRewrite.toClient(resp, method, clientVersion, state.draining());
-        ctx.write(resp);
+        ctx.write(resp, ctx.voidPromise());
     }
 
     @Override
@@ -230,7 +248,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             return;
         }
         boolean last = content instanceof LastHttpContent;
-        ctx.write(content);
+        ctx.write(content, ctx.voidPromise());
         if (last) {
             responseDone = true;
             ctx.flush();
@@ -289,18 +307,43 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
     /**
      * The wait for the response head starts once the whole request is in (as Envoy's timeouts
      * do), so a long upload is bounded by the idle timeout, not by perTry.
+     *
+     * <p>One scheduled check per connection serves all its calls: a call only sets its deadline,
+     * and the check, when it fires, either times the call out or moves itself to the deadline of
+     * the call then waiting. Nothing is scheduled or cancelled per call unless a call's deadline
+     * is earlier than the pending check (a route with a shorter perTry).
      */
     private void startHeadTimer() {
-        long seq = callSeq;
         Timeouts t = call.route().timeouts();
-        long headMillis = Math.min(t.perTry().toMillis(), t.total().toMillis());
-        headTimer = ctx.executor().schedule(() -> onHeadTimeout(seq), headMillis, TimeUnit.MILLISECONDS);
-    }
-
-    private void onHeadTimeout(long seq) {
-        if (seq != callSeq || call == null || responseStarted) {
+        long headNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(t.perTry().toMillis(), t.total().toMillis()));
+        headSeq = callSeq;
+        headDeadlineNanos = System.nanoTime() + headNanos;
+        if (headTimer != null && headTimerFiresNanos - headDeadlineNanos <= 0) {
             return;
         }
+        scheduleHeadCheck(headNanos);
+    }
+
+    private void scheduleHeadCheck(long delayNanos) {
+        if (headTimer != null) {
+            headTimer.cancel(false);
+        }
+        headTimerFiresNanos = System.nanoTime() + delayNanos;
+        headTimer = ctx.executor().schedule(this::onHeadCheck, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void onHeadCheck() {
+        headTimer = null;
+        if (headSeq == 0 || headSeq != callSeq || call == null || responseStarted) {
+            headSeq = 0;
+            return;
+        }
+        long left = headDeadlineNanos - System.nanoTime();
+        if (left > 0) {
+            scheduleHeadCheck(left);
+            return;
+        }
+        headSeq = 0;
         Timeouts t = call.route().timeouts();
         boolean sent = conn != null;
         boolean totalExpired = t.total().compareTo(t.perTry()) <= 0;
@@ -372,7 +415,13 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         return d.outcome() == OutcomeClass.EXECUTED || d.store() ? CallOutcome.EXECUTED : CallOutcome.NOT_EXECUTED;
     }
 
+    /** The call no longer waits for a head; a pending check finds nothing to do and lapses. */
     private void cancelHeadTimer() {
+        headSeq = 0;
+    }
+
+    private void stopHeadTimer() {
+        headSeq = 0;
         if (headTimer != null) {
             headTimer.cancel(false);
             headTimer = null;
@@ -396,6 +445,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             releaseUpstream(false);
             endCall();
         }
+        stopHeadTimer();
         releasePending();
         ctx.fireChannelInactive();
     }

@@ -10,7 +10,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
-import java.util.List;
+import java.util.Iterator;
 
 /**
  * Turns a client request head into the upstream's and an upstream response head into the
@@ -35,6 +35,12 @@ final class HeaderRewrite {
      * Host of the upstream, hop-by-hop headers gone, X-Forwarded-For/-Proto/-Host added.
      */
     static void toUpstream(HttpRequest req, Route route, String pathAndQuery, String originalHost, String clientIp) {
+        toUpstream(req, route.upstreamBasePath(), route.upstreamAuthority(), pathAndQuery, originalHost, clientIp);
+    }
+
+    /** As above, with the route's base path and authority already derived (a caller may keep them per route). */
+    static void toUpstream(HttpRequest req, String basePath, String authority, String pathAndQuery, String originalHost,
+            String clientIp) {
         HttpHeaders h = req.headers();
         boolean chunked = HttpUtil.isTransferEncodingChunked(req);
         dropHopByHop(h);
@@ -43,8 +49,8 @@ final class HeaderRewrite {
             h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
         req.setProtocolVersion(HttpVersion.HTTP_1_1);
-        req.setUri(route.upstreamBasePath() + pathAndQuery);
-        h.set(HttpHeaderNames.HOST, route.upstreamAuthority());
+        req.setUri(basePath.isEmpty() ? pathAndQuery : basePath + pathAndQuery);
+        h.set(HttpHeaderNames.HOST, authority);
         String xff = h.get(X_FORWARDED_FOR);
         h.set(X_FORWARDED_FOR, xff == null || xff.isBlank() ? clientIp : xff + ", " + clientIp);
         h.set(X_FORWARDED_PROTO, "http");
@@ -85,17 +91,27 @@ final class HeaderRewrite {
     }
 
     static void dropHopByHop(HttpHeaders h) {
-        List<String> connection = h.contains(HttpHeaderNames.CONNECTION) ? h.getAll(HttpHeaderNames.CONNECTION) : List.of();
-        for (String value : connection) {
-            for (String token : value.split(",")) {
-                String t = token.trim();
-                if (!t.isEmpty()) {
-                    h.remove(t);
+        if (h.contains(HttpHeaderNames.CONNECTION)) {
+            Iterator<String> values = h.valueStringIterator(HttpHeaderNames.CONNECTION);
+            while (values.hasNext()) {
+                String value = values.next();
+                if (isPlainConnectionOption(value)) {
+                    continue;  // keep-alive / close name no other header to drop (Keep-Alive is dropped below)
+                }
+                for (String token : value.split(",")) {
+                    String t = token.trim();
+                    if (!t.isEmpty()) {
+                        h.remove(t);
+                    }
                 }
             }
         }
         for (AsciiString name : HOP_BY_HOP) {
             h.remove(name);
         }
+    }
+
+    private static boolean isPlainConnectionOption(String value) {
+        return value.equalsIgnoreCase("keep-alive") || value.equalsIgnoreCase("close");
     }
 }

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
@@ -16,6 +17,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
+import java.util.Iterator;
 
 /**
  * Answers requests that must not go further: undecodable heads (400), header blocks or request
@@ -108,11 +110,19 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
         if (HttpMethod.CONNECT.equals(req.method())) {
             return new Rejection(Problem.METHOD_NOT_SUPPORTED, "CONNECT tunnels are not supported; send plain http:// requests");
         }
-        int hosts = req.headers().getAll(HttpHeaderNames.HOST).size();
+        int hosts = count(req.headers(), HttpHeaderNames.HOST);
         if (hosts > 1 || (hosts == 0 && req.protocolVersion().equals(HttpVersion.HTTP_1_1))) {
             return new Rejection(Problem.BAD_REQUEST, hosts == 0 ? "missing Host header" : "more than one Host header");
         }
         return null;
+    }
+
+    private static int count(HttpHeaders headers, CharSequence name) {
+        int n = 0;
+        for (Iterator<? extends CharSequence> it = headers.valueCharSequenceIterator(name); it.hasNext(); it.next()) {
+            n++;
+        }
+        return n;
     }
 
     /**

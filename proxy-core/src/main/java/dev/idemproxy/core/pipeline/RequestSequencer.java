@@ -43,9 +43,12 @@ final class RequestSequencer extends ChannelDuplexHandler {
         ctx.write(msg, promise);
         if (ends) {
             busy = false;
-            // Runs after every response, not only when a pipelined request waits: it also resumes
+            // Runs when a pipelined request waits, and also when reading is paused: it resumes
             // reading that a call paused (ForwardHandler's connect and failure paths rely on it).
-            ctx.executor().execute(() -> drain(ctx));
+            // With nothing queued and reading on there is nothing to do (the common case).
+            if (!queue.isEmpty() || !ctx.channel().config().isAutoRead()) {
+                ctx.executor().execute(() -> drain(ctx));
+            }
         }
     }
 

@@ -6,14 +6,10 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
-import io.netty.util.concurrent.ScheduledFuture;
 import dev.idemproxy.core.Transport;
-import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Keep-alive connections to one upstream origin, kept per event loop: a connection is only ever
@@ -22,13 +18,12 @@ import java.util.concurrent.TimeUnit;
  * only from that loop. This class is thread-safe.
  */
 final class UpstreamPool {
-    private static final AttributeKey<ScheduledFuture<?>> IDLE_CLOSE = AttributeKey.valueOf("idemproxy.idleClose");
 
     private final PoolKey key;
     private final Transport transport;
     private final HostResolver resolver;
     private final UpstreamChannelInitializer initializer;
-    private final ConcurrentHashMap<EventLoop, ArrayDeque<Channel>> idle = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<EventLoop, IdleConnections> idle = new ConcurrentHashMap<>();
 
     UpstreamPool(PoolKey key, Transport transport, HostResolver resolver, UpstreamChannelInitializer initializer) {
         this.key = key;
@@ -43,16 +38,12 @@ final class UpstreamPool {
 
     /** An idle pooled channel on {@code loop}, ready now, or null. Must be called on {@code loop}. */
     Channel pollIdle(EventLoop loop) {
-        ArrayDeque<Channel> deque = idle.get(loop);
-        if (deque == null) {
+        IdleConnections connections = idle.get(loop);
+        if (connections == null) {
             return null;
         }
         Channel ch;
-        while ((ch = deque.pollLast()) != null) {
-            ScheduledFuture<?> closer = ch.attr(IDLE_CLOSE).getAndSet(null);
-            if (closer != null) {
-                closer.cancel(false);
-            }
+        while ((ch = connections.pollNewest()) != null) {
             if (ch.isActive() && !ch.pipeline().get(UpstreamHandler.class).isAttached()) {
                 return ch;
             }
@@ -110,26 +101,18 @@ final class UpstreamPool {
 
     /** Returns a healthy connection whose exchange ended cleanly; must be called on its loop. */
     void release(Channel ch) {
-        ArrayDeque<Channel> deque = idle.computeIfAbsent(ch.eventLoop(), l -> new ArrayDeque<>());
-        if (!ch.isActive() || deque.size() >= key.pool().maxIdle()) {
+        IdleConnections connections = idle.computeIfAbsent(ch.eventLoop(),
+                l -> new IdleConnections(l, key.pool().idleTimeout().toNanos()));
+        if (!ch.isActive() || connections.size() >= key.pool().maxIdle()) {
             ch.close();
             return;
         }
-        deque.addLast(ch);
-        ch.attr(IDLE_CLOSE).set(ch.eventLoop().schedule(() -> {
-            deque.remove(ch);
-            ch.close();
-        }, key.pool().idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        connections.add(ch);
     }
 
     /** Closes every idle connection; leased ones close when their calls end. */
     void closeIdle() {
-        idle.forEach((loop, deque) -> loop.execute(() -> {
-            Channel ch;
-            while ((ch = deque.pollFirst()) != null) {
-                ch.close();
-            }
-        }));
+        idle.forEach((loop, connections) -> loop.execute(connections::closeAll));
     }
 
     /** Failure of the TLS handshake with the upstream: a connect failure, nothing was sent. */
