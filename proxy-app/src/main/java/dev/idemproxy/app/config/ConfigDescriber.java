@@ -91,7 +91,9 @@ public final class ConfigDescriber {
                 "embedded", map("path", s.embeddedPath().toString()),
                 "memory", map("maxEntries", s.memoryMaxEntries()),
                 "redis", map("uri", s.redis().redactedUri(), "mode", s.redis().mode(), "keyPrefix", s.redis().keyPrefix()),
-                "onUnavailable", s.onUnavailable().spelling());
+                "onUnavailable", s.onUnavailable().spelling(),
+                "nearCache", map("enabled", s.nearCache().enabled(), "maxEntries", s.nearCache().maxEntries(),
+                        "maxBytes", SizeParser.format(s.nearCache().maxBytes()), "ttl", d(s.nearCache().ttl())));
     }
 
     /** An insertion-ordered map from alternating keys and values. */

@@ -8,9 +8,11 @@ import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.store.StorePolicy;
+import dev.idemproxy.core.store.StorePolicy.NearCachePolicy;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import java.nio.file.Path;
 import java.nio.file.InvalidPathException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,6 +20,8 @@ import java.util.Map;
 
 /** Maps the top level of a config document onto {@link ProxyConfig}; routes go to {@link RouteReader}. */
 final class ConfigReader {
+    /** The largest near-cache: 64 GiB, far above any sensible heap share. */
+    private static final long MAX_NEAR_CACHE_BYTES = 64L * 1024 * 1024 * 1024;
     private ConfigReader() {}
 
     /** The config, or null when a problem was found (each one recorded). */
@@ -73,9 +77,21 @@ final class ConfigReader {
         RedisPolicy redis = redis(m.map("redis"));
         StorePolicy.OnUnavailable onUnavailable = m.parsed("onUnavailable", d.onUnavailable(), "reject or passthrough",
                 t -> Choices.of(StorePolicy.OnUnavailable.values(), StorePolicy.OnUnavailable::spelling, t));
+        NearCachePolicy nearCache = nearCache(m.map("nearCache"));
         StorePolicy s = m.reading().problems().build(m.at("type"), m.path(),
-                () -> new StorePolicy(type, path, maxEntries, redis, onUnavailable));
+                () -> new StorePolicy(type, path, maxEntries, redis, onUnavailable, nearCache));
         return s == null ? d : s;
+    }
+
+    private static NearCachePolicy nearCache(MapReader m) {
+        NearCachePolicy d = NearCachePolicy.DISABLED;
+        boolean enabled = m.bool("enabled", d.enabled());
+        long maxEntries = m.integer("maxEntries", d.maxEntries(), 1, Integer.MAX_VALUE);
+        long maxBytes = m.size("maxBytes", d.maxBytes(), 1024, MAX_NEAR_CACHE_BYTES);
+        Duration ttl = m.duration("ttl", d.ttl(), false);
+        NearCachePolicy n = m.reading().problems().build(m.at("enabled"), m.path(),
+                () -> new NearCachePolicy(enabled, maxEntries, maxBytes, ttl));
+        return n == null ? d : n;
     }
 
     private static RedisPolicy redis(MapReader m) {

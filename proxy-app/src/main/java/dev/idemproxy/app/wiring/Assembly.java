@@ -45,6 +45,7 @@ public final class Assembly implements AutoCloseable {
         this.current = new AtomicReference<>(config);
         this.store = store;
         this.metrics = new MetricsSetup();
+        StoreFactory.bindMetrics(store, metrics.registry());
         this.proxy = new ProxyServer(config, store, metrics.registry());
         this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get()),

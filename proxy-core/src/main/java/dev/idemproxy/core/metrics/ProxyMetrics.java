@@ -30,6 +30,11 @@ public final class ProxyMetrics {
     public static final String STORE_ERRORS = "idemproxy.store.errors";
     /** Not in CONTRACT §8: calls forwarded unprotected because the store was down ({@code onUnavailable: passthrough}). */
     public static final String STORE_PASSTHROUGH = "idemproxy.store.passthrough";
+    /**
+     * Not in CONTRACT §8: claims answered from the near-cache of ended records ({@code result=hit}) or
+     * sent to the store ({@code miss}); registered by {@link dev.idemproxy.core.store.NearCachedStore}.
+     */
+    public static final String STORE_NEAR_CACHE = "idemproxy.store.near.cache";
 
     private final MeterRegistry registry;
     private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();

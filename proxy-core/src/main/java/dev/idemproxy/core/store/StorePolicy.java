@@ -1,15 +1,18 @@
 package dev.idemproxy.core.store;
 
+import static dev.idemproxy.core.Checks.positive;
 import static dev.idemproxy.core.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * Where idempotency records, receipts and dead letters live (CONTRACT §3 {@code store}).
  * This class is immutable.
  */
-public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, RedisPolicy redis, OnUnavailable onUnavailable) {
+public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, RedisPolicy redis, OnUnavailable onUnavailable,
+        NearCachePolicy nearCache) {
 
     public enum Type {
         EMBEDDED("embedded"), MEMORY("memory"), REDIS("redis");
@@ -67,8 +70,29 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, R
         }
     }
 
+    /**
+     * The near-cache of ended records in front of the store ({@link NearCachedStore}).
+     *
+     * @param enabled    whether there is one
+     * @param maxEntries most records kept
+     * @param maxBytes   about how many bytes of stored responses are kept, at most
+     * @param ttl        longest an entry is kept (never past its record's own expiry): the bound on
+     *                   how long another replica's eviction of a record can go unnoticed here
+     */
+    public record NearCachePolicy(boolean enabled, long maxEntries, long maxBytes, Duration ttl) {
+        public static final NearCachePolicy DISABLED = new NearCachePolicy(false, 10_000, 64L * 1024 * 1024,
+                Duration.ofSeconds(30));
+
+        public NearCachePolicy {
+            requireArgument(maxEntries >= 1 && maxEntries <= Integer.MAX_VALUE,
+                    "maxEntries " + maxEntries + " (expected: 1.." + Integer.MAX_VALUE + ")");
+            requireArgument(maxBytes >= 1, "maxBytes " + maxBytes + " (expected: >= 1)");
+            positive(ttl, "ttl");
+        }
+    }
+
     public static final StorePolicy DEFAULT = new StorePolicy(Type.EMBEDDED, Path.of("./idemproxy-data"), 1_000_000,
-            RedisPolicy.DEFAULT, OnUnavailable.REJECT);
+            RedisPolicy.DEFAULT, OnUnavailable.REJECT, NearCachePolicy.DISABLED);
 
     public StorePolicy {
         requireNonNull(type, "type");
@@ -76,5 +100,11 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, R
         requireArgument(memoryMaxEntries >= 1, "maxEntries " + memoryMaxEntries + " (expected: >= 1)");
         requireNonNull(redis, "redis");
         requireNonNull(onUnavailable, "onUnavailable");
+        requireNonNull(nearCache, "nearCache");
+    }
+
+    /** A store without a near-cache. */
+    public StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, RedisPolicy redis, OnUnavailable onUnavailable) {
+        this(type, embeddedPath, memoryMaxEntries, redis, onUnavailable, NearCachePolicy.DISABLED);
     }
 }

@@ -23,15 +23,18 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
@@ -47,13 +50,21 @@ import org.slf4j.LoggerFactory;
  * completes on that thread and are never blocked. The same thread purges expired entries every
  * {@code purgeInterval}. Thread-safe.
  *
- * <p><b>Durability.</b> {@link #complete}, {@link #markNotRetained} and {@link #addDeadLetter}
- * commit to the file before their future completes, so an ended call survives a process crash
- * ({@code kill -9}) once its completion was acknowledged; the data reaches the OS page cache, not
- * necessarily the disk (no fsync: an OS crash or power loss may lose the last commits). Claims,
- * renewals, releases and receipts are committed by MVStore's background writer within about a
- * second; losing one in a crash only means a claim is fresh instead of a takeover. Task retry
- * counters are committed the same way: a crash may forget the last second's charges.
+ * <p><b>Group commit.</b> The store thread takes the operations queued so far (up to
+ * {@value #MAX_BATCH}), runs them in arrival order, commits once, and only then completes the
+ * futures of those that promise durability, together with every later operation of the same
+ * batch (which may have read their uncommitted writes). Under concurrent callers one file commit
+ * thus serves many operations; a lone caller sees the same one commit per operation as before.
+ *
+ * <p><b>Durability.</b> A claim that creates or takes over a record, {@link #complete},
+ * {@link #markNotRetained}, {@link #release} and {@link #addDeadLetter} are committed to the
+ * file before their future completes, so a claimed key or an ended call survives a process crash
+ * ({@code kill -9}) once acknowledged: a claim comes back as an in-flight record whose lease
+ * lapses, never as a fresh key. The data reaches the OS page cache, not necessarily the disk (no
+ * fsync: an OS crash or power loss may lose the last commits). Renewals, evictions, receipts and
+ * task retry counters are committed by MVStore's background writer within about a second (or by
+ * the next group commit); losing one in a crash only costs a lease extension, an eviction to
+ * redo, a receipt's last state, or the last second's retry charges.
  *
  * <p><b>Exclusivity.</b> MVStore locks the file: a second process (or a second open in this one)
  * fails with "data directory X is in use by another process".
@@ -62,6 +73,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     static final String FILE_NAME = "idemproxy.mv.db";
     private static final Logger log = LoggerFactory.getLogger(EmbeddedIdempotencyStore.class);
     private static final int PURGE_BATCH = 1000;
+    /** Most operations per commit, so a steady stream of them cannot hold answers back for long. */
+    private static final int MAX_BATCH = 256;
 
     private final Clock clock;
     private final MVStore mv;
@@ -71,6 +84,12 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     private final EmbeddedDeadLetters deadLetters;
     private final EmbeddedTaskCounters taskCounters;
     private final ScheduledExecutorService thread;
+    /** Operations waiting for the store thread, in arrival order. */
+    private final ConcurrentLinkedQueue<Op<?>> queue = new ConcurrentLinkedQueue<>();
+    /** True while a drain of {@link #queue} is queued on or running at the store thread. */
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    /** Store thread only: an operation of the running batch needs the commit before its answer. */
+    private boolean commitPending;
     private volatile boolean failed;
 
     private EmbeddedIdempotencyStore(Clock clock, MVStore mv, Duration purgeInterval) {
@@ -152,7 +171,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
                 write(id, stored, t.next());
                 // A claim is durable before its call is forwarded: after a crash it comes back as
                 // an in-flight record whose lease lapses, never as a fresh key that would run again.
-                mv.commit();
+                commitBeforeAnswering();
             }
             return t.result();
         });
@@ -182,7 +201,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
                 return false;
             }
             write(id, stored, null);
-            mv.commit();
+            commitBeforeAnswering();
             return true;
         });
     }
@@ -225,7 +244,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
         return submit(() -> {
             deadLetters.add(entry);
-            mv.commit();
+            commitBeforeAnswering();
             return null;
         });
     }
@@ -358,28 +377,106 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             }
             write(id, stored, next);
             if (commit) {
-                mv.commit();
+                commitBeforeAnswering();
             }
             return true;
         });
     }
 
-    private <T> CompletableFuture<T> submit(Callable<T> op) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        try {
-            thread.execute(() -> {
-                try {
-                    result.complete(op.call());
-                } catch (MVStoreException | IllegalStateException e) {
-                    failed = mv.isClosed() || mv.getPanicException() != null;
-                    result.completeExceptionally(new StoreUnavailableException("embedded store failed: " + e.getMessage(), e));
-                } catch (Exception e) {
-                    result.completeExceptionally(e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            result.completeExceptionally(new StoreUnavailableException("embedded store is closed", e));
+    /**
+     * Marks the running operation as one whose answer promises a commit: its future (and every
+     * later one of the same batch, which may have read its writes) completes only after the
+     * batch's commit. Store thread only.
+     */
+    private void commitBeforeAnswering() {
+        commitPending = true;
+    }
+
+    private <T> CompletableFuture<T> submit(Callable<T> body) {
+        Op<T> op = new Op<>(body);
+        queue.add(op);
+        if (drainScheduled.compareAndSet(false, true)) {
+            scheduleDrain();
         }
-        return result;
+        return op.future;
+    }
+
+    private void scheduleDrain() {
+        try {
+            thread.execute(this::drain);
+        } catch (RejectedExecutionException e) {
+            drainScheduled.set(false);
+            for (Op<?> op; (op = queue.poll()) != null; ) {
+                op.future.completeExceptionally(new StoreUnavailableException("embedded store is closed", e));
+            }
+        }
+    }
+
+    /**
+     * Group commit: runs up to {@value #MAX_BATCH} queued operations, commits once if any of them
+     * needs it, then answers. An answer that promises durability (and any answer that may have
+     * seen such an operation's writes) is given only after that commit. Store thread only.
+     */
+    private void drain() {
+        drainScheduled.set(false);  // before polling: an operation queued from now on schedules another drain
+        List<Op<?>> held = new ArrayList<>();
+        for (int n = 0; n < MAX_BATCH; n++) {
+            Op<?> op = queue.poll();
+            if (op == null) {
+                break;
+            }
+            op.run();
+            if (commitPending) {
+                held.add(op);
+            } else {
+                op.answer();
+            }
+        }
+        if (commitPending) {
+            commitPending = false;
+            try {
+                mv.commit();
+            } catch (MVStoreException | IllegalStateException e) {
+                failed = mv.isClosed() || mv.getPanicException() != null;
+                StoreUnavailableException failure = new StoreUnavailableException("embedded store failed: " + e.getMessage(), e);
+                held.forEach(op -> op.future.completeExceptionally(failure));
+                held.clear();
+            }
+        }
+        held.forEach(Op::answer);
+        if (!queue.isEmpty() && drainScheduled.compareAndSet(false, true)) {
+            scheduleDrain();
+        }
+    }
+
+    /** One queued operation and, once run, its outcome. Run and answered on the store thread. */
+    private final class Op<T> {
+        final Callable<T> body;
+        final CompletableFuture<T> future = new CompletableFuture<>();
+        T result;
+        Throwable error;
+
+        Op(Callable<T> body) {
+            this.body = body;
+        }
+
+        void run() {
+            try {
+                result = body.call();
+            } catch (MVStoreException | IllegalStateException e) {
+                failed = mv.isClosed() || mv.getPanicException() != null;
+                error = new StoreUnavailableException("embedded store failed: " + e.getMessage(), e);
+            } catch (Exception e) {
+                error = e;
+            }
+        }
+
+        void answer() {
+            if (error != null) {
+                future.completeExceptionally(error);
+            } else {
+                future.complete(result);
+            }
+        }
     }
 }

@@ -10,17 +10,26 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A child JVM for {@link EmbeddedCrashTest}: completes one record in the store at args[0], prints
- * {@code COMPLETED}, then waits to be killed without ever closing the store.
+ * {@code COMPLETED}, then waits to be killed without ever closing the store. With args[1]
+ * {@code stream}, it instead keeps {@value #CALLERS} callers claiming and completing unique keys
+ * until killed, printing {@code CLAIMED <key>} and {@code COMPLETED <key>} as each is acknowledged.
  */
 public final class CrashingWriter {
     private CrashingWriter() {
     }
 
+    static final int CALLERS = 32;
+
     public static void main(String[] args) throws Exception {
         IdempotencyStore store = EmbeddedIdempotencyStore.open(Path.of(args[0]), Clock.systemUTC());
+        if (args.length > 1 && args[1].equals("stream")) {
+            stream(store);
+            return;
+        }
         RecordKey key = new RecordKey("r", "s", "crash");
         store.claim(key, "fp", "o1", Duration.ofMinutes(1), new ClaimContext("c1")).toCompletableFuture().join();
         boolean done = store.complete(key, "o1", new StoredResponse(201, List.of(new StoredHeader("A", "1")),
@@ -28,5 +37,29 @@ public final class CrashingWriter {
         System.out.println(done ? "COMPLETED" : "NOT-OWNER");
         System.out.flush();
         Thread.sleep(60_000);  // killed long before this ends
+    }
+
+    private static void stream(IdempotencyStore store) throws InterruptedException {
+        AtomicLong seq = new AtomicLong();
+        StoredResponse response = new StoredResponse(200, List.of(), "kept".getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; i < CALLERS; i++) {
+            next(store, seq, response);
+        }
+        Thread.sleep(60_000);  // killed long before this ends
+    }
+
+    /** One caller: claim, complete, repeat; each acknowledgement printed once the store gave it. */
+    private static void next(IdempotencyStore store, AtomicLong seq, StoredResponse response) {
+        String id = "k" + seq.incrementAndGet();
+        RecordKey key = new RecordKey("r", "s", id);
+        store.claim(key, "fp", id, Duration.ofMinutes(1), new ClaimContext(id))
+                .thenCompose(claimed -> {
+                    System.out.println("CLAIMED " + id);
+                    return store.complete(key, id, response, 1, Duration.ofHours(1));
+                })
+                .thenAccept(done -> {
+                    System.out.println((done ? "COMPLETED " : "NOT-OWNER ") + id);
+                    next(store, seq, response);
+                });
     }
 }

@@ -1,0 +1,375 @@
+package dev.idemproxy.core.store;
+
+import static java.util.Objects.requireNonNull;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Ticker;
+import dev.idemproxy.core.metrics.ProxyMetrics;
+import dev.idemproxy.core.store.StorePolicy.NearCachePolicy;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A store in front of another that keeps ended records ({@code COMPLETED} and
+ * {@code NOT_RETAINED}) in a local Caffeine cache, so a duplicate of an ended call is answered
+ * without a round trip to the backend.
+ *
+ * <p><b>Why it is safe.</b> An ended record never changes: it can only expire or be evicted by an
+ * operator. The near-cache holds only what the backend confirmed ({@link #complete} and
+ * {@link #markNotRetained} answered true for the claim this process made, or a claim answered
+ * {@code Completed}/{@code NotRetained} and a read of the record agreed), and it answers a claim
+ * only with what the backend would: {@code Completed} or {@code NotRetained} when the fingerprint
+ * matches, {@code FingerprintMismatch} otherwise. It never answers {@code Claimed}: every claim
+ * it does not know goes to the backend, so it can never let a call execute a second time.
+ *
+ * <p><b>Expiry.</b> Each entry expires at the earlier of the record's own expiry and
+ * {@code ttl} after it was cached. For a completion made here the record's expiry is bounded from
+ * below by the moment {@code complete} was called plus its ttl, so the entry never outlives the
+ * record. For a record read back from a shared backend (Redis), its {@code expiresAt} is compared
+ * with this process's clock: clock skew shifts that by at most the skew, and never beyond
+ * {@code ttl}.
+ *
+ * <p><b>Staleness across replicas.</b> {@link #evict} (the admin API's {@code release=true})
+ * drops the entry here, before and after the backend deletes the record. Another replica sharing
+ * the backend does not hear of it and may go on replaying the evicted record for up to
+ * {@code ttl}: an operator who releases a key so that its next duplicate executes must allow for
+ * that (or run without the near-cache). The same bound holds if the backend lost a record (a
+ * Redis failover): this replica replays the response it saw acknowledged, for up to {@code ttl}.
+ *
+ * <p><b>Size.</b> At most {@code maxEntries} records and {@code maxBytes} of stored responses
+ * (counted as body, header text and a fixed overhead per entry): each entry weighs its size in
+ * units of {@code maxBytes / maxEntries}, rounded up, at least one.
+ *
+ * <p>Every other operation goes straight to the backend. Claims count as near-cache hits or misses
+ * ({@code idemproxy_store_near_cache_total{result}}, bound with {@link #bindTo}). Thread-safe.
+ */
+public final class NearCachedStore implements IdempotencyStore, MeterBinder {
+    /** Bytes an entry costs besides its body and headers (keys, record fields, cache node). */
+    private static final int ENTRY_OVERHEAD = 256;
+
+    private final IdempotencyStore backend;
+    private final Clock clock;
+    private final long ttlMillis;
+    private final long unitBytes;
+    private final long maxWeight;
+    /** Ended records, by their full key. */
+    private final Cache<RecordKey, Ended> ended;
+    /** Claims this process holds: what a successful completion needs to cache the ended record. */
+    private final Cache<RecordKey, Held> held;
+    /** Keys being read back from the backend after a claim answered Completed or NotRetained. */
+    private final Set<RecordKey> loading = ConcurrentHashMap.newKeySet();
+    /** Bumped by every evict: a completion or read-back that began before it caches nothing. */
+    private final AtomicLong evictions = new AtomicLong();
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+
+    /** An ended record as a claim would see it: the fingerprint to match and the answer to give. */
+    private record Ended(String fingerprint, String callId, ClaimResult answer, long expiresAtMillis, int weight) {
+    }
+
+    /** A claim made here, still in flight. */
+    private record Held(String owner, String fingerprint, String callId) {
+    }
+
+    private NearCachedStore(IdempotencyStore backend, NearCachePolicy policy, Clock clock) {
+        this.backend = backend;
+        this.clock = clock;
+        this.ttlMillis = policy.ttl().toMillis();
+        // Every entry weighs at least one unit, so the weight bound caps both the count and the bytes.
+        this.unitBytes = Math.max(1, policy.maxBytes() / policy.maxEntries());
+        this.maxWeight = Math.min(policy.maxEntries(), policy.maxBytes() / unitBytes);
+        Ticker ticker = () -> Math.multiplyExact(clock.millis(), 1_000_000L);
+        this.ended = Caffeine.newBuilder()
+                .maximumWeight(maxWeight)
+                .weigher((RecordKey k, Ended e) -> e.weight())
+                .expireAfter(new EndedExpiry())
+                .ticker(ticker)
+                .executor(Runnable::run)
+                .build();
+        this.held = Caffeine.newBuilder()
+                .maximumSize(policy.maxEntries())
+                .expireAfterWrite(Duration.ofHours(24))
+                .ticker(ticker)
+                .executor(Runnable::run)
+                .build();
+    }
+
+    /**
+     * Puts a near-cache in front of {@code backend}, which it then owns (closes).
+     *
+     * @param clock the time source for the entries' expiry
+     */
+    public static NearCachedStore wrap(IdempotencyStore backend, NearCachePolicy policy, Clock clock) {
+        requireNonNull(backend, "backend");
+        requireNonNull(policy, "policy");
+        requireNonNull(clock, "clock");
+        return new NearCachedStore(backend, policy, clock);
+    }
+
+    @Override
+    public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
+        Ended e = ended.getIfPresent(key);
+        if (e != null && e.expiresAtMillis() > clock.millis()) {
+            hits.increment();
+            return CompletableFuture.completedFuture(
+                    e.fingerprint().equals(fingerprint) ? e.answer() : new ClaimResult.FingerprintMismatch(e.callId()));
+        }
+        misses.increment();
+        return backend.claim(key, fingerprint, owner, lease, ctx).thenApply(result -> {
+            if (result instanceof ClaimResult.Claimed) {
+                held.put(key, new Held(owner, fingerprint, ctx.callId()));
+            } else if (result instanceof ClaimResult.Completed || result instanceof ClaimResult.NotRetained) {
+                readBack(key);
+            }
+            return result;
+        });
+    }
+
+    /**
+     * Caches an ended record another process (or an earlier run) wrote, once per key at a time:
+     * a claim's answer does not say when the record expires, the record does.
+     */
+    private void readBack(RecordKey key) {
+        if (!loading.add(key)) {
+            return;
+        }
+        long generation = evictions.get();
+        CompletionStage<Optional<IdempotencyRecord>> read;
+        try {
+            read = backend.get(key);
+        } catch (RuntimeException e) {
+            loading.remove(key);
+            return;
+        }
+        read.whenComplete((found, err) -> {
+            try {
+                if (err == null && found.isPresent()) {
+                    cacheRecord(key, found.get(), generation);
+                }
+            } finally {
+                loading.remove(key);
+            }
+        });
+    }
+
+    private void cacheRecord(RecordKey key, IdempotencyRecord r, long generation) {
+        ClaimResult answer;
+        if (r.state() == IdempotencyRecord.State.COMPLETED) {
+            answer = new ClaimResult.Completed(r.response(), r.callId(), r.attempts());
+        } else if (r.state() == IdempotencyRecord.State.NOT_RETAINED) {
+            answer = new ClaimResult.NotRetained(r.callId(), r.status(), r.attempts());
+        } else {
+            return;
+        }
+        long now = clock.millis();
+        cache(key, r.fingerprint(), r.callId(), answer, Math.min(r.expiresAt().toEpochMilli(), now + ttlMillis), generation);
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
+        return backend.renew(key, owner, lease);
+    }
+
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
+        // Read before the backend's own clock: the record expires no earlier than start + ttl.
+        long start = clock.millis();
+        long generation = evictions.get();
+        return backend.complete(key, owner, response, attempts, ttl).thenApply(ok -> {
+            Held h = takeHeld(key, owner);
+            if (ok && h != null) {
+                cache(key, h.fingerprint(), h.callId(), new ClaimResult.Completed(response, h.callId(), attempts),
+                        expiry(start, ttl), generation);
+            }
+            return ok;
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
+        long start = clock.millis();
+        long generation = evictions.get();
+        return backend.markNotRetained(key, owner, status, attempts, ttl).thenApply(ok -> {
+            Held h = takeHeld(key, owner);
+            if (ok && h != null) {
+                cache(key, h.fingerprint(), h.callId(), new ClaimResult.NotRetained(h.callId(), status, attempts),
+                        expiry(start, ttl), generation);
+            }
+            return ok;
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(RecordKey key, String owner) {
+        return backend.release(key, owner).whenComplete((ok, err) -> takeHeld(key, owner));
+    }
+
+    @Override
+    public CompletionStage<Boolean> evict(RecordKey key) {
+        evictions.incrementAndGet();
+        ended.invalidate(key);
+        held.invalidate(key);
+        // Again once the backend has deleted it: a completion answered meanwhile may have cached it.
+        return backend.evict(key).whenComplete((ok, err) -> {
+            evictions.incrementAndGet();
+            ended.invalidate(key);
+        });
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
+        return backend.get(key);
+    }
+
+    private long expiry(long start, Duration ttl) {
+        return start + Math.min(ttl.toMillis(), ttlMillis);
+    }
+
+    /** The claim this process made on {@code key} for {@code owner}, forgotten; null if none. */
+    private Held takeHeld(RecordKey key, String owner) {
+        Held h = held.getIfPresent(key);
+        if (h == null || !h.owner().equals(owner)) {
+            return null;
+        }
+        held.asMap().remove(key, h);
+        return h;
+    }
+
+    private void cache(RecordKey key, String fingerprint, String callId, ClaimResult answer, long expiresAtMillis,
+            long generation) {
+        if (expiresAtMillis <= clock.millis()) {
+            return;
+        }
+        long bytes = ENTRY_OVERHEAD;
+        if (answer instanceof ClaimResult.Completed c) {
+            bytes += c.response().body().length;
+            for (StoredHeader h : c.response().headers()) {
+                bytes += h.name().length() + h.value().length();
+            }
+        }
+        long weight = Math.max(1, (bytes + unitBytes - 1) / unitBytes);
+        if (weight > maxWeight) {
+            return;  // larger than the whole near-cache
+        }
+        ended.put(key, new Ended(fingerprint, callId, answer, expiresAtMillis, (int) weight));
+        if (evictions.get() != generation) {
+            ended.invalidate(key);  // an evict ran meanwhile: the record may be gone
+        }
+    }
+
+    /** Claims answered from the near-cache. */
+    public long hits() {
+        return hits.sum();
+    }
+
+    /** Claims that went to the backend. */
+    public long misses() {
+        return misses.sum();
+    }
+
+    /** Registers {@code idemproxy_store_near_cache_total{result=hit|miss}}. */
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        FunctionCounter.builder(ProxyMetrics.STORE_NEAR_CACHE, hits, LongAdder::sum).tag("result", "hit")
+                .description("claims answered from the near-cache of ended records").register(registry);
+        FunctionCounter.builder(ProxyMetrics.STORE_NEAR_CACHE, misses, LongAdder::sum).tag("result", "miss")
+                .description("claims that went to the store").register(registry);
+    }
+
+    @Override
+    public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
+        return backend.putReceipt(receipt, ttl);
+    }
+
+    @Override
+    public CompletionStage<Optional<Receipt>> receipt(String callId) {
+        return backend.receipt(callId);
+    }
+
+    @Override
+    public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
+        return backend.receiptsByBizId(bizId, limit);
+    }
+
+    @Override
+    public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
+        return backend.addDeadLetter(entry);
+    }
+
+    @Override
+    public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
+        return backend.deadLetters(cursor, limit);
+    }
+
+    @Override
+    public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
+        return backend.deadLetter(id);
+    }
+
+    @Override
+    public CompletionStage<Boolean> deleteDeadLetter(String id) {
+        return backend.deleteDeadLetter(id);
+    }
+
+    @Override
+    public CompletionStage<Long> deadLetterCount() {
+        return backend.deadLetterCount();
+    }
+
+    @Override
+    public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
+        return backend.chargeTaskRetry(windowKey, maxRetries, ttl);
+    }
+
+    @Override
+    public CompletionStage<Long> taskRetriesUsed(String windowKey) {
+        return backend.taskRetriesUsed(windowKey);
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return backend.isAvailable();
+    }
+
+    @Override
+    public void close() {
+        ended.invalidateAll();
+        held.invalidateAll();
+        backend.close();
+    }
+
+    /** Expires an entry at its own instant, on the cache's ticker (epoch milliseconds in nanoseconds). */
+    private static final class EndedExpiry implements Expiry<RecordKey, Ended> {
+        private static long remaining(Ended e, long currentTimeNanos) {
+            return Math.max(0, Math.multiplyExact(e.expiresAtMillis(), 1_000_000L) - currentTimeNanos);
+        }
+
+        @Override
+        public long expireAfterCreate(RecordKey key, Ended e, long currentTime) {
+            return remaining(e, currentTime);
+        }
+
+        @Override
+        public long expireAfterUpdate(RecordKey key, Ended e, long currentTime, long currentDuration) {
+            return remaining(e, currentTime);
+        }
+
+        @Override
+        public long expireAfterRead(RecordKey key, Ended e, long currentTime, long currentDuration) {
+            return currentDuration;
+        }
+    }
+}
