@@ -272,8 +272,10 @@ nginx_worker_pid() { # master pid -> its single worker
     return 1
 }
 
-rss_kib() { # pid -> VmRSS in KiB
-    awk '/^VmRSS:/ { print $2; found = 1 } END { if (!found) print 0 }' "/proc/$1/status" 2>/dev/null || echo 0
+rss_kib() { # pid -> VmRSS in KiB (0 when unreadable)
+    local status
+    status=$(<"/proc/$1/status") 2>/dev/null || { echo 0; return 0; }
+    awk '/^VmRSS:/ { print $2; found = 1 } END { if (!found) print 0 }' <<<"$status"
 }
 
 # ---------------------------------------------------------------- work dir
@@ -496,7 +498,7 @@ if has_target idemproxy; then
     fi
     # Run a copy: a rebuild of the worktree mid-run cannot swap the jar under the JVMs.
     mkdir -p "$WORK/idemproxy"
-    cp "$JAR" "$WORK/idemproxy/proxy-under-test.jar"
+    cp "$JAR" "$WORK/idemproxy/idemproxy-bench-copy.jar"
 
     write_idemproxy_config() { # dir store near_cache(0|1) port admin_port
         local dir=$1 store=$2 nc=$3
@@ -531,7 +533,7 @@ EOC
         } >"$dir/idemproxy.yaml"
     }
     validate_idemproxy_config() { # dir
-        (cd "$1" && java -jar "$WORK/idemproxy/proxy-under-test.jar" validate --config "$1/idemproxy.yaml") \
+        (cd "$1" && java -jar "$WORK/idemproxy/idemproxy-bench-copy.jar" validate --config "$1/idemproxy.yaml") \
             >"$1/validate.log" 2>&1
     }
 
@@ -562,7 +564,7 @@ EOC
             die "idemproxy rejects the $v bench config: $(cat "$dir/validate.log")"
         fi
         # shellcheck disable=SC2086 # JVM_OPTS is a list of words
-        (cd "$dir" && pinned "$PROXY_CPU" java $JVM_OPTS -jar "$WORK/idemproxy/proxy-under-test.jar" run \
+        (cd "$dir" && pinned "$PROXY_CPU" java $JVM_OPTS -jar "$WORK/idemproxy/idemproxy-bench-copy.jar" run \
             --config "$dir/idemproxy.yaml") >"$dir/stdout.log" 2>&1 &
         pid=$!
         STARTED_PIDS+=("$pid")
@@ -574,12 +576,13 @@ EOC
         IDP_PORT[$u]=$port
         IDP_UNITS+=("$u")
     done
+    # The JVMs start together on one core (AlwaysPreTouch, JIT): allow them 180 s in all.
+    deadline=$((SECONDS + 180))
     for u in "${IDP_UNITS[@]}"; do
-        deadline=$((SECONDS + 60))
         until port_in_use "${IDP_PORT[$u]}"; do
             kill -0 "${PID_UNDER_TEST[$u]}" 2>/dev/null \
                 || die "$u exited at start: $(tail -n 20 "$(unit_dir "$u")/stdout.log")"
-            (( SECONDS < deadline )) || die "$u not listening after 60s (see $(unit_dir "$u")/stdout.log)"
+            (( SECONDS < deadline )) || die "$u not listening after 180s (see $(unit_dir "$u")/stdout.log)"
             sleep 0.2
         done
         log "$u on ${URL[$u]#http://} (pid ${PID_UNDER_TEST[$u]}, admin ${ADMIN_URL[$u]#http://}, cpu $PROXY_CPU, $JVM_OPTS)"
@@ -692,20 +695,27 @@ measure() { # unit scenario rep [attempt]
     [[ $u == idemproxy@* ]] && rp0=$(metric_sum "$u" idemproxy_replays_total)
     # `times` must run in this shell (not in a $(...) subshell) to see wrk, a child of this shell
     times >"$WORK/times.before"
-    u0=$(cpu_ticks "$UP_WORKER")
-    [[ -n "$REDIS_PID" ]] && r0=$(cpu_ticks "$REDIS_PID")
-    t0=$(cpu_ticks "$pid")
+    u0=$(cpu_ticks "$UP_WORKER") || die "the upstream nginx worker ($UP_WORKER) is gone"
+    [[ -n "$REDIS_PID" ]] && { r0=$(cpu_ticks "$REDIS_PID") || die "redis-server ($REDIS_PID) is gone"; }
+    t0=$(cpu_ticks "$pid") || { DEAD[$u]=1; PROBLEMS+=("$u (pid $pid) was gone before $s run $rep$(last_words "$u")"); return 0; }
     c0a=$(cpu_busy_ticks "$PROXY_CPU"); c1a=$(cpu_busy_ticks "$LOAD_CPU")
     if ! run_wrk "$u" "$s" "$DURATION" "$logf" "$(safe_name "$u")-$rep-$attempt-$RANDOM$RANDOM"; then
         PROBLEMS+=("$u/$s run $rep: wrk failed: $(tr '\n' ' ' <"$logf" | cut -c1-300)")
         log "ERROR: wrk failed for $u/$s run $rep: $(cat "$logf")"
         return 0
     fi
-    t1=$(cpu_ticks "$pid")
+    # a process that died during the run has no /proc entry left to read
+    t1=$(cpu_ticks "$pid") || t1=""
     c0b=$(cpu_busy_ticks "$PROXY_CPU"); c1b=$(cpu_busy_ticks "$LOAD_CPU")
-    u1=$(cpu_ticks "$UP_WORKER")
-    [[ -n "$REDIS_PID" ]] && r1=$(cpu_ticks "$REDIS_PID")
+    u1=$(cpu_ticks "$UP_WORKER") || u1=$u0
+    [[ -n "$REDIS_PID" ]] && { r1=$(cpu_ticks "$REDIS_PID") || r1=$r0; }
     times >"$WORK/times.after"
+    if [[ -z "$t1" ]] || ! kill -0 "$pid" 2>/dev/null; then
+        DEAD[$u]=1
+        PROBLEMS+=("$u (pid $pid) died during $s run $rep; that run and the remaining ones were dropped$(last_words "$u")")
+        log "ERROR: $u (pid $pid) died during $s run $rep"
+        return 0
+    fi
     local rss
     rss=$(rss_kib "$pid")
     w0=$(children_ms "$WORK/times.before"); w1=$(children_ms "$WORK/times.after")
@@ -714,12 +724,6 @@ measure() { # unit scenario rep [attempt]
     local line
     if ! line=$(grep '^BENCH_RESULT' "$logf"); then
         PROBLEMS+=("$u/$s run $rep: no result line from wrk")
-        return 0
-    fi
-    if ! kill -0 "$pid" 2>/dev/null; then
-        DEAD[$u]=1
-        PROBLEMS+=("$u (pid $pid) died during $s run $rep; that run and the remaining ones were dropped$(last_words "$u")")
-        log "ERROR: $u (pid $pid) died during $s run $rep"
         return 0
     fi
     local rps p50 p99 p999 reqs e_conn e_read e_write e_status e_timeout
