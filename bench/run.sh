@@ -44,7 +44,7 @@ REPLAY_KEY=bench-replay-0001   # the key of bench/wrk/replay.lua
 SMALL_JSON='{"userId":42,"op":"create"}'
 
 usage() {
-    sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 while [[ $# -gt 0 ]]; do
