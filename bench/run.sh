@@ -369,7 +369,7 @@ upstream_hits() { # requests the upstream has accepted so far (this status reque
 
 # Units: what a row of the table measures. direct, nginx and haproxy, and one idemproxy per store
 # ("idemproxy@memory", "idemproxy@embedded+nc" with the near-cache, ...).
-declare -A URL PID_UNDER_TEST ADMIN_URL STORE_OF NC_OF
+declare -A URL=() PID_UNDER_TEST=() ADMIN_URL=() STORE_OF=() NC_OF=()
 REF_UNITS=()
 IDP_UNITS=()
 
@@ -547,7 +547,7 @@ EOC
             for st in "${STORE_LIST[@]}"; do [[ $st != memory ]] && idp_variants+=("$st+nc"); done
         fi
     fi
-    declare -A IDP_PORT
+    declare -A IDP_PORT=()
     for v in "${idp_variants[@]}"; do
         u="idemproxy@$v"
         st=${v%+nc}; nc=0; [[ $v == *+nc ]] && nc=1
@@ -628,7 +628,7 @@ done
 log "every target answers 200 to every scenario's request"
 
 # The replay check: the same protected POST twice; the second must come from the store.
-declare -A REPLAY_CHECK
+declare -A REPLAY_CHECK=()
 if (( PROTECTED_SELECTED )); then
     for u in "${IDP_UNITS[@]}"; do
         key="bench-replay-check-$RANDOM$RANDOM"
@@ -659,9 +659,9 @@ metric_sum() { # unit metric -> sum of the metric's series for the route "idem" 
     awk -v name="$2" 'index($0, name "{") == 1 && index($0, "route=\"idem\"") { s += $NF; n++ } END { printf "%.0f\n", (n ? s : 0) }' <<<"$m"
 }
 
-declare -A RESULTS   # "$u/$s" -> lines of the 12 columns below
-declare -A CHECKS    # "$u/$s" -> lines of "requests upstream_hits replays"
-declare -A DEAD
+declare -A RESULTS=()   # "$u/$s" -> lines of the 12 columns below
+declare -A CHECKS=()    # "$u/$s" -> lines of "requests upstream_hits replays"
+declare -A DEAD=()
 NOISY_REDOS=0
 PROBLEMS=()
 last_words() { # unit -> ": last log line" for idemproxy
@@ -804,7 +804,7 @@ for rep in $(seq 1 "$REPEAT"); do
 done
 
 # ---------------------------------------------------------------- report
-declare -A MED
+declare -A MED=()
 mapfile -t PAIRS < <(for s in "${SCENARIO_LIST[@]}"; do units_for "$s" | sed "/^$/d; s|\$|/$s|"; done)
 for p in "${PAIRS[@]}"; do
     for col in $(seq 1 12); do
