@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Pass-through benchmark: wrk against the upstream directly, against nginx as a reverse proxy
-# and against idemproxy, on loopback, with fixed CPU pinning. See docs/benchmarks.md.
+# The performance table: wrk against the upstream directly, against nginx and HAProxy as reverse
+# proxies and against idemproxy, on loopback, with fixed CPU pinning, in one run. See
+# docs/benchmarks.md.
 #
 #   bench/run.sh [--duration 10s] [--warmup 10s] [--connections 50] [--threads 1] [--repeat 3]
-#                [--targets direct,nginx,idemproxy] [--jar PATH] [--jvm-opts "..."] [--nice N]
+#                [--targets direct,nginx,haproxy,idemproxy]
+#                [--scenarios get,post,post16k,protected-post,replay]
+#                [--stores memory,embedded,redis] [--near-cache] [--near-cache-entries 10000]
+#                [--record-ttl 2m] [--redis-cpu 1] [--jar PATH] [--jvm-opts "..."] [--nice N]
 #                [--quiet-wait SECONDS] [--noise-retries N] [--out FILE]
 #
+# A quick check: bench/run.sh --scenarios get,replay --stores memory --duration 2s --warmup 1s --repeat 1
 # Everything the script starts is private (own config, own prefix dir under bench/out/) and is
 # killed on exit. Only loopback addresses and free high ports are used.
 set -euo pipefail
@@ -19,7 +24,12 @@ WARMUP=10s
 CONNECTIONS=50
 THREADS=1
 REPEAT=3
-TARGETS=direct,nginx,idemproxy
+TARGETS=direct,nginx,haproxy,idemproxy
+SCENARIOS=get,post,post16k,protected-post,replay
+STORES=memory,embedded,redis
+NEAR_CACHE=0         # also run protected-post and replay with store.nearCache enabled (embedded, redis)
+NEAR_CACHE_ENTRIES=10000
+RECORD_TTL=2m        # idempotency.ttl of the protected route: keeps the stores from growing without bound
 JAR=""
 OUT=""
 JVM_OPTS_DEFAULT="-Xms256m -Xmx256m -XX:+UseParallelGC -XX:+AlwaysPreTouch"
@@ -27,11 +37,14 @@ JVM_OPTS="$JVM_OPTS_DEFAULT"
 NOISE_RETRIES=2      # redo a run (up to N times) when other work took >15% of a core we use
 QUIET_WAIT=0         # wait up to this long for both cores to be idle before starting
 NICE=0               # nice value for everything started here (e.g. -5 on a shared machine)
-PROXY_CPU=0          # the proxy under test (nginx worker / idemproxy JVM)
+PROXY_CPU=0          # the proxy under test (nginx worker / HAProxy / idemproxy JVM)
 LOAD_CPU=1           # wrk and the upstream nginx
+REDIS_CPU=""         # the private redis-server (default: LOAD_CPU)
+REPLAY_KEY=bench-replay-0001   # the key of bench/wrk/replay.lua
+SMALL_JSON='{"userId":42,"op":"create"}'
 
 usage() {
-    sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 while [[ $# -gt 0 ]]; do
@@ -42,6 +55,12 @@ while [[ $# -gt 0 ]]; do
         --threads) THREADS=$2; shift 2 ;;
         --repeat) REPEAT=$2; shift 2 ;;
         --targets) TARGETS=$2; shift 2 ;;
+        --scenarios) SCENARIOS=$2; shift 2 ;;
+        --stores) STORES=$2; shift 2 ;;
+        --near-cache) NEAR_CACHE=1; shift ;;
+        --near-cache-entries) NEAR_CACHE_ENTRIES=$2; shift 2 ;;
+        --record-ttl) RECORD_TTL=$2; shift 2 ;;
+        --redis-cpu) REDIS_CPU=$2; shift 2 ;;
         --jar) JAR=$2; shift 2 ;;
         --jvm-opts) JVM_OPTS=$2; shift 2 ;;
         --nice) NICE=$2; shift 2 ;;
@@ -59,11 +78,46 @@ done
 [[ "$NICE" =~ ^-?[0-9]+$ ]] || { echo "--nice must be an integer" >&2; exit 2; }
 [[ "$QUIET_WAIT" =~ ^[0-9]+$ ]] || { echo "--quiet-wait must be a number of seconds" >&2; exit 2; }
 [[ "$NOISE_RETRIES" =~ ^[0-9]+$ ]] || { echo "--noise-retries must be a non-negative integer" >&2; exit 2; }
-IFS=',' read -r -a TARGET_LIST <<<"$TARGETS"
+[[ "$NEAR_CACHE_ENTRIES" =~ ^[1-9][0-9]*$ ]] || { echo "--near-cache-entries must be a positive integer" >&2; exit 2; }
+[[ "$RECORD_TTL" =~ ^[0-9]+(ms|s|m|h|d)$ ]] || { echo "--record-ttl must be a duration such as 2m" >&2; exit 2; }
+[[ -z "$REDIS_CPU" ]] && REDIS_CPU=$LOAD_CPU
+[[ "$REDIS_CPU" =~ ^[0-9]+$ ]] || { echo "--redis-cpu must be a core number" >&2; exit 2; }
+
+split_list() { # name "a,b" -> array name, empty items dropped
+    local -n _arr=$1
+    local item
+    _arr=()
+    IFS=',' read -r -a _items <<<"$2"
+    for item in "${_items[@]}"; do [[ -n "$item" ]] && _arr+=("$item"); done
+    return 0
+}
+split_list TARGET_LIST "$TARGETS"
+split_list SCENARIO_LIST "$SCENARIOS"
+split_list STORE_LIST "$STORES"
+[[ ${#TARGET_LIST[@]} -gt 0 ]] || { echo "--targets is empty" >&2; exit 2; }
+[[ ${#SCENARIO_LIST[@]} -gt 0 ]] || { echo "--scenarios is empty" >&2; exit 2; }
 for t in "${TARGET_LIST[@]}"; do
-    case "$t" in direct|nginx|idemproxy) ;; *) echo "unknown target: $t" >&2; exit 2 ;; esac
+    case "$t" in direct|nginx|haproxy|idemproxy) ;; *) echo "unknown target: $t (expected direct, nginx, haproxy, idemproxy)" >&2; exit 2 ;; esac
+done
+for s in "${SCENARIO_LIST[@]}"; do
+    case "$s" in get|post|post16k|protected-post|replay) ;; *) echo "unknown scenario: $s (expected get, post, post16k, protected-post, replay)" >&2; exit 2 ;; esac
+done
+for st in "${STORE_LIST[@]}"; do
+    case "$st" in memory|embedded|redis) ;; *) echo "unknown store: $st (expected memory, embedded, redis)" >&2; exit 2 ;; esac
 done
 has_target() { [[ ",$TARGETS," == *",$1,"* ]]; }
+has_scenario() { [[ ",$SCENARIOS," == *",$1,"* ]]; }
+has_store() { [[ ",$STORES," == *",$1,"* ]]; }
+is_protected() { [[ $1 == protected-post || $1 == replay ]]; }
+PROTECTED_SELECTED=0
+for s in "${SCENARIO_LIST[@]}"; do is_protected "$s" && PROTECTED_SELECTED=1; done
+if has_target idemproxy && (( PROTECTED_SELECTED )) && [[ ${#STORE_LIST[@]} -eq 0 ]]; then
+    echo "--stores is empty but protected-post/replay need a store" >&2; exit 2
+fi
+[[ ${#STORE_LIST[@]} -gt 0 ]] || STORE_LIST=(memory)
+# redis is needed when idemproxy runs a protected scenario on it
+NEED_REDIS=0
+if has_target idemproxy && (( PROTECTED_SELECTED )) && has_store redis; then NEED_REDIS=1; fi
 
 WORK="$REPO_ROOT/bench/out/runs"
 [[ -n "$OUT" ]] || OUT="$REPO_ROOT/bench/out/results.md"
@@ -98,16 +152,26 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # ---------------------------------------------------------------- tools
+find_bin() { # name -> path, also where sbin is not on PATH
+    command -v "$1" 2>/dev/null && return 0
+    local d
+    for d in /usr/sbin /usr/bin /sbin /usr/local/sbin /usr/local/bin; do
+        [[ -x "$d/$1" ]] && { echo "$d/$1"; return 0; }
+    done
+    return 1
+}
 install_missing_tools() {
     local missing=()
-    command -v nginx >/dev/null 2>&1 || [[ -x /usr/sbin/nginx ]] || missing+=(nginx)
-    command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+    find_bin nginx >/dev/null || missing+=(nginx)
+    find_bin wrk >/dev/null || missing+=(wrk)
+    if has_target haproxy; then find_bin haproxy >/dev/null || missing+=(haproxy); fi
+    if (( NEED_REDIS )); then find_bin redis-server >/dev/null || missing+=(redis-server); fi
     [[ ${#missing[@]} -eq 0 ]] && return 0
     command -v apt-get >/dev/null 2>&1 || die "missing ${missing[*]} and no apt-get to install them"
     [[ $(id -u) -eq 0 ]] || die "missing ${missing[*]}: run as root (or install them) so apt-get can install them"
     log "installing ${missing[*]} from the Debian packages"
-    # Keep the packaged nginx service from starting (it would bind port 80): a temporary
-    # policy-rc.d that denies service starts, only if none exists already.
+    # Keep the packaged services (nginx on port 80, haproxy, redis on 6379) from starting: a
+    # temporary policy-rc.d that denies service starts, only if none exists already.
     local policy=/usr/sbin/policy-rc.d created_policy=0
     if [[ ! -e $policy ]]; then
         printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && created_policy=1
@@ -121,13 +185,17 @@ install_missing_tools() {
 }
 install_missing_tools
 command -v taskset >/dev/null 2>&1 || die "taskset (util-linux) is required"
-NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
-WRK=$(command -v wrk)
+NGINX=$(find_bin nginx) || die "nginx not found"
+WRK=$(find_bin wrk) || die "wrk not found"
+HAPROXY=""
+has_target haproxy && { HAPROXY=$(find_bin haproxy) || die "haproxy not found"; }
+REDIS_SERVER=""
+(( NEED_REDIS )) && { REDIS_SERVER=$(find_bin redis-server) || die "redis-server not found"; }
 
 NCPU=$(nproc)
 [[ $NCPU -ge 2 ]] || die "need at least 2 CPUs for the pinning (have $NCPU)"
+(( REDIS_CPU < NCPU )) || die "--redis-cpu $REDIS_CPU: there are only $NCPU cores"
 CLK_TCK=$(getconf CLK_TCK)
-
 pinned() { # cpu cmd... : run pinned to one core, at the chosen nice value
     local cpu=$1; shift
     exec nice -n "$NICE" taskset -c "$cpu" "$@"
@@ -204,16 +272,37 @@ nginx_worker_pid() { # master pid -> its single worker
     return 1
 }
 
+rss_kib() { # pid -> VmRSS in KiB (0 when unreadable)
+    local status
+    status=$(<"/proc/$1/status") 2>/dev/null || { echo 0; return 0; }
+    awk '/^VmRSS:/ { print $2; found = 1 } END { if (!found) print 0 }' <<<"$status"
+}
+
 # ---------------------------------------------------------------- work dir
 rm -rf "$WORK"
 mkdir -p "$WORK" "$(dirname "$OUT")"
 
-# 128-byte JSON for GET; the POST answer is small JSON too.
+# 128-byte JSON for GET; every POST is answered with small JSON.
 GET_BODY='{"id":"bench-00001","status":"ok","items":[1,2,3,4,5,6,7,8],"note":"a fixed 128-byte body for idemproxy GET pass-through bench"}'
 POST_BODY='{"ok":true}'
+# The 16 KiB body of bench/wrk/post16k.lua, for the sanity check.
+head16k='{"userId":42,"op":"create","pad":"'
+BODY16K_FILE="$WORK/post16k.json"
+{ printf '%s' "$head16k"; printf 'x%.0s' $(seq 1 $((16384 - ${#head16k} - 2))); printf '"}'; } >"$BODY16K_FILE"
+[[ $(stat -c %s "$BODY16K_FILE") -eq 16384 ]] || die "the 16 KiB body is $(stat -c %s "$BODY16K_FILE") bytes"
+
+scenario_path() { # scenario -> request path (the same on every target)
+    case "$1" in
+        get) echo /bench/get ;;
+        post) echo /bench/post ;;
+        post16k) echo /bench/post16k ;;
+        protected-post) echo /idem/post ;;
+        replay) echo /idem/replay ;;
+    esac
+}
 
 nginx_common() { # dir
-    cat <<EOF
+    cat <<EOC
 worker_processes 1;
 daemon off;
 master_process on;
@@ -221,10 +310,10 @@ pid $1/nginx.pid;
 error_log $1/error.log warn;
 worker_rlimit_nofile 65536;
 events { worker_connections 4096; multi_accept on; }
-EOF
+EOC
 }
 nginx_http_common() { # dir
-    cat <<EOF
+    cat <<EOC
     access_log off;
     server_tokens off;
     keepalive_timeout 75s;
@@ -234,7 +323,7 @@ nginx_http_common() { # dir
     fastcgi_temp_path $1/fastcgi;
     uwsgi_temp_path $1/uwsgi;
     scgi_temp_path $1/scgi;
-EOF
+EOC
 }
 
 start_nginx() { # name cpu conf -> sets NGINX_MASTER
@@ -245,22 +334,26 @@ start_nginx() { # name cpu conf -> sets NGINX_MASTER
 }
 
 # ---------------------------------------------------------------- upstream
+# One nginx worker answering every path with a fixed body; stub_status counts the requests that
+# reach it, so the run can check which calls a proxy forwarded and which it answered itself.
 UP_PORT=$(pick_port)
 mkdir -p "$WORK/upstream"
 {
     nginx_common "$WORK/upstream"
     echo "http {"
     nginx_http_common "$WORK/upstream"
-    cat <<EOF
+    cat <<EOC
     server {
         listen 127.0.0.1:$UP_PORT backlog=4096;
         default_type application/json;
         location = /bench/get  { return 200 '$GET_BODY'; }
-        location = /bench/post { return 200 '$POST_BODY'; }
+        location /bench/ { return 200 '$POST_BODY'; }
+        location /idem/  { return 200 '$POST_BODY'; }
+        location = /_bench_status { stub_status; }
         location / { return 404; }
     }
 }
-EOF
+EOC
 } >"$WORK/upstream/nginx.conf"
 "$NGINX" -t -q -p "$WORK/upstream/" -c "$WORK/upstream/nginx.conf" -e "$WORK/upstream/error.log" \
     || die "upstream nginx config invalid (see $WORK/upstream/error.log)"
@@ -269,13 +362,25 @@ UP_MASTER=$NGINX_MASTER
 wait_port "$UP_PORT" 10 || die "upstream nginx did not start (see $WORK/upstream/error.log)"
 UP_WORKER=$(nginx_worker_pid "$UP_MASTER") || die "upstream nginx has no worker"
 log "upstream nginx on 127.0.0.1:$UP_PORT (master $UP_MASTER, worker $UP_WORKER, cpu $LOAD_CPU)"
+upstream_hits() { # requests the upstream has accepted so far (this status request included)
+    curl -sS -m 5 "http://127.0.0.1:$UP_PORT/_bench_status" 2>/dev/null | awk 'NR == 3 { print $3; found = 1 } END { if (!found) print -1 }'
+}
+[[ $(upstream_hits) -ge 1 ]] || die "the upstream's stub_status does not answer (nginx without the stub_status module?)"
 
-# ---------------------------------------------------------------- nginx reverse proxy
-declare -A URL PID_UNDER_TEST
+# Units: what a row of the table measures. direct, nginx and haproxy, and one idemproxy per store
+# ("idemproxy@memory", "idemproxy@embedded+nc" with the near-cache, ...).
+declare -A URL=() PID_UNDER_TEST=() ADMIN_URL=() STORE_OF=() NC_OF=()
+REF_UNITS=()
+IDP_UNITS=()
+
+# ---------------------------------------------------------------- direct
 if has_target direct; then
     URL[direct]="http://127.0.0.1:$UP_PORT"
     PID_UNDER_TEST[direct]=$UP_WORKER
+    REF_UNITS+=(direct)
 fi
+
+# ---------------------------------------------------------------- nginx reverse proxy
 if has_target nginx; then
     NGX_PORT=$(pick_port)
     mkdir -p "$WORK/nginx"
@@ -283,7 +388,9 @@ if has_target nginx; then
         nginx_common "$WORK/nginx"
         echo "http {"
         nginx_http_common "$WORK/nginx"
-        cat <<EOF
+        cat <<EOC
+    # a 16 KiB body stays in memory (the default buffer, 8 KiB on x86-64, spills it to a file)
+    client_body_buffer_size 64k;
     upstream bench_upstream {
         server 127.0.0.1:$UP_PORT;
         keepalive 64;
@@ -291,7 +398,7 @@ if has_target nginx; then
     }
     server {
         listen 127.0.0.1:$NGX_PORT backlog=4096;
-        location /bench {
+        location / {
             proxy_pass http://bench_upstream;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
@@ -302,7 +409,7 @@ if has_target nginx; then
         }
     }
 }
-EOF
+EOC
     } >"$WORK/nginx/nginx.conf"
     "$NGINX" -t -q -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" \
         || die "proxy nginx config invalid (see $WORK/nginx/error.log)"
@@ -312,11 +419,76 @@ EOF
     NGX_WORKER=$(nginx_worker_pid "$NGX_MASTER") || die "proxy nginx has no worker"
     URL[nginx]="http://127.0.0.1:$NGX_PORT"
     PID_UNDER_TEST[nginx]=$NGX_WORKER
+    REF_UNITS+=(nginx)
     log "nginx reverse proxy on 127.0.0.1:$NGX_PORT (master $NGX_MASTER, worker $NGX_WORKER, cpu $PROXY_CPU)"
 fi
 
-# ---------------------------------------------------------------- idemproxy
-IDEMPROXY_NOTE=""
+# ---------------------------------------------------------------- HAProxy reverse proxy
+if has_target haproxy; then
+    HAP_PORT=$(pick_port)
+    mkdir -p "$WORK/haproxy"
+    # One process, one thread (-db without -W: no master), keep-alive on both sides, idle upstream
+    # connections reused by any client connection (http-reuse always), and the forwarded headers
+    # nginx sets: Host is passed as it came, X-Forwarded-For appended, -Proto and -Host set.
+    cat >"$WORK/haproxy/haproxy.cfg" <<EOC
+global
+    nbthread 1
+    maxconn 4096
+    pidfile $WORK/haproxy/haproxy.pid
+
+defaults
+    mode http
+    option http-keep-alive
+    option forwardfor
+    timeout connect 5s
+    timeout client 75s
+    timeout server 75s
+    timeout http-keep-alive 75s
+    timeout http-request 10s
+
+frontend bench_in
+    bind 127.0.0.1:$HAP_PORT
+    http-request set-header X-Forwarded-Proto http
+    http-request set-header X-Forwarded-Host %[req.hdr(host)]
+    default_backend bench_upstream
+
+backend bench_upstream
+    http-reuse always
+    server upstream 127.0.0.1:$UP_PORT
+EOC
+    "$HAPROXY" -c -q -f "$WORK/haproxy/haproxy.cfg" >"$WORK/haproxy/check.log" 2>&1 \
+        || die "haproxy config invalid: $(cat "$WORK/haproxy/check.log")"
+    (pinned "$PROXY_CPU" "$HAPROXY" -db -f "$WORK/haproxy/haproxy.cfg") >"$WORK/haproxy/stdout.log" 2>&1 &
+    HAP_PID=$!
+    STARTED_PIDS+=("$HAP_PID")
+    wait_port "$HAP_PORT" 10 || die "haproxy did not start: $(tail -n 5 "$WORK/haproxy/stdout.log")"
+    URL[haproxy]="http://127.0.0.1:$HAP_PORT"
+    PID_UNDER_TEST[haproxy]=$HAP_PID
+    REF_UNITS+=(haproxy)
+    log "haproxy reverse proxy on 127.0.0.1:$HAP_PORT (pid $HAP_PID, cpu $PROXY_CPU)"
+fi
+
+# ---------------------------------------------------------------- redis (the redis store's server)
+REDIS_PID=""
+if (( NEED_REDIS )); then
+    REDIS_PORT=$(pick_port)
+    mkdir -p "$WORK/redis"
+    # No persistence: a sidecar's store is usually a remote Redis; here it shares core REDIS_CPU.
+    (pinned "$REDIS_CPU" "$REDIS_SERVER" --bind 127.0.0.1 --port "$REDIS_PORT" --protected-mode yes \
+        --save "" --appendonly no --daemonize no --dir "$WORK/redis" --logfile "$WORK/redis/redis.log" \
+        --databases 1) >"$WORK/redis/stdout.log" 2>&1 &
+    REDIS_PID=$!
+    STARTED_PIDS+=("$REDIS_PID")
+    wait_port "$REDIS_PORT" 10 || die "redis-server did not start: $(tail -n 5 "$WORK/redis/redis.log" 2>/dev/null)"
+    log "redis-server on 127.0.0.1:$REDIS_PORT (pid $REDIS_PID, cpu $REDIS_CPU)"
+fi
+
+# ---------------------------------------------------------------- idemproxy, one per store
+IDEMPROXY_NOTES=()
+unit_dir() { # idemproxy unit -> its dir
+    local v=${1#idemproxy@}
+    echo "$WORK/idemproxy/${v/+/-}"
+}
 if has_target idemproxy; then
     if [[ ! -f "$JAR" ]]; then
         log "no jar at $JAR: building it (mvn -q -B package -DskipTests)"
@@ -324,213 +496,364 @@ if has_target idemproxy; then
             || die "maven build failed"
         [[ -f "$JAR" ]] || die "build did not produce $JAR"
     fi
-    # Run a copy: a rebuild of the worktree mid-run cannot swap the jar under the JVM.
+    # Run a copy: a rebuild of the worktree mid-run cannot swap the jar under the JVMs.
     mkdir -p "$WORK/idemproxy"
-    cp "$JAR" "$WORK/idemproxy/proxy-under-test.jar"
-    IDP_PORT=$(pick_port)
-    IDP_ADMIN_PORT=$(pick_port)
-    mkdir -p "$WORK/idemproxy"
-    write_idemproxy_config() { # with_store(1|0)
+    cp "$JAR" "$WORK/idemproxy/idemproxy-bench-copy.jar"
+
+    write_idemproxy_config() { # dir store near_cache(0|1) port admin_port
+        local dir=$1 store=$2 nc=$3
         {
-            cat <<EOF
-listen: 127.0.0.1:$IDP_PORT
+            cat <<EOC
+listen: 127.0.0.1:$4
 admin:
-  listen: 127.0.0.1:$IDP_ADMIN_PORT
+  listen: 127.0.0.1:$5
 server:
   ioThreads: 1
-EOF
-            [[ $1 -eq 1 ]] && printf 'store:\n  type: memory\n'
-            cat <<EOF
+store:
+  type: $store
+EOC
+            case "$store" in
+                embedded) echo "  embedded: { path: \"$dir/data\" }" ;;
+                redis) echo "  redis: { uri: \"redis://127.0.0.1:$REDIS_PORT\", mode: standalone, keyPrefix: \"bench:\" }" ;;
+            esac
+            (( nc )) && echo "  nearCache: { enabled: true, maxEntries: $NEAR_CACHE_ENTRIES, ttl: 30s }"
+            cat <<EOC
 routes:
   - name: bench
     match: { pathPrefix: /bench }
     upstream: http://127.0.0.1:$UP_PORT
-EOF
-        } >"$WORK/idemproxy/idemproxy.yaml"
+  - name: idem
+    match: { pathPrefix: /idem }
+    upstream: http://127.0.0.1:$UP_PORT
+    idempotency:
+      enabled: true
+      methods: [POST]
+      ttl: $RECORD_TTL
+EOC
+        } >"$dir/idemproxy.yaml"
     }
-    write_idemproxy_config 1
-    if ! (cd "$WORK/idemproxy" && java -jar "$JAR" validate --config "$WORK/idemproxy/idemproxy.yaml") \
-            >"$WORK/idemproxy/validate.log" 2>&1; then
-        log "the loader rejected 'store: {type: memory}' ($(head -n3 "$WORK/idemproxy/validate.log" | tr '\n' ' ')); retrying without a store section"
-        write_idemproxy_config 0
-        IDEMPROXY_NOTE="store section omitted: the loader rejected type: memory"
-        (cd "$WORK/idemproxy" && java -jar "$JAR" validate --config "$WORK/idemproxy/idemproxy.yaml") \
-            >"$WORK/idemproxy/validate.log" 2>&1 || die "idemproxy rejects the bench config: $(cat "$WORK/idemproxy/validate.log")"
-    fi
-    # shellcheck disable=SC2086 # JVM_OPTS is a list of words
-    (cd "$WORK/idemproxy" && pinned "$PROXY_CPU" java $JVM_OPTS -jar "$WORK/idemproxy/proxy-under-test.jar" run \
-        --config "$WORK/idemproxy/idemproxy.yaml") >"$WORK/idemproxy/stdout.log" 2>&1 &
-    IDP_PID=$!
-    STARTED_PIDS+=("$IDP_PID")
-    deadline=$((SECONDS + 60))
-    until port_in_use "$IDP_PORT"; do
-        kill -0 "$IDP_PID" 2>/dev/null || die "idemproxy exited at start: $(tail -n 20 "$WORK/idemproxy/stdout.log")"
-        (( SECONDS < deadline )) || die "idemproxy not listening after 60s (see $WORK/idemproxy/stdout.log)"
-        sleep 0.2
-    done
-    URL[idemproxy]="http://127.0.0.1:$IDP_PORT"
-    PID_UNDER_TEST[idemproxy]=$IDP_PID
-    log "idemproxy on 127.0.0.1:$IDP_PORT (pid $IDP_PID, cpu $PROXY_CPU, $JVM_OPTS)"
-fi
+    validate_idemproxy_config() { # dir
+        (cd "$1" && java -jar "$WORK/idemproxy/idemproxy-bench-copy.jar" validate --config "$1/idemproxy.yaml") \
+            >"$1/validate.log" 2>&1
+    }
 
-# ---------------------------------------------------------------- sanity: every target answers
-for t in "${TARGET_LIST[@]}"; do
-    for path in get post; do
-        if [[ $path == get ]]; then
-            resp=$(curl -sS -m 5 -o /dev/null -w '%{http_code}' "${URL[$t]}/bench/get") || resp=fail
-        else
-            resp=$(curl -sS -m 5 -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
-                --data '{"userId":42,"op":"create"}' "${URL[$t]}/bench/post") || resp=fail
+    # Which instances: pass-through scenarios run on the first store's instance (they never touch
+    # the store); protected-post and replay run on every store's, and with --near-cache also on
+    # embedded and redis with store.nearCache enabled.
+    idp_variants=("${STORE_LIST[0]}")
+    if (( PROTECTED_SELECTED )); then
+        idp_variants=("${STORE_LIST[@]}")
+        if (( NEAR_CACHE )); then
+            for st in "${STORE_LIST[@]}"; do [[ $st != memory ]] && idp_variants+=("$st+nc"); done
         fi
-        [[ $resp == 200 ]] || die "$t: ${path^^} ${URL[$t]}/bench/$path answered $resp, expected 200"
+    fi
+    declare -A IDP_PORT=()
+    for v in "${idp_variants[@]}"; do
+        u="idemproxy@$v"
+        st=${v%+nc}; nc=0; [[ $v == *+nc ]] && nc=1
+        dir="$WORK/idemproxy/${v/+/-}"
+        mkdir -p "$dir"
+        port=$(pick_port); admin=$(pick_port)
+        write_idemproxy_config "$dir" "$st" "$nc" "$port" "$admin"
+        if ! validate_idemproxy_config "$dir"; then
+            if (( nc )); then
+                log "WARNING: idemproxy rejects store.nearCache ($(grep -m1 -i 'nearCache' "$dir/validate.log" || head -n1 "$dir/validate.log")): the $st+nc rows are skipped"
+                IDEMPROXY_NOTES+=("the near-cache variant of $st was skipped: the loader rejected \`store.nearCache\` (\`$(head -n1 "$dir/validate.log" | sed "s|$dir/||" | cut -c1-160)\`)")
+                continue
+            fi
+            die "idemproxy rejects the $v bench config: $(cat "$dir/validate.log")"
+        fi
+        # shellcheck disable=SC2086 # JVM_OPTS is a list of words
+        (cd "$dir" && pinned "$PROXY_CPU" java $JVM_OPTS -jar "$WORK/idemproxy/idemproxy-bench-copy.jar" run \
+            --config "$dir/idemproxy.yaml") >"$dir/stdout.log" 2>&1 &
+        pid=$!
+        STARTED_PIDS+=("$pid")
+        URL[$u]="http://127.0.0.1:$port"
+        ADMIN_URL[$u]="http://127.0.0.1:$admin"
+        PID_UNDER_TEST[$u]=$pid
+        STORE_OF[$u]=$st
+        NC_OF[$u]=$nc
+        IDP_PORT[$u]=$port
+        IDP_UNITS+=("$u")
     done
-done
-log "all targets answer 200 on GET and POST"
+    # The JVMs start together on one core (AlwaysPreTouch, JIT): allow them 180 s in all.
+    deadline=$((SECONDS + 180))
+    for u in "${IDP_UNITS[@]}"; do
+        until port_in_use "${IDP_PORT[$u]}"; do
+            kill -0 "${PID_UNDER_TEST[$u]}" 2>/dev/null \
+                || die "$u exited at start: $(tail -n 20 "$(unit_dir "$u")/stdout.log")"
+            (( SECONDS < deadline )) || die "$u not listening after 180s (see $(unit_dir "$u")/stdout.log)"
+            sleep 0.2
+        done
+        log "$u on ${URL[$u]#http://} (pid ${PID_UNDER_TEST[$u]}, admin ${ADMIN_URL[$u]#http://}, cpu $PROXY_CPU, $JVM_OPTS)"
+    done
+fi
+PASS_UNIT=""
+[[ ${#IDP_UNITS[@]} -gt 0 ]] && PASS_UNIT=${IDP_UNITS[0]}
 
-# ---------------------------------------------------------------- measuring
-run_wrk() { # target scenario duration logfile
-    local t=$1 s=$2
-    (pinned "$LOAD_CPU" "$WRK" --latency -t"$THREADS" -c"$CONNECTIONS" -d"$3" --timeout 5s \
-        -s "$SCRIPT_DIR/wrk/$s.lua" "${URL[$t]}/bench/$s") >"$4" 2>&1
+# ---------------------------------------------------------------- sanity: every unit answers
+units_for() { # scenario -> the units that run it
+    local s=$1
+    printf '%s\n' "${REF_UNITS[@]}"
+    if [[ -n "$PASS_UNIT" ]]; then
+        if is_protected "$s"; then printf '%s\n' "${IDP_UNITS[@]}"; else echo "$PASS_UNIT"; fi
+    fi
+}
+send_request() { # unit scenario key headers_file -> http code (the request wrk sends, once)
+    local u=$1 s=$2 key=$3 hdrs=$4 url="${URL[$1]}$(scenario_path "$2")"
+    local -a args=(-sS -m 5 -o /dev/null -D "$hdrs" -w '%{http_code}')
+    case "$s" in
+        get) ;;
+        post) args+=(-H 'Content-Type: application/json' --data "$SMALL_JSON") ;;
+        post16k) args+=(-H 'Content-Type: application/json' --data-binary "@$BODY16K_FILE") ;;
+        protected-post|replay) args+=(-H 'Content-Type: application/json' -H "Idempotency-Key: $key" --data "$SMALL_JSON") ;;
+    esac
+    curl "${args[@]}" "$url" 2>/dev/null || echo fail
+}
+prime_replay() { # unit: store REPLAY_KEY (or find it stored) before a replay run
+    local code
+    code=$(send_request "$1" replay "$REPLAY_KEY" "$WORK/prime.headers")
+    [[ $code == 200 ]] || die "$1: priming the replay key answered $code, expected 200"
 }
 
-declare -A RESULTS   # "$t/$s" -> lines of "rps p50 p99 p999 cpu_us proc_pct core0 core1"
-declare -A DEAD
+for s in "${SCENARIO_LIST[@]}"; do
+    mapfile -t units < <(units_for "$s")
+    for u in "${units[@]}"; do
+        [[ -n "$u" ]] || continue
+        key="bench-sanity-$s-$RANDOM$RANDOM"
+        code=$(send_request "$u" "$s" "$key" "$WORK/sanity.headers")
+        [[ $code == 200 ]] || die "$u: $s ($(scenario_path "$s")) answered $code, expected 200"
+    done
+done
+log "every target answers 200 to every scenario's request"
+
+# The replay check: the same protected POST twice; the second must come from the store.
+declare -A REPLAY_CHECK=()
+if (( PROTECTED_SELECTED )); then
+    for u in "${IDP_UNITS[@]}"; do
+        key="bench-replay-check-$RANDOM$RANDOM"
+        c1=$(send_request "$u" replay "$key" "$WORK/replay-check-1.headers")
+        c2=$(send_request "$u" replay "$key" "$WORK/replay-check-2.headers")
+        r1=$(grep -i '^Idempotent-Replayed:' "$WORK/replay-check-1.headers" | tr -d '\r' | sed 's/^[^:]*: *//' || true)
+        r2=$(grep -i '^Idempotent-Replayed:' "$WORK/replay-check-2.headers" | tr -d '\r' | sed 's/^[^:]*: *//' || true)
+        if [[ $c1 == 200 && $c2 == 200 && -z "$r1" && $r2 == true ]]; then
+            REPLAY_CHECK[$u]="first POST $c1 (not replayed), second POST $c2 with \`Idempotent-Replayed: true\`"
+            log "$u: replay check passed (second POST with the same key: Idempotent-Replayed: true)"
+        else
+            REPLAY_CHECK[$u]="**failed**: first POST $c1 (Idempotent-Replayed: ${r1:-absent}), second POST $c2 (Idempotent-Replayed: ${r2:-absent})"
+            log "WARNING: $u: replay check failed: ${REPLAY_CHECK[$u]}"
+        fi
+    done
+fi
+
+# ---------------------------------------------------------------- measuring
+safe_name() { local n=${1//@/-}; echo "${n//+/-}"; }
+run_wrk() { # unit scenario duration logfile nonce
+    local u=$1 s=$2
+    (pinned "$LOAD_CPU" "$WRK" --latency -t"$THREADS" -c"$CONNECTIONS" -d"$3" --timeout 5s \
+        -s "$SCRIPT_DIR/wrk/$s.lua" "${URL[$u]}$(scenario_path "$s")" -- "$5") >"$4" 2>&1
+}
+metric_sum() { # unit metric -> sum of the metric's series for the route "idem" (-1 if unreadable)
+    local m
+    m=$(curl -sS -m 5 "${ADMIN_URL[$1]}/metrics" 2>/dev/null) || { echo -1; return 0; }
+    awk -v name="$2" 'index($0, name "{") == 1 && index($0, "route=\"idem\"") { s += $NF; n++ } END { printf "%.0f\n", (n ? s : 0) }' <<<"$m"
+}
+
+declare -A RESULTS=()   # "$u/$s" -> lines of the 12 columns below
+declare -A CHECKS=()    # "$u/$s" -> lines of "requests upstream_hits replays"
+declare -A DEAD=()
 NOISY_REDOS=0
 PROBLEMS=()
-last_words() { # target -> ": last log line" for idemproxy
-    [[ $1 == idemproxy && -s "$WORK/idemproxy/stdout.log" ]] || return 0
-    printf '; its last log line: `%s`' "$(tail -n1 "$WORK/idemproxy/stdout.log" | cut -c1-200)"
+last_words() { # unit -> ": last log line" for idemproxy
+    [[ $1 == idemproxy@* ]] || return 0
+    local f
+    f="$(unit_dir "$1")/stdout.log"
+    [[ -s "$f" ]] || return 0
+    printf '; its last log line: `%s`' "$(tail -n1 "$f" | cut -c1-200)"
 }
 children_ms() { # file written by the times builtin -> CPU ms (user+sys) of the shell's reaped children
     awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] }; printf "%.0f", t * 1000 }' "$1"
 }
+field() { sed -E "s/.* $1=([0-9.]+).*/\\1/" <<<"$2"; }
 
-measure() { # target scenario rep [attempt]
-    local t=$1 s=$2 rep=$3 attempt=${4:-0} pid=${PID_UNDER_TEST[$t]}
-    local logf="$WORK/wrk-$t-$s-$rep.log"
-    [[ -n "${DEAD[$t]:-}" ]] && return 0
+measure() { # unit scenario rep [attempt]
+    local u=$1 s=$2 rep=$3 attempt=${4:-0} pid=${PID_UNDER_TEST[$1]}
+    local logf
+    logf="$WORK/wrk-$(safe_name "$u")-$s-$rep$( (( attempt == 0 )) || echo "-a$attempt").log"
+    [[ -n "${DEAD[$u]:-}" ]] && return 0
     if ! kill -0 "$pid" 2>/dev/null; then
-        DEAD[$t]=1
-        PROBLEMS+=("$t (pid $pid) was gone before $s run $rep; its remaining runs were skipped$(last_words "$t")")
-        log "ERROR: $t (pid $pid) is not running any more: skipping its remaining runs"
+        DEAD[$u]=1
+        PROBLEMS+=("$u (pid $pid) was gone before $s run $rep; its remaining runs were skipped$(last_words "$u")")
+        log "ERROR: $u (pid $pid) is not running any more: skipping its remaining runs"
         return 0
     fi
-    local c0a c1a c0b c1b t0 t1 u0 u1 w0 w1
+    [[ $s == replay ]] && prime_replay "$u"
+    local redis_here=0
+    [[ -n "$REDIS_PID" && ${STORE_OF[$u]:-} == redis ]] && redis_here=1
+    local c0a c1a c0b c1b t0 t1 u0 u1 w0 w1 r0=0 r1=0 h0 h1 rp0=0 rp1=0
+    h0=$(upstream_hits)
+    [[ $u == idemproxy@* ]] && rp0=$(metric_sum "$u" idemproxy_replays_total)
     # `times` must run in this shell (not in a $(...) subshell) to see wrk, a child of this shell
     times >"$WORK/times.before"
-    u0=$(cpu_ticks "$UP_WORKER")
-    t0=$(cpu_ticks "$pid")
+    u0=$(cpu_ticks "$UP_WORKER") || die "the upstream nginx worker ($UP_WORKER) is gone"
+    [[ -n "$REDIS_PID" ]] && { r0=$(cpu_ticks "$REDIS_PID") || die "redis-server ($REDIS_PID) is gone"; }
+    t0=$(cpu_ticks "$pid") || { DEAD[$u]=1; PROBLEMS+=("$u (pid $pid) was gone before $s run $rep$(last_words "$u")"); return 0; }
     c0a=$(cpu_busy_ticks "$PROXY_CPU"); c1a=$(cpu_busy_ticks "$LOAD_CPU")
-    if ! run_wrk "$t" "$s" "$DURATION" "$logf"; then
-        PROBLEMS+=("$t/$s run $rep: wrk failed: $(tr '\n' ' ' <"$logf" | cut -c1-300)")
-        log "ERROR: wrk failed for $t/$s run $rep: $(cat "$logf")"
+    if ! run_wrk "$u" "$s" "$DURATION" "$logf" "$(safe_name "$u")-$rep-$attempt-$RANDOM$RANDOM"; then
+        PROBLEMS+=("$u/$s run $rep: wrk failed: $(tr '\n' ' ' <"$logf" | cut -c1-300)")
+        log "ERROR: wrk failed for $u/$s run $rep: $(cat "$logf")"
         return 0
     fi
-    t1=$(cpu_ticks "$pid")
+    # a process that died during the run has no /proc entry left to read
+    t1=$(cpu_ticks "$pid") || t1=""
     c0b=$(cpu_busy_ticks "$PROXY_CPU"); c1b=$(cpu_busy_ticks "$LOAD_CPU")
-    u1=$(cpu_ticks "$UP_WORKER")
+    u1=$(cpu_ticks "$UP_WORKER") || u1=$u0
+    [[ -n "$REDIS_PID" ]] && { r1=$(cpu_ticks "$REDIS_PID") || r1=$r0; }
     times >"$WORK/times.after"
+    if [[ -z "$t1" ]] || ! kill -0 "$pid" 2>/dev/null; then
+        DEAD[$u]=1
+        PROBLEMS+=("$u (pid $pid) died during $s run $rep; that run and the remaining ones were dropped$(last_words "$u")")
+        log "ERROR: $u (pid $pid) died during $s run $rep"
+        return 0
+    fi
+    local rss
+    rss=$(rss_kib "$pid")
     w0=$(children_ms "$WORK/times.before"); w1=$(children_ms "$WORK/times.after")
+    h1=$(upstream_hits)
+    [[ $u == idemproxy@* ]] && rp1=$(metric_sum "$u" idemproxy_replays_total)
     local line
     if ! line=$(grep '^BENCH_RESULT' "$logf"); then
-        PROBLEMS+=("$t/$s run $rep: no result line from wrk")
-        return 0
-    fi
-    if ! kill -0 "$pid" 2>/dev/null; then
-        DEAD[$t]=1
-        PROBLEMS+=("$t (pid $pid) died during $s run $rep; that run and the remaining ones were dropped$(last_words "$t")")
-        log "ERROR: $t (pid $pid) died during $s run $rep"
+        PROBLEMS+=("$u/$s run $rep: no result line from wrk")
         return 0
     fi
     local rps p50 p99 p999 reqs e_conn e_read e_write e_status e_timeout
-    rps=$(sed -E 's/.* rps=([0-9.]+).*/\1/' <<<"$line")
-    p50=$(sed -E 's/.* p50_us=([0-9]+).*/\1/' <<<"$line")
-    p99=$(sed -E 's/.* p99_us=([0-9]+).*/\1/' <<<"$line")
-    p999=$(sed -E 's/.* p999_us=([0-9]+).*/\1/' <<<"$line")
-    reqs=$(sed -E 's/.* requests=([0-9]+).*/\1/' <<<"$line")
-    e_conn=$(sed -E 's/.* err_connect=([0-9]+).*/\1/' <<<"$line")
-    e_read=$(sed -E 's/.* err_read=([0-9]+).*/\1/' <<<"$line")
-    e_write=$(sed -E 's/.* err_write=([0-9]+).*/\1/' <<<"$line")
-    e_status=$(sed -E 's/.* err_status=([0-9]+).*/\1/' <<<"$line")
-    e_timeout=$(sed -E 's/.* err_timeout=([0-9]+).*/\1/' <<<"$line")
-    local cpu_us core0 core1 proc_pct others0 others1
+    rps=$(field rps "$line"); p50=$(field p50_us "$line"); p99=$(field p99_us "$line"); p999=$(field p999_us "$line")
+    reqs=$(field requests "$line")
+    e_conn=$(field err_connect "$line"); e_read=$(field err_read "$line"); e_write=$(field err_write "$line")
+    e_status=$(field err_status "$line"); e_timeout=$(field err_timeout "$line")
+    local cpu_us core0 core1 proc_pct others0 others1 store_us redis_pct
     cpu_us=$(awk -v d="$((t1 - t0))" -v hz="$CLK_TCK" -v n="$reqs" 'BEGIN { printf "%.1f", (n > 0 ? d * 1e6 / hz / n : 0) }')
+    store_us=-
+    (( redis_here )) && store_us=$(awk -v d="$((r1 - r0))" -v hz="$CLK_TCK" -v n="$reqs" 'BEGIN { printf "%.1f", (n > 0 ? d * 1e6 / hz / n : 0) }')
     core0=$(busy_pct "$c0a" "$c0b")
     core1=$(busy_pct "$c1a" "$c1b")
     # the process's CPU time over the wall time (the core's total ticks), in percent of one core
     proc_pct=$(awk -v d="$((t1 - t0))" -v a="$c0a" -v b="$c0b" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[2] - x[2]) > 0 ? 100 * d / (y[2] - x[2]) : 0) }')
-    # what else ran on the proxy's core: its busy time less the process under test (direct: all of it)
-    if [[ $t == direct ]]; then others0=$core0; else others0=$(( core0 > proc_pct ? core0 - proc_pct : 0 )); fi
-    # what else ran on the load core: its busy time less wrk and the upstream worker
-    others1=$(awk -v c="$core1" -v w="$((w1 - w0))" -v u="$((u1 - u0))" -v hz="$CLK_TCK" -v a="$c1a" -v b="$c1b" 'BEGIN {
+    redis_pct=$(awk -v d="$((r1 - r0))" -v a="$c0a" -v b="$c0b" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[2] - x[2]) > 0 ? 100 * d / (y[2] - x[2]) : 0) }')
+    # what else ran on the proxy's core: its busy time less the process under test (direct: all
+    # of it), and less redis-server if it was put there (--redis-cpu)
+    if [[ $u == direct ]]; then others0=$core0; else others0=$(( core0 > proc_pct ? core0 - proc_pct : 0 )); fi
+    if [[ $REDIS_CPU == "$PROXY_CPU" ]]; then others0=$(( others0 > redis_pct ? others0 - redis_pct : 0 )); fi
+    # what else ran on the load core: its busy time less wrk, the upstream worker and redis-server
+    local redis_on_load=0
+    [[ $REDIS_CPU == "$LOAD_CPU" ]] && redis_on_load=$((r1 - r0))
+    others1=$(awk -v c="$core1" -v w="$((w1 - w0))" -v up="$((u1 - u0 + redis_on_load))" -v hz="$CLK_TCK" -v a="$c1a" -v b="$c1b" 'BEGIN {
         split(a, x, " "); split(b, y, " "); tot = y[2] - x[2]; if (tot <= 0) { print 0; exit }
-        o = c - 100 * (w / 1000 * hz + u) / tot; printf "%.0f", (o > 0 ? o : 0) }')
+        o = c - 100 * (w / 1000 * hz + up) / tot; printf "%.0f", (o > 0 ? o : 0) }')
     local errs=""
     if grep -q 'Socket errors' "$logf"; then errs+=" $(grep 'Socket errors' "$logf" | sed 's/^ *//')"; fi
     if grep -q 'Non-2xx' "$logf"; then errs+=" $(grep 'Non-2xx' "$logf" | sed 's/^ *//')"; fi
     if [[ -n "$errs" ]] || (( e_conn + e_read + e_write + e_status + e_timeout > 0 )); then
-        PROBLEMS+=("$t/$s run $rep$( (( attempt > 0 )) && echo " (attempt $((attempt + 1)))"):$errs")
+        PROBLEMS+=("$u/$s run $rep$( (( attempt == 0 )) || echo " (attempt $((attempt + 1)))"):$errs")
     fi
+    # upstream hits during the run: the difference less the second status request itself
+    local hits=$((h1 - h0 - 1)) replays=-
+    (( h0 < 0 || h1 < 0 )) && hits=-1
+    [[ $u == idemproxy@* ]] && replays=$(( rp0 < 0 || rp1 < 0 ? -1 : rp1 - rp0 ))
     local summary
-    summary=$(printf '%-9s %-4s run %d: %9.0f req/s  p50 %6.3f ms  p99 %6.3f ms  p99.9 %6.3f ms  %6s CPU-us/req  proc %s%%  others core%d %s%% core%d %s%%%s' \
-        "$t" "$s" "$rep" "$rps" "$(us2ms "$p50")" "$(us2ms "$p99")" "$(us2ms "$p999")" "$cpu_us" "$proc_pct" \
-        "$PROXY_CPU" "$others0" "$LOAD_CPU" "$others1" "${errs:+  !!$errs}")
+    summary=$(printf '%-22s %-14s run %d: %9.0f req/s  p50 %6.3f ms  p99 %6.3f ms  p99.9 %6.3f ms  %6s CPU-us/req  RSS %s MiB  proc %s%%  others core%d %s%% core%d %s%%  upstream hits %s  replays %s%s' \
+        "$u" "$s" "$rep" "$rps" "$(us2ms "$p50")" "$(us2ms "$p99")" "$(us2ms "$p999")" "$cpu_us" "$((rss / 1024))" "$proc_pct" \
+        "$PROXY_CPU" "$others0" "$LOAD_CPU" "$others1" "$hits" "$replays" "${errs:+  !!$errs}")
     local noisy=0
     (( others1 > 15 )) && noisy=1
-    [[ $t != direct ]] && (( others0 > 15 )) && noisy=1
+    [[ $u != direct ]] && (( others0 > 15 )) && noisy=1
     if (( noisy && attempt < NOISE_RETRIES )); then
         log "$summary  -- other work on our cores: discarded, redoing in 5 s"
         NOISY_REDOS=$((NOISY_REDOS + 1))
         sleep 5
-        measure "$t" "$s" "$rep" $((attempt + 1))
+        measure "$u" "$s" "$rep" $((attempt + 1))
         return 0
     fi
-    RESULTS["$t/$s"]+="$rps $p50 $p99 $p999 $cpu_us $proc_pct $core0 $core1 $others0 $others1"$'\n'
+    RESULTS["$u/$s"]+="$rps $p50 $p99 $p999 $cpu_us $proc_pct $core0 $core1 $others0 $others1 $rss $store_us"$'\n'
+    CHECKS["$u/$s"]+="$reqs $hits $replays"$'\n'
     log "$summary$( (( noisy )) && echo '  -- noisy, kept (out of redos)')"
 }
 us2ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
-median_col() { # column(1-based) <<< lines -> median
-    awk -v c="$1" 'NF { print $c }' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+median_col() { # column(1-based) <<< lines -> median ("" when the column is "-")
+    awk -v c="$1" 'NF && $c != "-" { print $c }' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-SCENARIOS=(get post)
 log "warm-up: $WARMUP per target and scenario"
-for t in "${TARGET_LIST[@]}"; do
-    for s in "${SCENARIOS[@]}"; do
-        run_wrk "$t" "$s" "$WARMUP" "$WORK/wrk-$t-$s-warmup.log" \
-            || die "warm-up failed for $t/$s: $(cat "$WORK/wrk-$t-$s-warmup.log")"
+for s in "${SCENARIO_LIST[@]}"; do
+    mapfile -t units < <(units_for "$s")
+    for u in "${units[@]}"; do
+        [[ -n "$u" ]] || continue
+        [[ $s == replay ]] && prime_replay "$u"
+        run_wrk "$u" "$s" "$WARMUP" "$WORK/wrk-$(safe_name "$u")-$s-warmup.log" "$(safe_name "$u")-warmup-$RANDOM$RANDOM" \
+            || die "warm-up failed for $u/$s: $(cat "$WORK/wrk-$(safe_name "$u")-$s-warmup.log")"
     done
 done
 log "measuring: $REPEAT x $DURATION per target and scenario, interleaved"
 for rep in $(seq 1 "$REPEAT"); do
-    for t in "${TARGET_LIST[@]}"; do
-        for s in "${SCENARIOS[@]}"; do
-            measure "$t" "$s" "$rep"
+    for s in "${SCENARIO_LIST[@]}"; do
+        mapfile -t units < <(units_for "$s")
+        for u in "${units[@]}"; do
+            [[ -n "$u" ]] && measure "$u" "$s" "$rep"
         done
     done
 done
 
 # ---------------------------------------------------------------- report
-declare -A MED
-for t in "${TARGET_LIST[@]}"; do
-    for s in "${SCENARIOS[@]}"; do
-        for col in 1 2 3 4 5 6 7 8 9 10; do
-            MED["$t/$s/$col"]=$(median_col "$col" <<<"${RESULTS[$t/$s]:-}")
-        done
+declare -A MED=()
+mapfile -t PAIRS < <(for s in "${SCENARIO_LIST[@]}"; do units_for "$s" | sed "/^$/d; s|\$|/$s|"; done)
+for p in "${PAIRS[@]}"; do
+    for col in $(seq 1 12); do
+        MED["$p/$col"]=$(median_col "$col" <<<"${RESULTS[$p]:-}")
     done
 done
 
-scenario_name() { [[ $1 == get ]] && echo "GET 128 B" || echo "POST small JSON"; }
+scenario_name() {
+    case "$1" in
+        get) echo "GET 128 B" ;;
+        post) echo "POST small JSON" ;;
+        post16k) echo "POST 16 KiB JSON" ;;
+        protected-post) echo "protected POST, new key each" ;;
+        replay) echo "replay of one stored key" ;;
+    esac
+}
+target_name() { [[ $1 == idemproxy@* ]] && echo idemproxy || echo "$1"; }
+store_name() { # unit scenario
+    if [[ $1 != idemproxy@* ]]; then echo "—"; return 0; fi
+    if ! is_protected "$2"; then echo "— (route without idempotency)"; return 0; fi
+    echo "${STORE_OF[$1]}$( (( ${NC_OF[$1]} )) && echo ' + near-cache')"
+}
 fmt_ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
+fmt_mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
 CPU_MODEL=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 JAVA_VERSION=$({ java -version 2>&1 || true; } | head -n1)
 NGINX_VERSION=$({ "$NGINX" -v 2>&1 || true; } | head -n1)
 WRK_VERSION=$({ "$WRK" -v 2>&1 || true; } | head -n1 | sed -E 's/ Copyright.*//')
+HAPROXY_VERSION=""
+[[ -n "$HAPROXY" ]] && HAPROXY_VERSION=$({ "$HAPROXY" -v 2>&1 || true; } | head -n1 | sed -E 's/ - https.*//')
+REDIS_VERSION=""
+[[ -n "$REDIS_SERVER" ]] && REDIS_VERSION=$({ "$REDIS_SERVER" --version 2>&1 || true; } | head -n1 | sed -E 's/ sha=.*//')
 IDP_VERSION=""
 has_target idemproxy && IDP_VERSION=$({ java -jar "$JAR" --version 2>&1 || true; } | head -n1)
 GIT_REV=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+bar_of() { # unit scenario -> "ratio p99_limit_ms label" (ratio 0: no bar)
+    case "$2" in
+        get|post|post16k) echo "0.9 0.5 ≥ 0.9×, p99 ≤ +0.5 ms" ;;
+        replay) echo "1.5 - ≥ 1.5×" ;;
+        protected-post)
+            case "${STORE_OF[$1]}" in
+                embedded) echo "0.6 - ≥ 0.6×" ;;
+                redis) echo "0.5 - ≥ 0.5×" ;;
+                *) echo "0 - none set" ;;
+            esac ;;
+    esac
+}
 
 {
     echo "### Results $(date -u +'%Y-%m-%d %H:%M UTC')"
@@ -544,53 +867,102 @@ GIT_REV=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown
     else
         echo "- Pinning: proxy under test on core $PROXY_CPU; wrk and the upstream nginx on core $LOAD_CPU."
     fi
-    echo "- $JAVA_VERSION; $NGINX_VERSION; $WRK_VERSION"
-    [[ -n "$IDP_VERSION" ]] && echo "- idemproxy: $IDP_VERSION (git $GIT_REV), JVM options \`$JVM_OPTS\`, \`server.ioThreads: 1\`${IDEMPROXY_NOTE:+; $IDEMPROXY_NOTE}"
+    if [[ -n "$REDIS_PID" ]]; then
+        echo "- The redis store's \`redis-server\` (private, no persistence) runs on core $REDIS_CPU$( [[ $REDIS_CPU == "$LOAD_CPU" ]] && echo ", with wrk and the upstream"). A sidecar's Redis is normally remote, so its CPU is not the proxy's: it is left out of idemproxy's CPU µs/req and shown apart (Redis CPU µs/req)$( [[ $REDIS_CPU == "$LOAD_CPU" ]] && echo "; on core $LOAD_CPU it competes with the load side, which can lower the Redis rows' req/s")."
+    fi
+    echo "- $JAVA_VERSION; $NGINX_VERSION; ${HAPROXY_VERSION:+$HAPROXY_VERSION; }${REDIS_VERSION:+$REDIS_VERSION; }$WRK_VERSION"
+    [[ -n "$IDP_VERSION" ]] && echo "- idemproxy: $IDP_VERSION (git $GIT_REV), JVM options \`$JVM_OPTS\`, \`server.ioThreads: 1\`; one JVM per store, protected route \`idempotency: {enabled: true, methods: [POST], ttl: $RECORD_TTL}\`$( (( NEAR_CACHE )) && echo "; near-cache variants with \`store.nearCache: {enabled: true, maxEntries: $NEAR_CACHE_ENTRIES, ttl: 30s}\`")"
+    for n in "${IDEMPROXY_NOTES[@]}"; do echo "- $n"; done
     echo "- wrk: $THREADS thread(s), $CONNECTIONS connections, $DURATION per run after a $WARMUP warm-up; each cell is the median of $REPEAT runs"
-    for t in "${TARGET_LIST[@]}"; do
-        for s in "${SCENARIOS[@]}"; do
-            n=$(grep -c . <<<"${RESULTS[$t/$s]:-}" || true)
-            if [[ "$n" -lt "$REPEAT" ]]; then
-                echo "- **$t / $s: only $n of $REPEAT runs measured** (see the errors below)"
-            fi
-        done
+    for p in "${PAIRS[@]}"; do
+        n=$(grep -c . <<<"${RESULTS[$p]:-}" || true)
+        if [[ "$n" -lt "$REPEAT" ]]; then
+            echo "- **${p%/*} / ${p##*/}: only $n of $REPEAT runs measured** (see the problems below)"
+        fi
     done
     echo
-    echo "| target | scenario | req/s | p50 ms | p99 ms | p99.9 ms | CPU µs/req | process CPU | core$PROXY_CPU busy | core$LOAD_CPU busy | others on core$PROXY_CPU | others on core$LOAD_CPU |"
-    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    for t in "${TARGET_LIST[@]}"; do
-        for s in "${SCENARIOS[@]}"; do
-            if [[ -z "${MED[$t/$s/1]}" ]]; then
-                printf '| %s | %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |\n' "$t" "$(scenario_name "$s")"
-                continue
-            fi
-            printf '| %s | %s | %.0f | %s | %s | %s | %.1f | %.0f%% | %.0f%% | %.0f%% | %.0f%% | %.0f%% |\n' "$t" "$(scenario_name "$s")" \
-                "${MED[$t/$s/1]}" "$(fmt_ms "${MED[$t/$s/2]}")" "$(fmt_ms "${MED[$t/$s/3]}")" \
-                "$(fmt_ms "${MED[$t/$s/4]}")" "${MED[$t/$s/5]}" "${MED[$t/$s/6]}" "${MED[$t/$s/7]}" "${MED[$t/$s/8]}" "${MED[$t/$s/9]}" "${MED[$t/$s/10]}"
-        done
+    echo "| target | store | scenario | req/s | p50 ms | p99 ms | p99.9 ms | CPU µs/req | RSS MiB | process CPU | Redis CPU µs/req | core$PROXY_CPU busy | core$LOAD_CPU busy | others on core$PROXY_CPU | others on core$LOAD_CPU |"
+    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for p in "${PAIRS[@]}"; do
+        u=${p%/*}; s=${p##*/}
+        if [[ -z "${MED[$p/1]}" ]]; then
+            printf '| %s | %s | %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |\n' "$(target_name "$u")" "$(store_name "$u" "$s")" "$(scenario_name "$s")"
+            continue
+        fi
+        store_cpu="—"
+        [[ -n "${MED[$p/12]}" ]] && store_cpu=$(printf '%.1f' "${MED[$p/12]}")
+        printf '| %s | %s | %s | %.0f | %s | %s | %s | %.1f | %s | %.0f%% | %s | %.0f%% | %.0f%% | %.0f%% | %.0f%% |\n' \
+            "$(target_name "$u")" "$(store_name "$u" "$s")" "$(scenario_name "$s")" \
+            "${MED[$p/1]}" "$(fmt_ms "${MED[$p/2]}")" "$(fmt_ms "${MED[$p/3]}")" "$(fmt_ms "${MED[$p/4]}")" \
+            "${MED[$p/5]}" "$(fmt_mib "${MED[$p/11]}")" "${MED[$p/6]}" "$store_cpu" \
+            "${MED[$p/7]}" "${MED[$p/8]}" "${MED[$p/9]}" "${MED[$p/10]}"
     done
     echo
-    echo "CPU µs/req: user+system CPU time of the process under test (direct: the upstream nginx worker; nginx: the proxy's worker; idemproxy: the whole JVM, all threads) divided by the requests of the run. Process CPU: the same time over the run's wall time (100% = one core). Core busy: all processes on that core (from /proc/stat), ours and anyone else's. Others on core $PROXY_CPU: its busy time less the process under test — work that competed with the proxy (for direct, everything on that core). Others on core $LOAD_CPU: its busy time less wrk and the upstream worker. A run where other work took more than 15% of a core we use is discarded and redone, up to $NOISE_RETRIES times (${NOISY_REDOS} redos in this run); the last attempt is kept."
-    if has_target nginx && has_target idemproxy; then
+    echo "Rows: nginx, HAProxy and direct cannot protect a call, so their *protected POST* and *replay* rows are a plain pass-through of the same requests (the same body and \`Idempotency-Key\` header: a new key per request, or the one stored key); idemproxy's pass-through rows use a route without \`idempotency\`. CPU µs/req: user+system CPU time of the process under test (direct: the upstream nginx worker; nginx: the proxy's worker; HAProxy: its one process; idemproxy: the whole JVM, all threads, without the Redis server) divided by the requests of the run. RSS: VmRSS of that process at the end of the run (median over the runs). Process CPU: the CPU time over the run's wall time (100% = one core). Redis CPU µs/req: the private redis-server's CPU time per request. Core busy: all processes on that core (from /proc/stat), ours and anyone else's. Others on core $PROXY_CPU: its busy time less the process under test — work that competed with the proxy (for direct, everything on that core). Others on core $LOAD_CPU: its busy time less wrk$( [[ -n "$REDIS_PID" && $REDIS_CPU == "$LOAD_CPU" ]] && echo ", the upstream worker and redis-server" || echo " and the upstream worker"). A run where other work took more than 15% of a core we use is discarded and redone, up to $NOISE_RETRIES times (${NOISY_REDOS} redos in this run); the last attempt is kept."
+
+    if has_target nginx && [[ ${#IDP_UNITS[@]} -gt 0 ]]; then
         echo
-        echo "| scenario | idemproxy/nginx req/s | idemproxy − nginx p99 | idemproxy/nginx CPU per req | bar (≥ 0.9×, ≤ +0.5 ms) |"
-        echo "|---|---:|---:|---:|---|"
-        for s in "${SCENARIOS[@]}"; do
-            if [[ -z "${MED[idemproxy/$s/1]}" || -z "${MED[nginx/$s/1]}" ]]; then
-                echo "| $(scenario_name "$s") | n/a | n/a | n/a | not measured |"
+        echo "Bars: idemproxy against nginx's pass-through of the same request in the same run (HAProxy for comparison)."
+        echo
+        echo "| scenario | idemproxy store | idemproxy req/s | nginx req/s | HAProxy req/s | idemproxy/nginx req/s | idemproxy − nginx p99 | idemproxy/nginx CPU per req | bar | verdict |"
+        echo "|---|---|---:|---:|---:|---:|---:|---:|---|---|"
+        for p in "${PAIRS[@]}"; do
+            u=${p%/*}; s=${p##*/}
+            [[ $u == idemproxy@* ]] || continue
+            read -r bar_ratio bar_p99 bar_label <<<"$(bar_of "$u" "$s")"
+            if [[ -z "${MED[$p/1]}" || -z "${MED[nginx/$s/1]:-}" ]]; then
+                echo "| $(scenario_name "$s") | $(store_name "$u" "$s") | n/a | n/a | n/a | n/a | n/a | n/a | $bar_label | not measured |"
                 continue
             fi
-            awk -v name="$(scenario_name "$s")" \
-                -v ri="${MED[idemproxy/$s/1]}" -v rn="${MED[nginx/$s/1]}" \
-                -v pi="${MED[idemproxy/$s/3]}" -v pn="${MED[nginx/$s/3]}" \
-                -v ci="${MED[idemproxy/$s/5]}" -v cn="${MED[nginx/$s/5]}" \
-                -v oi="${MED[idemproxy/$s/9]}" -v on="${MED[nginx/$s/9]}" \
-                -v li="${MED[idemproxy/$s/10]}" -v ln="${MED[nginx/$s/10]}" 'BEGIN {
+            awk -v name="$(scenario_name "$s")" -v store="$(store_name "$u" "$s")" \
+                -v ri="${MED[$p/1]}" -v rn="${MED[nginx/$s/1]}" -v rh="${MED[haproxy/$s/1]:-}" \
+                -v pi="${MED[$p/3]}" -v pn="${MED[nginx/$s/3]}" \
+                -v ci="${MED[$p/5]}" -v cn="${MED[nginx/$s/5]}" \
+                -v oi="${MED[$p/9]}" -v on="${MED[nginx/$s/9]}" \
+                -v li="${MED[$p/10]}" -v ln="${MED[nginx/$s/10]}" \
+                -v br="$bar_ratio" -v bp="$bar_p99" -v bl="$bar_label" 'BEGIN {
                     ratio = rn > 0 ? ri / rn : 0; diff = (pi - pn) / 1000; cr = cn > 0 ? ci / cn : 0
-                    ok = (ratio >= 0.9 && diff <= 0.5) ? "met" : "**missed**"
+                    if (br + 0 == 0) ok = "no bar"
+                    else ok = (ratio >= br && (bp == "-" || diff <= bp + 0)) ? "met" : "**missed**"
                     m = oi; if (on > m) m = on; if (li > m) m = li; if (ln > m) m = ln
                     if (m > 15) ok = ok " (inconclusive: other work took up to " m "% of a core we use)"
-                    printf "| %s | %.2f× | %+.3f ms | %.2f× | %s |\n", name, ratio, diff, cr, ok }'
+                    hap = (rh == "") ? "—" : sprintf("%.0f", rh)
+                    printf "| %s | %s | %.0f | %.0f | %s | %.2f× | %+.3f ms | %.2f× | %s | %s |\n", name, store, ri, rn, hap, ratio, diff, cr, bl, ok }'
+        done
+    fi
+
+    echo
+    echo "Checks: upstream hits counted by the upstream's \`stub_status\` and replays counted by idemproxy's \`/metrics\` (\`idemproxy_replays_total{route=\"idem\"}\`), summed over the measured runs kept; the requests still in flight when wrk stops (at most $CONNECTIONS per run) may differ."
+    echo
+    echo "| target | store | scenario | wrk requests | upstream hits | replays | check |"
+    echo "|---|---|---|---:|---:|---:|---|"
+    for p in "${PAIRS[@]}"; do
+        u=${p%/*}; s=${p##*/}
+        [[ -n "${CHECKS[$p]:-}" ]] || continue
+        read -r k reqs hits reps <<<"$(awk 'NF { k++; r += $1; if ($2 < 0) hb = 1; h += $2; if ($3 == "-") rd = 1; else if ($3 < 0) rb = 1; else p += $3 }
+            END { printf "%d %d %s %s\n", k, r, (hb ? -1 : h), (rd ? "-" : (rb ? -1 : p)) }' <<<"${CHECKS[$p]}")"
+        tol=$(( (CONNECTIONS + 2) * k ))
+        diff=$(( hits > reqs ? hits - reqs : reqs - hits ))
+        if (( hits < 0 )) || [[ $reps == -1 ]]; then
+            verdict="counters unavailable"
+        elif [[ $u != idemproxy@* ]] || ! is_protected "$s"; then
+            if (( diff <= tol )); then verdict="every request forwarded"; else verdict="**unexpected: hits ≠ requests**"; fi
+        elif [[ $s == protected-post ]]; then
+            if (( reps == 0 && diff <= tol )); then verdict="a new record per request: none replayed, every one forwarded"
+            else verdict="**unexpected: replays or hits ≠ requests**"; fi
+        else
+            if (( hits <= k && reps >= reqs && reps - reqs <= tol )); then verdict="every request replayed from the store, none forwarded"
+            else verdict="**unexpected: not all replayed**"; fi
+        fi
+        [[ $reps == - ]] && reps="—"
+        echo "| $(target_name "$u") | $(store_name "$u" "$s") | $(scenario_name "$s") | $reqs | $hits | $reps | $verdict |"
+    done
+    if [[ ${#REPLAY_CHECK[@]} -gt 0 ]]; then
+        echo
+        echo "Replay check before the load (curl, the same protected POST twice):"
+        echo
+        for u in "${IDP_UNITS[@]}"; do
+            [[ -n "${REPLAY_CHECK[$u]:-}" ]] && echo "- idemproxy, store $(store_name "$u" replay): ${REPLAY_CHECK[$u]}"
         done
     fi
     echo
