@@ -17,6 +17,7 @@ import dev.idemproxy.core.store.StoreCodec;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredResponse;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
@@ -32,6 +33,8 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.masterreplica.MasterReplica;
+import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import java.time.Duration;
@@ -42,6 +45,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,10 +70,12 @@ import org.slf4j.LoggerFactory;
  * and sentinel commands fail at once (Lettuce reconnects in the background); cluster commands wait
  * for the reconnect up to {@code commandTimeout}. Every failure completes the stage with
  * {@link StoreUnavailableException}; {@link #isAvailable()} is the main connection's state (for a
- * cluster, the seed connection's, not every node's). Stages complete on Lettuce's I/O threads. Thread-safe.
+ * cluster, the seed connection's, not every node's; for sentinel, the last once-a-second
+ * {@code PING} to the master's). Stages complete on Lettuce's I/O threads. Thread-safe.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    private static final Duration HEARTBEAT = Duration.ofSeconds(1);
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
     private final ClientResources resources;
@@ -80,6 +87,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final RedisDeadLetters deadLetters;
     private final RedisTaskCounters taskCounters;
     private volatile boolean closed;
+    /** Sentinel mode only: the last heartbeat's outcome (see {@link #isAvailable()}); null in other modes. */
+    private volatile Boolean lastPingOk;
+    private ScheduledFuture<?> heartbeat;
 
     private RedisIdempotencyStore(ClientResources resources, AutoCloseable client, StatefulConnection<String, byte[]> connection,
             RedisClusterAsyncCommands<String, byte[]> redis, String prefix) {
@@ -121,6 +131,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     c.getConnection(node.getNodeId());
                 }
                 store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
+            } else if (policy.mode().equals("sentinel")) {
+                // Master/replica over Sentinel, not a plain connection to the master Sentinel named at
+                // connect time: that one moves only when the old master drops it, which Sentinel does
+                // seconds after a failover (or never, if it cannot reach it), and every claim made there
+                // meanwhile is lost. This one listens to the Sentinels' events and follows +switch-master.
+                RedisClient client = RedisClient.create(resources);
+                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts)
+                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+                StatefulRedisMasterReplicaConnection<String, byte[]> c = MasterReplica.connect(client, CODEC,
+                        RedisURI.create(policy.uri()));
+                c.setReadFrom(ReadFrom.UPSTREAM);  // reads too: a replica may lag behind a claim just made
+                store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
+                store.startHeartbeat();
             } else {
                 RedisClient client = RedisClient.create(resources, RedisURI.create(policy.uri()));
                 client.setOptions(ClientOptions.builder().timeoutOptions(timeouts)
@@ -149,6 +172,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             seeds.add(RedisURI.create(uri.substring(0, hostsStart) + host + rest));
         }
         return seeds;
+    }
+
+    /**
+     * A master/replica connection reports itself open even while its master is down, so in sentinel
+     * mode {@link #isAvailable()} is the outcome of a {@code PING} to the master every
+     * {@link #HEARTBEAT} (run on Lettuce's event executor) or of any later command that succeeded.
+     */
+    private void startHeartbeat() {
+        lastPingOk = Boolean.TRUE;
+        heartbeat = resources.eventExecutorGroup().scheduleWithFixedDelay(() -> {
+            if (!closed) {
+                redis.ping().whenComplete((pong, error) -> lastPingOk = error == null);
+            }
+        }, HEARTBEAT.toMillis(), HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void checkEvictionPolicy(RedisPolicy policy) {
@@ -262,7 +299,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean isAvailable() {
-        return !closed && connection.isOpen();
+        Boolean pingOk = lastPingOk;
+        return !closed && (pingOk == null ? connection.isOpen() : pingOk);
     }
 
     /** Closes the connection, the client and its threads. Blocking. */
@@ -272,6 +310,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return;
         }
         closed = true;
+        if (heartbeat != null) {
+            heartbeat.cancel(false);
+        }
         try {
             connection.close();
             client.close();
@@ -296,6 +337,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         CompletableFuture<T> result = new CompletableFuture<>();
         stage.whenComplete((value, error) -> {
             if (error == null) {
+                if (lastPingOk != null) {
+                    lastPingOk = Boolean.TRUE;  // an answer is as good as a PONG
+                }
                 result.complete(value);
             } else {
                 result.completeExceptionally(unavailable(error));
