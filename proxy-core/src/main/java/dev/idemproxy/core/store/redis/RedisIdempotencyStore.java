@@ -21,6 +21,7 @@ import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -119,7 +120,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             RedisIdempotencyStore store;
             if (policy.mode().equals("cluster")) {
                 RedisClusterClient client = RedisClusterClient.create(resources, clusterUris(policy.uri()));
-                client.setOptions(ClusterClientOptions.builder().timeoutOptions(timeouts)
+                client.setOptions(ClusterClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
                         .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                                 .enablePeriodicRefresh(Duration.ofSeconds(30)).build())
                         // not REJECT_COMMANDS: a cluster's node connections open lazily and would reject the
@@ -137,7 +138,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 // seconds after a failover (or never, if it cannot reach it), and every claim made there
                 // meanwhile is lost. This one listens to the Sentinels' events and follows +switch-master.
                 RedisClient client = RedisClient.create(resources);
-                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts)
+                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
                 StatefulRedisMasterReplicaConnection<String, byte[]> c = MasterReplica.connect(client, CODEC,
                         RedisURI.create(policy.uri()));
@@ -146,7 +147,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 store.startHeartbeat();
             } else {
                 RedisClient client = RedisClient.create(resources, RedisURI.create(policy.uri()));
-                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts)
+                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
                 StatefulRedisConnection<String, byte[]> c = client.connect(CODEC);
                 store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
@@ -155,8 +156,30 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return store;
         } catch (RedisException e) {
             resources.shutdown();
-            throw new StoreUnavailableException("cannot connect to Redis at " + policy.redactedUri() + ": " + e.getMessage(), e);
+            throw new StoreUnavailableException("cannot connect to Redis at " + policy.redactedUri() + ": " + describe(e), e);
         }
+    }
+
+    /** Lettuce's defaults, or trust in {@code tls.caFile} alone; host names are verified either way. */
+    private static SslOptions sslOptions(RedisPolicy policy) {
+        if (policy.tlsCaFile() == null) {
+            return SslOptions.create();
+        }
+        return SslOptions.builder().jdkSslProvider().trustManager(policy.tlsCaFile().toFile()).build();
+    }
+
+    /**
+     * The message and, when it says more, the root cause's: Lettuce's "Unable to connect to …" alone
+     * hides a refused connection, a failed certificate check or a wrong password.
+     */
+    private static String describe(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = String.valueOf(e.getMessage());
+        String rootMessage = root.getMessage();
+        return root == e || rootMessage == null || message.contains(rootMessage) ? message : message + " (" + rootMessage + ")";
     }
 
     /** {@code redis://h1:p1,h2:p2} → one seed URI per host, keeping scheme and credentials. */
