@@ -46,8 +46,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -152,7 +154,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 StatefulRedisConnection<String, byte[]> c = client.connect(CODEC);
                 store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
             }
-            store.checkEvictionPolicy(policy);
+            store.checkEvictionPolicy(policy, commandTimeout);
             return store;
         } catch (RedisException e) {
             resources.shutdown();
@@ -211,18 +213,28 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }, HEARTBEAT.toMillis(), HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private void checkEvictionPolicy(RedisPolicy policy) {
-        redis.configGet("maxmemory-policy").whenComplete((config, error) -> {
-            if (error != null) {
-                log.debug("cannot read maxmemory-policy from {} (CONFIG may be disabled): {}", policy.redactedUri(), error.toString());
-                return;
-            }
-            String value = config.get("maxmemory-policy");
-            if (value != null && !value.equals("noeviction")) {
-                log.warn("Redis at {} has maxmemory-policy {}: it may evict idempotency records and re-execute duplicates;"
-                        + " set maxmemory-policy noeviction", policy.redactedUri(), value);
-            }
-        });
+    /**
+     * Warns when Redis may evict records. Waits for the answer (at most the command timeout), so
+     * the warning is logged before the proxy reports itself started; a Redis that refuses
+     * {@code CONFIG} (managed services often do) is let through with a debug line.
+     */
+    private void checkEvictionPolicy(RedisPolicy policy, Duration commandTimeout) {
+        Map<String, String> config;
+        try {
+            config = redis.configGet("maxmemory-policy").toCompletableFuture()
+                    .get(commandTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            log.debug("cannot read maxmemory-policy from {} (CONFIG may be disabled): {}", policy.redactedUri(), e.toString());
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        String value = config.get("maxmemory-policy");
+        if (value != null && !value.equals("noeviction")) {
+            log.warn("Redis at {} has maxmemory-policy {}: it may evict idempotency records and re-execute duplicates;"
+                    + " set maxmemory-policy noeviction", policy.redactedUri(), value);
+        }
     }
 
     String recordKey(RecordKey key) {
