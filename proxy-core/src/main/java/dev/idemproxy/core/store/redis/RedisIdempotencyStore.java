@@ -65,7 +65,15 @@ import org.slf4j.LoggerFactory;
  * one key each plus a per-business-id index; task retry counters are one integer each, charged
  * by a script.
  *
- * <p><b>Durability</b> is Redis's own (RDB/AOF, replication) and nothing more: no {@code WAIT}.
+ * <p><b>Sentinel</b> mode uses Lettuce's master/replica connection, which subscribes to every
+ * Sentinel and re-reads the topology 5 s after the first failover event it sees (its debounce), so
+ * for up to about 5 s after a switch commands may still reach the old master; all commands go to
+ * the master. <b>TLS</b>
+ * ({@code rediss://}) verifies the certificate and host name against {@code tlsCaFile} when set,
+ * else the JVM's trust store.
+ *
+ * <p><b>Durability</b> is Redis's own (RDB/AOF, asynchronous replication) and nothing more: no
+ * {@code WAIT}, so a failover can lose the last writes.
  * An evicting {@code maxmemory-policy} silently loses records, so a start-up check warns unless it is
  * {@code noeviction}.
  *
@@ -138,7 +146,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 // Master/replica over Sentinel, not a plain connection to the master Sentinel named at
                 // connect time: that one moves only when the old master drops it, which Sentinel does
                 // seconds after a failover (or never, if it cannot reach it), and every claim made there
-                // meanwhile is lost. This one listens to the Sentinels' events and follows +switch-master.
+                // meanwhile is lost. This one listens to the Sentinels' events and follows a switch within
+                // about 5 s (Lettuce re-reads the topology 5 s after the first failover event).
                 RedisClient client = RedisClient.create(resources);
                 client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
