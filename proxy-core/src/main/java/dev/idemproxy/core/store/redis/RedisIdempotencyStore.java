@@ -68,9 +68,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Sentinel</b> mode uses Lettuce's master/replica connection, which subscribes to every
  * Sentinel and re-reads the topology 5 s after the first failover event it sees (its debounce), so
  * for up to about 5 s after a switch commands may still reach the old master; all commands go to
- * the master. <b>TLS</b>
- * ({@code rediss://}) verifies the certificate and host name against {@code tlsCaFile} when set,
- * else the JVM's trust store.
+ * the master. <b>TLS</b> ({@code rediss://}) verifies the certificate and host name against
+ * {@code tlsCaFile} when set, else the JVM's trust store.
  *
  * <p><b>Durability</b> is Redis's own (RDB/AOF, asynchronous replication) and nothing more: no
  * {@code WAIT}, so a failover can lose the last writes.
