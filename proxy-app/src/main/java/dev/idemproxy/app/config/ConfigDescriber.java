@@ -90,7 +90,8 @@ public final class ConfigDescriber {
         return map("type", s.type().spelling(),
                 "embedded", map("path", s.embeddedPath().toString()),
                 "memory", map("maxEntries", s.memoryMaxEntries()),
-                "redis", map("uri", s.redis().redactedUri(), "mode", s.redis().mode(), "keyPrefix", s.redis().keyPrefix()),
+                "redis", map("uri", s.redis().redactedUri(), "mode", s.redis().mode(), "keyPrefix", s.redis().keyPrefix(),
+                        "tls", map("caFile", s.redis().tlsCaFile() == null ? null : s.redis().tlsCaFile().toString())),
                 "onUnavailable", s.onUnavailable().spelling(),
                 "nearCache", map("enabled", s.nearCache().enabled(), "maxEntries", s.nearCache().maxEntries(),
                         "maxBytes", SizeParser.format(s.nearCache().maxBytes()), "ttl", d(s.nearCache().ttl())));

@@ -100,7 +100,15 @@ final class ConfigReader {
         String mode = m.parsed("mode", d.mode(), "a redis mode",
                 t -> Choices.of(new String[] {"standalone", "sentinel", "cluster"}, s -> s, t));
         String keyPrefix = m.string("keyPrefix", d.keyPrefix());
-        RedisPolicy r = m.reading().problems().build(m.at("uri"), m.path(), () -> new RedisPolicy(uri, mode, keyPrefix));
+        Path base = m.reading().baseDir();
+        MapReader tls = m.map("tls");
+        Path parsedCaFile = tls.parsed("caFile", null, "a file name", t -> RouteReader.readableFile(base, t));
+        Path caFile = parsedCaFile != null && !uri.startsWith("rediss://") ? null : parsedCaFile;
+        if (caFile != parsedCaFile) {
+            tls.problem("caFile", "given with a " + uri.substring(0, uri.indexOf("://") + 3)
+                    + " URI (expected: a rediss:// store.redis.uri)");
+        }
+        RedisPolicy r = m.reading().problems().build(m.at("uri"), m.path(), () -> new RedisPolicy(uri, mode, keyPrefix, caFile));
         return r == null ? d : r;
     }
 

@@ -69,7 +69,7 @@ final class ConfigSchema {
                     leaf("type"),
                     section("embedded", leaf("path")),
                     section("memory", leaf("maxEntries")),
-                    section("redis", leaf("uri"), leaf("mode"), leaf("keyPrefix")),
+                    section("redis", leaf("uri"), leaf("mode"), leaf("keyPrefix"), section("tls", leaf("caFile"))),
                     leaf("onUnavailable"),
                     section("nearCache", leaf("enabled"), leaf("maxEntries"), leaf("maxBytes"), leaf("ttl"))),
             section("tasks", leaf("header"), section("budget", leaf("maxRetries"), leaf("window"))),

@@ -179,7 +179,7 @@ final class RouteReader {
     }
 
     /** {@code text} resolved against the config file's directory; must be a readable file. */
-    private static Path readableFile(Path base, String text) {
+    static Path readableFile(Path base, String text) {
         Path p;
         try {
             p = base.resolve(text).normalize();

@@ -117,6 +117,33 @@ class YamlConfigLoaderTest {
     }
 
     @Test
+    void redisTlsCaFileIsResolvedAgainstTheConfigDirectoryAndThePasswordComesFromTheEnvironment(@TempDir Path dir)
+            throws Exception {
+        Files.createDirectories(dir.resolve("certs"));
+        Files.writeString(dir.resolve("certs/redis-ca.pem"), "-----BEGIN CERTIFICATE-----\n");
+        YamlConfigLoader withEnv = new YamlConfigLoader(Map.of("REDIS_PASSWORD", "s3cret")::get);
+        String yaml = "store:\n"
+                + "  type: redis\n"
+                + "  redis: { uri: \"rediss://:${REDIS_PASSWORD}@cache:6380\", tls: { caFile: certs/redis-ca.pem } }\n";
+
+        StorePolicy.RedisPolicy redis = withEnv.parse(yaml, "test.yaml", dir).store().redis();
+
+        assertThat(redis).isEqualTo(new StorePolicy.RedisPolicy("rediss://:s3cret@cache:6380", "standalone", "idemproxy:",
+                dir.resolve("certs/redis-ca.pem")));
+        assertThat(redis.redactedUri()).isEqualTo("rediss://<redacted>@cache:6380");
+    }
+
+    @Test
+    void aRedisCaFileIsReportedWhenUnreadableOrWithoutRediss() {
+        assertThat(parseProblems("store:\n  redis: { uri: \"rediss://cache:6380\", tls: { caFile: missing.pem } }\n"))
+                .containsExactly("test.yaml:2:55: store.redis.tls.caFile: 'missing.pem' cannot be read (expected: a readable"
+                        + " PEM file, relative to the config file's directory)");
+        assertThat(parseProblems("store:\n  redis: { uri: \"redis://cache:6379\", tls: { caFile: pom.xml } }\n"))
+                .containsExactly("test.yaml:2:54: store.redis.tls.caFile: given with a redis:// URI (expected: a"
+                        + " rediss:// store.redis.uri)");
+    }
+
+    @Test
     void variablesAreExpandedInValuesOfEveryType() throws Exception {
         YamlConfigLoader withEnv = new YamlConfigLoader(Map.of("PORT", "9090", "TOKEN", "s3cret", "ATTEMPTS", "3")::get);
         String yaml = "listen: 127.0.0.1:${PORT}\n"
@@ -287,7 +314,7 @@ class YamlConfigLoaderTest {
     void knownKeyPathsCoverTheContract() {
         assertThat(YamlConfigLoader.knownKeyPaths()).contains("listen", "shutdown.grace", "store.redis.keyPrefix",
                 "routes[].idempotency.key.derive", "routes[].retry.backoff.jitter", "routes[].deadLetter.keepHeaders",
-                "server.maxInitialLine", "routes[].tls.caFile", "routes[].pool.idleTimeout", "secretHeaders");
+                "server.maxInitialLine", "routes[].tls.caFile", "store.redis.tls.caFile", "routes[].pool.idleTimeout", "secretHeaders");
     }
 
     private ProxyConfig parse(String yaml) throws InvalidConfigException {

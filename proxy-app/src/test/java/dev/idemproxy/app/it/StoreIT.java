@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.RedisClusterFixture;
+import dev.idemproxy.core.testing.RedisSentinelFixture;
 import dev.idemproxy.core.testing.RedisServerFixture;
 import dev.idemproxy.core.testing.TestUpstream;
 import java.net.URI;
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The proxy end to end on real stores: Redis standalone and cluster, two proxies sharing one
+ * The proxy end to end on real stores: Redis standalone, cluster and Sentinel, two proxies sharing one
  * Redis, a Redis outage under {@code reject} and {@code passthrough}, and the per-task retry
  * budget shared across calls and proxies. Asserted on the wire: statuses, bytes, headers,
  * upstream hit counts, {@code /readyz} and {@code /metrics}.
@@ -218,6 +219,21 @@ class StoreIT {
             }
             assertThat(firsts).extracting(r -> new String(r.body())).doesNotHaveDuplicates();
             assertThat(upstream.requestCount()).isEqualTo(before + 6);
+        }
+    }
+
+    // ------------------------------------------------------------------ Redis Sentinel
+
+    @Test
+    void redisSentinelReplaysDuplicatesAndExecutesOnce() throws Exception {
+        try (RedisSentinelFixture sentinel = RedisSentinelFixture.start();
+                RunningProxy proxy = RunningProxy.start(redisStore(sentinel.uri(), "sentinel", "reject"), routes())) {
+            upstream.enqueue(respond(201, "created via sentinel"));
+            String key = "sentinel-" + UUID.randomUUID();
+            HttpResponse<byte[]> first = postKey(proxy, key, "{\"n\":1}");
+            assertThat(first.statusCode()).isEqualTo(201);
+            assertReplayOf(postKey(proxy, key, "{\"n\":1}"), first);
+            assertThat(upstream.requestCount()).isEqualTo(before + 1);
         }
     }
 

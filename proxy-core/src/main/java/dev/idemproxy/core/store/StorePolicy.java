@@ -43,11 +43,14 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, R
     }
 
     /**
-     * @param uri       redis:// or rediss:// URI; may carry a password
+     * @param uri       redis:// or rediss:// URI (a list of seeds for a cluster), or a
+     *                  redis-sentinel:// URI; may carry a password
      * @param mode      standalone | sentinel | cluster
      * @param keyPrefix prefix of every key the proxy writes
+     * @param tlsCaFile PEM file of the certificates a rediss:// server's certificate is verified
+     *                  against, or null for the JVM's trust store; only with a rediss:// URI
      */
-    public record RedisPolicy(String uri, String mode, String keyPrefix) {
+    public record RedisPolicy(String uri, String mode, String keyPrefix, Path tlsCaFile) {
         public static final RedisPolicy DEFAULT = new RedisPolicy("redis://127.0.0.1:6379", "standalone", "idemproxy:");
 
         public RedisPolicy {
@@ -58,6 +61,13 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, R
                     "mode " + mode + " with URI '" + redactedUriOf(uri) + "' (expected: mode sentinel exactly with a"
                             + " redis-sentinel://host:port[,host:port]/db#master URI)");
             requireNonNull(keyPrefix, "keyPrefix");
+            requireArgument(tlsCaFile == null || uri.startsWith("rediss://"),
+                    "tls.caFile with URI '" + redactedUriOf(uri) + "' (expected: a rediss:// URI)");
+        }
+
+        /** Without a CA file: a rediss:// server is verified against the JVM's trust store. */
+        public RedisPolicy(String uri, String mode, String keyPrefix) {
+            this(uri, mode, keyPrefix, null);
         }
 
         /** The URI with any password replaced, for logs and /config. */

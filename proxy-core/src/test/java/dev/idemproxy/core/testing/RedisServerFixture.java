@@ -9,14 +9,19 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.net.SocketFactory;
+import javax.net.ssl.SSLContext;
 
 /**
  * A real {@code redis-server} child process on a loopback port, in a temporary directory, with
  * persistence off unless asked for ({@link #startStandalone(String...)} with
- * {@code "--appendonly", "yes"} keeps data across a restart in that directory). Start it with {@link #start()}; {@link #stop()} and {@link #start()} again
- * restart it on the same port (for outage tests); {@link #close()} stops it and deletes the
- * directory. {@code redis-server} comes from the PATH or /usr/bin; without it, tests fail with the
- * install command rather than skip. Not thread-safe: drive it from the test thread.
+ * {@code "--appendonly", "yes"} keeps data across a restart in that directory). Variants: TLS only
+ * ({@link #startTls}: {@code --port 0}, {@code --tls-port}), a password ({@link #startWithPassword}),
+ * and a Sentinel ({@link #sentinelOn}, used by {@link RedisSentinelFixture}). Start it with
+ * {@link #start()}; {@link #stop()} and {@link #start()} again restart it on the same port (for
+ * outage tests); {@link #close()} stops it and deletes the directory. {@code redis-server} comes
+ * from the PATH or /usr/bin; without it, tests fail with the install command rather than skip.
+ * Not thread-safe: drive it from the test thread.
  */
 public final class RedisServerFixture implements AutoCloseable {
     private static final long START_TIMEOUT_MS = 10_000;
@@ -24,11 +29,26 @@ public final class RedisServerFixture implements AutoCloseable {
     private final int port;
     private final List<String> extraArgs;
     private final Path dir;
+    private final SocketFactory sockets;
+    private final String password;
+    private final boolean tls;
+    private Path sentinelConfig;
     private Process process;
 
     private RedisServerFixture(int port, List<String> extraArgs) {
+        this(port, extraArgs, null, null);
+    }
+
+    /**
+     * @param tlsClient when not null, the server listens with TLS only and readiness is probed over it
+     * @param password  when not null, readiness probes and {@link #command} authenticate with it
+     */
+    private RedisServerFixture(int port, List<String> extraArgs, SSLContext tlsClient, String password) {
         this.port = port;
         this.extraArgs = List.copyOf(extraArgs);
+        this.sockets = tlsClient == null ? SocketFactory.getDefault() : tlsClient.getSocketFactory();
+        this.tls = tlsClient != null;
+        this.password = password;
         try {
             this.dir = Files.createTempDirectory("redis-" + port + "-");
         } catch (IOException e) {
@@ -52,18 +72,58 @@ public final class RedisServerFixture implements AutoCloseable {
         return f;
     }
 
+    /**
+     * A started server on a free port that speaks TLS only ({@code --port 0}), presenting
+     * {@code certs}' server certificate (SAN {@code localhost} and {@code 127.0.0.1}); clients need
+     * no certificate of their own. {@link #uri()} is {@code rediss://127.0.0.1:PORT}.
+     */
+    public static RedisServerFixture startTls(TestCertificates certs, String... extraArgs) {
+        List<String> args = new ArrayList<>(List.of("--tls-cert-file", certs.serverCertChainPemFile().toString(),
+                "--tls-key-file", certs.serverKeyPemFile().toString(),
+                "--tls-ca-cert-file", certs.caPemFile().toString(), "--tls-auth-clients", "no"));
+        args.addAll(List.of(extraArgs));
+        RedisServerFixture f = new RedisServerFixture(FreePorts.pick(), args, certs.clientSslContext(), null);
+        f.start();
+        return f;
+    }
+
+    /** A started server on a free port that requires {@code password} ({@code --requirepass}). */
+    public static RedisServerFixture startWithPassword(String password, String... extraArgs) {
+        List<String> args = new ArrayList<>(List.of("--requirepass", password));
+        args.addAll(List.of(extraArgs));
+        RedisServerFixture f = new RedisServerFixture(FreePorts.pick(), args, null, password);
+        f.start();
+        return f;
+    }
+
     /** A not yet started server on {@code port} with extra {@code redis-server} arguments. */
     static RedisServerFixture on(int port, List<String> extraArgs) {
         return new RedisServerFixture(port, extraArgs);
+    }
+
+    /**
+     * A not yet started {@code redis-server --sentinel} on {@code port}, its configuration file
+     * (which Sentinel rewrites as it learns) holding {@code configLines}.
+     */
+    static RedisServerFixture sentinelOn(int port, List<String> configLines) {
+        RedisServerFixture f = new RedisServerFixture(port, List.of());
+        f.sentinelConfig = f.dir.resolve("sentinel.conf");
+        try {
+            Files.write(f.sentinelConfig, configLines);
+        } catch (IOException e) {
+            f.close();
+            throw new UncheckedIOException(e);
+        }
+        return f;
     }
 
     public int port() {
         return port;
     }
 
-    /** {@code redis://127.0.0.1:PORT}. */
+    /** {@code redis://127.0.0.1:PORT}, or {@code rediss://…} for a TLS server; never with the password. */
     public String uri() {
-        return "redis://127.0.0.1:" + port;
+        return (tls ? "rediss" : "redis") + "://127.0.0.1:" + port;
     }
 
     Path dir() {
@@ -75,9 +135,16 @@ public final class RedisServerFixture implements AutoCloseable {
         if (process != null && process.isAlive()) {
             return;
         }
-        List<String> cmd = new ArrayList<>(List.of(binary("redis-server"), "--port", Integer.toString(port),
+        List<String> cmd = new ArrayList<>(List.of(binary("redis-server")));
+        if (sentinelConfig != null) {
+            cmd.addAll(List.of(sentinelConfig.toString(), "--sentinel"));
+        }
+        cmd.addAll(List.of("--port", tls ? "0" : Integer.toString(port),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
                 "--dir", dir.toString(), "--protected-mode", "no"));
+        if (tls) {
+            cmd.addAll(List.of("--tls-port", Integer.toString(port)));
+        }
         cmd.addAll(extraArgs);
         try {
             process = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
@@ -88,7 +155,7 @@ public final class RedisServerFixture implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
         while (true) {
             try {
-                if ("+PONG".equals(Resp.command(port, "PING"))) {
+                if ("+PONG".equals(command("PING"))) {
                     return;
                 }
             } catch (IOException notYet) {
@@ -128,9 +195,23 @@ public final class RedisServerFixture implements AutoCloseable {
         }
     }
 
-    /** Sends one command and returns the reply as text (not arrays). */
+    /**
+     * Sends one command (over TLS and after {@code AUTH} when this server needs them) and returns
+     * the reply as text; an array comes back as its elements, one per line.
+     */
     public String command(String... args) throws IOException {
-        return Resp.command(port, args);
+        return Resp.command(sockets, password, port, args);
+    }
+
+    /** A field of {@code INFO section} ({@code role}, {@code master_repl_offset}, …), or null. */
+    public String info(String section, String field) throws IOException {
+        String info = command("INFO", section);
+        for (String line : info == null ? new String[0] : info.split("\r?\n")) {
+            if (line.startsWith(field + ":")) {
+                return line.substring(field.length() + 1).trim();
+            }
+        }
+        return null;
     }
 
     String log() {

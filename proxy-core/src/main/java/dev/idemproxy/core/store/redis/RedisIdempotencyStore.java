@@ -17,9 +17,11 @@ import dev.idemproxy.core.store.StoreCodec;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredResponse;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -32,6 +34,8 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.masterreplica.MasterReplica;
+import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import java.time.Duration;
@@ -42,6 +46,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,7 +65,14 @@ import org.slf4j.LoggerFactory;
  * one key each plus a per-business-id index; task retry counters are one integer each, charged
  * by a script.
  *
- * <p><b>Durability</b> is Redis's own (RDB/AOF, replication) and nothing more: no {@code WAIT}.
+ * <p><b>Sentinel</b> mode uses Lettuce's master/replica connection, which subscribes to every
+ * Sentinel and re-reads the topology 5 s after the first failover event it sees (its debounce), so
+ * for up to about 5 s after a switch commands may still reach the old master; all commands go to
+ * the master. <b>TLS</b> ({@code rediss://}) verifies the certificate and host name against
+ * {@code tlsCaFile} when set, else the JVM's trust store.
+ *
+ * <p><b>Durability</b> is Redis's own (RDB/AOF, asynchronous replication) and nothing more: no
+ * {@code WAIT}, so a failover can lose the last writes.
  * An evicting {@code maxmemory-policy} silently loses records, so a start-up check warns unless it is
  * {@code noeviction}.
  *
@@ -65,10 +80,12 @@ import org.slf4j.LoggerFactory;
  * and sentinel commands fail at once (Lettuce reconnects in the background); cluster commands wait
  * for the reconnect up to {@code commandTimeout}. Every failure completes the stage with
  * {@link StoreUnavailableException}; {@link #isAvailable()} is the main connection's state (for a
- * cluster, the seed connection's, not every node's). Stages complete on Lettuce's I/O threads. Thread-safe.
+ * cluster, the seed connection's, not every node's; for sentinel, the last once-a-second
+ * {@code PING} to the master's). Stages complete on Lettuce's I/O threads. Thread-safe.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    private static final Duration HEARTBEAT = Duration.ofSeconds(1);
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
     private final ClientResources resources;
@@ -80,6 +97,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final RedisDeadLetters deadLetters;
     private final RedisTaskCounters taskCounters;
     private volatile boolean closed;
+    /** Sentinel mode only: the last heartbeat's outcome (see {@link #isAvailable()}); null in other modes. */
+    private volatile Boolean lastPingOk;
+    private ScheduledFuture<?> heartbeat;
 
     private RedisIdempotencyStore(ClientResources resources, AutoCloseable client, StatefulConnection<String, byte[]> connection,
             RedisClusterAsyncCommands<String, byte[]> redis, String prefix) {
@@ -109,7 +129,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             RedisIdempotencyStore store;
             if (policy.mode().equals("cluster")) {
                 RedisClusterClient client = RedisClusterClient.create(resources, clusterUris(policy.uri()));
-                client.setOptions(ClusterClientOptions.builder().timeoutOptions(timeouts)
+                client.setOptions(ClusterClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
                         .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                                 .enablePeriodicRefresh(Duration.ofSeconds(30)).build())
                         // not REJECT_COMMANDS: a cluster's node connections open lazily and would reject the
@@ -121,19 +141,55 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     c.getConnection(node.getNodeId());
                 }
                 store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
+            } else if (policy.mode().equals("sentinel")) {
+                // Master/replica over Sentinel, not a plain connection to the master Sentinel named at
+                // connect time: that one moves only when the old master drops it, which Sentinel does
+                // seconds after a failover (or never, if it cannot reach it), and every claim made there
+                // meanwhile is lost. This one listens to the Sentinels' events and follows a switch within
+                // about 5 s (Lettuce re-reads the topology 5 s after the first failover event).
+                RedisClient client = RedisClient.create(resources);
+                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
+                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+                StatefulRedisMasterReplicaConnection<String, byte[]> c = MasterReplica.connect(client, CODEC,
+                        RedisURI.create(policy.uri()));
+                c.setReadFrom(ReadFrom.UPSTREAM);  // reads too: a replica may lag behind a claim just made
+                store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
+                store.startHeartbeat();
             } else {
                 RedisClient client = RedisClient.create(resources, RedisURI.create(policy.uri()));
-                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts)
+                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
                 StatefulRedisConnection<String, byte[]> c = client.connect(CODEC);
                 store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
             }
-            store.checkEvictionPolicy(policy);
+            store.checkEvictionPolicy(policy, commandTimeout);
             return store;
         } catch (RedisException e) {
             resources.shutdown();
-            throw new StoreUnavailableException("cannot connect to Redis at " + policy.redactedUri() + ": " + e.getMessage(), e);
+            throw new StoreUnavailableException("cannot connect to Redis at " + policy.redactedUri() + ": " + describe(e), e);
         }
+    }
+
+    /** Lettuce's defaults, or trust in {@code tls.caFile} alone; host names are verified either way. */
+    private static SslOptions sslOptions(RedisPolicy policy) {
+        if (policy.tlsCaFile() == null) {
+            return SslOptions.create();
+        }
+        return SslOptions.builder().jdkSslProvider().trustManager(policy.tlsCaFile().toFile()).build();
+    }
+
+    /**
+     * The message and, when it says more, the root cause's: Lettuce's "Unable to connect to …" alone
+     * hides a refused connection, a failed certificate check or a wrong password.
+     */
+    private static String describe(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = String.valueOf(e.getMessage());
+        String rootMessage = root.getMessage();
+        return root == e || rootMessage == null || message.contains(rootMessage) ? message : message + " (" + rootMessage + ")";
     }
 
     /** {@code redis://h1:p1,h2:p2} → one seed URI per host, keeping scheme and credentials. */
@@ -151,18 +207,42 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return seeds;
     }
 
-    private void checkEvictionPolicy(RedisPolicy policy) {
-        redis.configGet("maxmemory-policy").whenComplete((config, error) -> {
-            if (error != null) {
-                log.debug("cannot read maxmemory-policy from {} (CONFIG may be disabled): {}", policy.redactedUri(), error.toString());
-                return;
+    /**
+     * A master/replica connection reports itself open even while its master is down, so in sentinel
+     * mode {@link #isAvailable()} is the outcome of a {@code PING} to the master every
+     * {@link #HEARTBEAT} (run on Lettuce's event executor) or of any later command that succeeded.
+     */
+    private void startHeartbeat() {
+        lastPingOk = Boolean.TRUE;
+        heartbeat = resources.eventExecutorGroup().scheduleWithFixedDelay(() -> {
+            if (!closed) {
+                redis.ping().whenComplete((pong, error) -> lastPingOk = error == null);
             }
-            String value = config.get("maxmemory-policy");
-            if (value != null && !value.equals("noeviction")) {
-                log.warn("Redis at {} has maxmemory-policy {}: it may evict idempotency records and re-execute duplicates;"
-                        + " set maxmemory-policy noeviction", policy.redactedUri(), value);
-            }
-        });
+        }, HEARTBEAT.toMillis(), HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Warns when Redis may evict records. Waits for the answer (at most the command timeout), so
+     * the warning is logged before the proxy reports itself started; a Redis that refuses
+     * {@code CONFIG} (managed services often do) is let through with a debug line.
+     */
+    private void checkEvictionPolicy(RedisPolicy policy, Duration commandTimeout) {
+        Map<String, String> config;
+        try {
+            config = redis.configGet("maxmemory-policy").toCompletableFuture()
+                    .get(commandTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            log.debug("cannot read maxmemory-policy from {} (CONFIG may be disabled): {}", policy.redactedUri(), e.toString());
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        String value = config.get("maxmemory-policy");
+        if (value != null && !value.equals("noeviction")) {
+            log.warn("Redis at {} has maxmemory-policy {}: it may evict idempotency records and re-execute duplicates;"
+                    + " set maxmemory-policy noeviction", policy.redactedUri(), value);
+        }
     }
 
     String recordKey(RecordKey key) {
@@ -262,7 +342,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean isAvailable() {
-        return !closed && connection.isOpen();
+        Boolean pingOk = lastPingOk;
+        return !closed && (pingOk == null ? connection.isOpen() : pingOk);
     }
 
     /** Closes the connection, the client and its threads. Blocking. */
@@ -272,6 +353,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return;
         }
         closed = true;
+        if (heartbeat != null) {
+            heartbeat.cancel(false);
+        }
         try {
             connection.close();
             client.close();
@@ -296,6 +380,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         CompletableFuture<T> result = new CompletableFuture<>();
         stage.whenComplete((value, error) -> {
             if (error == null) {
+                if (lastPingOk != null) {
+                    lastPingOk = Boolean.TRUE;  // an answer is as good as a PONG
+                }
                 result.complete(value);
             } else {
                 result.completeExceptionally(unavailable(error));
