@@ -1,6 +1,8 @@
 package dev.idemproxy.app;
 
+import ch.qos.logback.classic.LoggerContext;
 import dev.idemproxy.app.cli.IdemproxyCommand;
+import org.slf4j.LoggerFactory;
 
 /** Entry point of {@code idemproxy.jar}. {@code run} returns only once the proxy has stopped. */
 public final class Main {
@@ -10,7 +12,16 @@ public final class Main {
 
     public static void main(String[] args) {
         defaultLeakDetectionOff();
-        System.exit(IdemproxyCommand.commandLine().execute(args));
+        int exit = IdemproxyCommand.commandLine().execute(args);
+        flushLogs();
+        System.exit(exit);
+    }
+
+    /** Log lines are written by the asynchronous appender's thread: write what is still queued. */
+    static void flushLogs() {
+        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext) {
+            ((LoggerContext) LoggerFactory.getILoggerFactory()).stop();
+        }
     }
 
     /**

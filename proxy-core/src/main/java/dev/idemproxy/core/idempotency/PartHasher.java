@@ -1,6 +1,5 @@
 package dev.idemproxy.core.idempotency;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -15,6 +14,8 @@ import java.util.List;
  */
 final class PartHasher {
     private static final HexFormat HEX = HexFormat.of();
+    /** Looked up once: a provider lookup per call cost more than hashing a small request. */
+    private static final MessageDigest SHA_256 = lookUpSha256();
 
     private PartHasher() {}
 
@@ -31,7 +32,7 @@ final class PartHasher {
                 d.update((byte) 0);
             } else {
                 d.update((byte) 1);
-                d.update(ByteBuffer.allocate(Long.BYTES).putLong(value.length).array());
+                updateLong(d, value.length);
                 d.update(value);
             }
         }
@@ -39,7 +40,21 @@ final class PartHasher {
         return HEX.formatHex(digest, 0, Math.min(bytes, digest.length));
     }
 
+    private static void updateLong(MessageDigest d, long v) {
+        for (int shift = 56; shift >= 0; shift -= 8) {
+            d.update((byte) (v >>> shift));
+        }
+    }
+
     private static MessageDigest sha256() {
+        try {
+            return (MessageDigest) SHA_256.clone();
+        } catch (CloneNotSupportedException e) {
+            return lookUpSha256();
+        }
+    }
+
+    private static MessageDigest lookUpSha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {

@@ -52,4 +52,11 @@ class ScopeTest {
     void malformedHashesAreRejected() {
         assertThatThrownBy(() -> new Scope("Bearer x")).hasMessageContaining("(expected: 32 lower-case hex digits)");
     }
+
+    @Test
+    void theHashIsPinnedAcrossVersionsBecauseStoredRecordsAreKeyedByIt() {
+        // Records written by an earlier version must still be found: this value must never change.
+        assertThat(Scope.of(AUTH, TestRequest.post("/").withHeader("Authorization", "Bearer alice")).hash())
+                .isEqualTo("a21a62fe8dfc2b99650eef56720f8611");
+    }
 }
