@@ -313,6 +313,7 @@ msum() { # metrics-text name [label=value] -> sum of the matching series
 }
 GC_SEEN=0
 GC_MIN="" GC_N=0 GC_FULL=""
+HIST_A="" HIST_B=""
 gc_read() { # sets GC_MIN (lowest heap after a GC, MB), GC_N, GC_FULL (after the last full GC) over unread GC log lines
     local total r
     total=$(wc -l <"$GC_LOG" 2>/dev/null || echo 0)
@@ -340,7 +341,7 @@ log "load: wrk -t$THREADS -c$CONNECTIONS, each connection pausing ~${DELAY_MS} m
 WRK_PID=$!
 STARTED_PIDS+=("$WRK_PID")
 
-echo "t_s,t_real_s,heap_used_mb,heap_after_gc_mb,gcs,live_after_full_gc_mb,rss_mb,open_files,threads,cpu_pct,req_per_s,requests,replays,retries,dlq_entries,upstream_attempts,redis_used_mb" >"$CSV"
+echo "t_s,t_real_s,heap_used_mb,heap_after_gc_mb,gcs,live_after_full_gc_mb,rss_mb,open_files,threads,cpu_pct,req_per_s,requests,replays,retries,dlq_entries,upstream_attempts,redis_used_mb,store_file_mb" >"$CSV"
 now_ms() { local t=${EPOCHREALTIME/./}; echo $(( t / 1000 )); }
 START_MS=$(now_ms)
 elapsed_ms() { echo $(( $(now_ms) - START_MS )); }
@@ -373,6 +374,8 @@ while (( next <= DUR_S )); do
     redis_mb=""
     [[ -n "$REDIS_PORT" ]] && redis_mb=$(redis-cli -p "$REDIS_PORT" info memory 2>/dev/null \
         | awk -F: '$1 == "used_memory" { printf "%.1f", $2 / 1048576 }')
+    store_mb=""
+    [[ $STORE == embedded ]] && store_mb=$(du -sm --apparent-size "$OUT_DIR/data" 2>/dev/null | cut -f1)
     # The GCs of this interval first; then, every --full-gc-every, a forced full GC: the live heap.
     gc_read; gc_min=$GC_MIN; gc_n=$GC_N
     live=""
@@ -381,17 +384,26 @@ while (( next <= DUR_S )); do
         sleep 0.5
         gc_read; live=$GC_FULL
     fi
+    if [[ -z "$HIST_A" ]] && (( next >= WARM_S + WIN_S )); then
+        # A class histogram (it forces a full GC) at the end of the first window, another after the
+        # last sample: the summary lists the classes whose live bytes changed most between the two.
+        HIST_A="$OUT_DIR/histogram-${next}s.txt"
+        jcmd "$PID" GC.class_histogram >"$HIST_A" 2>/dev/null || true
+        gc_read
+    fi
     dt_ms=$(( t_ms - t_prev_ms ))
     cpu=$(awk -v d="$((ticks - ticks_prev))" -v hz="$CLK_TCK" -v dt="$dt_ms" 'BEGIN { printf "%.0f", 100 * d / hz / (dt / 1000) }')
     rps=$(awk -v d="$((reqs - req_prev))" -v dt="$dt_ms" 'BEGIN { printf "%.0f", d / (dt / 1000) }')
     t_real=$(awk -v m="$t_ms" 'BEGIN { printf "%.1f", m / 1000 }')
-    echo "$next,$t_real,$heap,$gc_min,$gc_n,$live,$rss,$fds,$thr,$cpu,$rps,$reqs,$replays,$retries,$dlq,$attempts,$redis_mb" >>"$CSV"
+    echo "$next,$t_real,$heap,$gc_min,$gc_n,$live,$rss,$fds,$thr,$cpu,$rps,$reqs,$replays,$retries,$dlq,$attempts,$redis_mb,$store_mb" >>"$CSV"
     log "t=${next}s heap ${heap} MB (after GC ${gc_min:-–}${live:+, live $live}) rss ${rss} MB fds $fds threads $thr cpu ${cpu}% ${rps} req/s dlq $dlq"
     t_prev_ms=$t_ms; ticks_prev=$ticks; req_prev=$reqs
     next=$(( next + INT_S ))
 done
 
 # ---------------------------------------------------------------- totals
+HIST_B="$OUT_DIR/histogram-end.txt"
+jcmd "$PID" GC.class_histogram >"$HIST_B" 2>/dev/null || true
 kill -INT "$WRK_PID" 2>/dev/null || true
 for _ in $(seq 1 150); do kill -0 "$WRK_PID" 2>/dev/null || break; sleep 0.2; done
 wait "$WRK_PID" 2>/dev/null || true
@@ -414,8 +426,8 @@ verdict_rows=$(awk -F, -v w0="$WARM_S" -v w1="$((WARM_S + WIN_S))" -v b0="$((DUR
     NR == 1 { next }
     {
         t = $1
-        split("4 6 7 8 9", cols, " ")
-        for (k = 1; k <= 5; k++) {
+        split("4 6 7 8 9 15 18", cols, " ")
+        for (k = 1; k <= 7; k++) {
             c = cols[k]; v = $c; if (v == "") continue
             if (t > w0 && t <= w1) { na[c]++; A[c, na[c]] = v }
             if (t > b0 && t <= dur) { nb[c]++; B[c, nb[c]] = v }
@@ -426,8 +438,9 @@ verdict_rows=$(awk -F, -v w0="$WARM_S" -v w1="$((WARM_S + WIN_S))" -v b0="$((DUR
         name[4] = "heap after GC (MB)"; name[6] = "live heap after full GC (MB)"; name[7] = "RSS (MB)"; name[8] = "open files"; name[9] = "threads"
         # tolerance: absolute, relative (the larger applies)
         abs[4] = 8; rel[4] = 0.10; abs[6] = 4; rel[6] = 0.10; abs[7] = 16; rel[7] = 0.05; abs[8] = 8; rel[8] = 0; abs[9] = 2; rel[9] = 0
-        split("4 6 7 8 9", order, " ")
-        for (k = 1; k <= 5; k++) {
+        name[15] = "DLQ entries (grow by design)"; name[18] = "embedded store file (MB)"
+        split("4 6 7 8 9 15 18", order, " ")
+        for (k = 1; k <= 7; k++) {
             c = order[k]; if (!(c in n)) continue
             if (!na[c] || !nb[c]) { printf "| %s | %s | %s | | | | | n/a (no sample in a window) |\n", name[c], (na[c] ? "" : "–"), (nb[c] ? "" : "–"); continue }
             for (i = 1; i <= na[c]; i++) a[i] = A[c, i]; ma = med(a, na[c]); delete a
@@ -435,6 +448,7 @@ verdict_rows=$(awk -F, -v w0="$WARM_S" -v w1="$((WARM_S + WIN_S))" -v b0="$((DUR
             d = n[c] * sxx[c] - sx[c] * sx[c]; slope = (d != 0 ? (n[c] * sxy[c] - sx[c] * sy[c]) / d * 60 : 0)
             tol = abs[c]; if (rel[c] * ma > tol) tol = rel[c] * ma
             ok = (mb - ma <= tol) ? "flat" : "**grew**"
+            if (c == 15 || c == 18) { printf "| %s | %.1f | %.1f | %+.1f | – | %+.2f | %.1f–%.1f | (not judged) |\n", name[c], ma, mb, mb - ma, slope, mn[c], mx[c]; continue }
             printf "| %s | %.1f | %.1f | %+.1f | %.1f | %+.2f | %.1f–%.1f | %s |\n", name[c], ma, mb, mb - ma, tol, slope, mn[c], mx[c], ok
         }
     }' "$CSV")
@@ -461,6 +475,19 @@ RPS_MED=$(awk -F, -v w0="$WARM_S" 'NR > 1 && $1 > w0 { print $11 }' "$CSV" | sor
     echo
     echo "Flat: the median of the last window is at most the tolerance above the first's (heap after GC: 8 MB or 10%, live heap 4 MB or 10%, RSS 16 MB or 5%, open files 8, threads 2). Heap after GC: the lowest heap occupancy after any GC within each interval, from the GC log."
     echo
+    if [[ -n "$HIST_A" && -n "$HIST_B" && "$HIST_A" != "$HIST_B" && -s "$HIST_A" && -s "$HIST_B" ]]; then
+        echo "Live bytes by class at $(basename "$HIST_A" .txt | sed 's/histogram-//') vs after the last sample (\`jcmd GC.class_histogram\`), the largest changes:"
+        echo
+        echo "| class | instances then → now | KiB then → now | change KiB |"
+        echo "|---|---:|---:|---:|"
+        awk 'FNR == NR { if ($1 ~ /^[0-9]+:$/) { ia[$4] = $2; ba[$4] = $3 }; next }
+             $1 ~ /^[0-9]+:$/ { ib[$4] = $2; bb[$4] = $3 }
+             END { for (c in bb) d[c] = bb[c] - ba[c]; for (c in ba) if (!(c in bb)) d[c] = -ba[c]
+                   for (c in d) printf "%d\t%s\t%d\t%d\t%d\t%d\n", (d[c] < 0 ? -d[c] : d[c]), c, ia[c], ib[c], ba[c], bb[c] }' \
+            "$HIST_A" "$HIST_B" | sort -t$'\t' -k1,1nr | awk 'NR <= 12' \
+            | awk -F'\t' '{ printf "| `%s` | %d → %d | %.0f → %.0f | %+.0f |\n", $2, $3, $4, $5 / 1024, $6 / 1024, ($6 - $5) / 1024 }'
+        echo
+    fi
     echo "Totals (proxy \`/metrics\` at the end):"
     echo
     echo "| | count |"
