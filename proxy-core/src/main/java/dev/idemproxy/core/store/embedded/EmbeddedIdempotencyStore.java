@@ -344,6 +344,11 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /** The MVStore, for tests and diagnostics. */
+    MVStore mvStore() {
+        return mv;
+    }
+
     private IdempotencyRecord read(String id) {
         byte[] value = records.get(id);
         return value == null ? null : StoreCodec.decodeRecord(value);
