@@ -60,11 +60,21 @@ import org.slf4j.LoggerFactory;
  * {@link #markNotRetained}, {@link #release} and {@link #addDeadLetter} are committed to the
  * file before their future completes, so a claimed key or an ended call survives a process crash
  * ({@code kill -9}) once acknowledged: a claim comes back as an in-flight record whose lease
- * lapses, never as a fresh key. The data reaches the OS page cache, not necessarily the disk (no
- * fsync: an OS crash or power loss may lose the last commits). Renewals, evictions, receipts and
- * task retry counters are committed by MVStore's background writer within about a second (or by
- * the next group commit); losing one in a crash only costs a lease extension, an eviction to
- * redo, a receipt's last state, or the last second's retry charges.
+ * lapses, never as a fresh key. A commit reaches the OS page cache, not necessarily the disk: the
+ * file is forced to disk (fsync) once a second, not per commit, so an OS crash or power loss may
+ * lose the commits since the last sync. Renewals, evictions, receipts and task retry counters are
+ * committed by MVStore's background writer within about a second (or by the next group commit);
+ * losing one in a crash only costs a lease extension, an eviction to redo, a receipt's last
+ * state, or the last second's retry charges.
+ *
+ * <p><b>File size.</b> Every commit writes a new chunk (tens of KB: the changed B-tree pages and
+ * MVStore's chunk metadata), and MVStore reuses a chunk's space only once it holds no live data
+ * and was written at least its {@code retentionTime} ago, so the file holds about that many
+ * seconds of commits besides the live data. MVStore's default of 45 s assumes the OS writes data
+ * back within that time; instead the store thread forces the file to disk every
+ * {@value #SYNC_MILLIS} ms and the retention is {@value #RETENTION_MILLIS} ms, which keeps that
+ * premise with a margin and the file about four times smaller under a steady load. Pages split at
+ * {@value #KEYS_PER_PAGE} keys (MVStore's default is 48), so a commit rewrites smaller pages.
  *
  * <p><b>Exclusivity.</b> MVStore locks the file: a second process (or a second open in this one)
  * fails with "data directory X is in use by another process".
@@ -75,6 +85,12 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     private static final int PURGE_BATCH = 1000;
     /** Most operations per commit, so a steady stream of them cannot hold answers back for long. */
     private static final int MAX_BATCH = 256;
+    /** How long MVStore keeps a chunk it no longer needs, after writing it, before reusing its space. */
+    static final int RETENTION_MILLIS = 10_000;
+    /** How often the store thread forces the file to disk: well within {@link #RETENTION_MILLIS}. */
+    static final int SYNC_MILLIS = RETENTION_MILLIS / 10;
+    /** Keys per B-tree page before it splits: smaller pages, fewer bytes per commit. */
+    private static final int KEYS_PER_PAGE = 16;
 
     private final Clock clock;
     private final MVStore mv;
@@ -92,7 +108,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     private boolean commitPending;
     private volatile boolean failed;
 
-    private EmbeddedIdempotencyStore(Clock clock, MVStore mv, Duration purgeInterval) {
+    private EmbeddedIdempotencyStore(Clock clock, MVStore mv, Duration purgeInterval, int syncMillis) {
         this.clock = clock;
         this.mv = mv;
         this.records = mv.openMap("records");
@@ -109,6 +125,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         this.thread = executor;
         long every = purgeInterval.toMillis();
         thread.scheduleWithFixedDelay(this::purgeQuietly, every, every, TimeUnit.MILLISECONDS);
+        thread.scheduleWithFixedDelay(this::syncQuietly, syncMillis, syncMillis, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -120,6 +137,11 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
      * @throws StoreUnavailableException when the directory is in use by another process or unusable
      */
     public static EmbeddedIdempotencyStore open(Path directory, Clock clock, Duration purgeInterval) {
+        return open(directory, clock, purgeInterval, RETENTION_MILLIS);
+    }
+
+    /** As {@link #open(Path, Clock, Duration)} with another retention (and sync every tenth of it); for tests. */
+    static EmbeddedIdempotencyStore open(Path directory, Clock clock, Duration purgeInterval, int retentionMillis) {
         requireNonNull(directory, "directory");
         requireNonNull(clock, "clock");
         positive(purgeInterval, "purgeInterval");
@@ -134,6 +156,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         try {
             mv = new MVStore.Builder()
                     .fileName(file.toString())
+                    .keysPerPage(KEYS_PER_PAGE)
                     .backgroundExceptionHandler((t, e) -> {
                         if (self[0] != null) {  // during open, the failure is thrown to the caller instead
                             log.error("embedded store background write failed: {}", e.toString(), e);
@@ -147,7 +170,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             }
             throw new StoreUnavailableException("cannot open embedded store " + file + ": " + e.getMessage(), e);
         }
-        self[0] = new EmbeddedIdempotencyStore(clock, mv, purgeInterval);
+        mv.setRetentionTime(retentionMillis);
+        self[0] = new EmbeddedIdempotencyStore(clock, mv, purgeInterval, Math.max(1, retentionMillis / 10));
         return self[0];
     }
 
@@ -341,6 +365,22 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             }
         } catch (RuntimeException e) {
             log.warn("embedded store: purge failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Forces what was written so far to disk, so that a chunk is on disk long before MVStore may
+     * reuse its space ({@link #RETENTION_MILLIS}). Not needed for a process crash (the OS has
+     * every write), only for an OS crash or power loss. Store thread only.
+     */
+    private void syncQuietly() {
+        if (failed || mv.isClosed()) {
+            return;
+        }
+        try {
+            mv.sync();
+        } catch (MVStoreException | IllegalStateException e) {
+            log.warn("embedded store: sync failed: {}", e.toString());
         }
     }
 

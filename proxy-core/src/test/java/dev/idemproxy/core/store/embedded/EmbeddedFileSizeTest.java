@@ -1,0 +1,72 @@
+package dev.idemproxy.core.store.embedded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StoredHeader;
+import dev.idemproxy.core.store.StoredResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The file reuses the space of old commits: it does not grow by every commit's chunk. */
+class EmbeddedFileSizeTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void theDefaultsKeepOldChunksTenSeconds() {
+        EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC());
+        try {
+            assertThat(store.mvStore().getRetentionTime()).isEqualTo(10_000);  // MVStore's default: 45 000
+        } finally {
+            store.close();
+        }
+    }
+
+    /**
+     * Commits for four seconds with a half-second retention: the file stays well below what was
+     * written, because chunks older than the retention are overwritten. With MVStore's default
+     * retention (45 s) nothing would be reused yet and the file would be as large as the writes.
+     */
+    @Test
+    void theFileReusesTheSpaceOfCommitsOlderThanTheRetention() throws Exception {
+        EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC(), Duration.ofMinutes(1), 500);
+        try {
+            StoredResponse response = new StoredResponse(200, List.of(new StoredHeader("Content-Type", "application/json")),
+                    new byte[1024]);
+            Duration ttl = Duration.ofHours(24);
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+            for (int n = 0; System.nanoTime() < end; n++) {
+                RecordKey key = new RecordKey("r", "s", "key-" + n);
+                String callId = "call-" + n;
+                done(store.claim(key, "fp", callId, Duration.ofSeconds(30), new ClaimContext(callId)));
+                done(store.complete(key, callId, response, 1, ttl));
+                done(store.putReceipt(new Receipt(callId, null, key.key(), "r", "SUCCESS", null, 200, 1,
+                        Instant.now(), Instant.now()), ttl));
+            }
+            Map<String, String> info = new HashMap<>();
+            store.mvStore().populateInfo(info::put);
+            long written = Long.parseLong(info.get("info.FILE_WRITE_BYTES"));
+            long size = Files.size(dir.resolve(EmbeddedIdempotencyStore.FILE_NAME));
+            assertThat(size).as("file size after writing %d bytes", written).isLessThan(written / 2);
+        } finally {
+            store.close();
+        }
+    }
+
+    private static <T> T done(CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+}
