@@ -406,8 +406,9 @@ public final class CallExecution implements UpstreamListener {
         }
         finalDecision = d;
         finalStatus = answer.status();
-        client.replay(answer, identity.callId(), attempt);
-        settle(answer, false);
+        int n = attempt;
+        // The answer goes out once its record is written (see stopWithProblem).
+        settle(answer, false).whenComplete((v, err) -> onLoop(() -> client.replay(answer, identity.callId(), n)));
     }
 
     ProxyCall call() {
@@ -448,8 +449,10 @@ public final class CallExecution implements UpstreamListener {
         finalStatus = p.status();
         FullHttpResponse resp = ProblemResponses.build(client.alloc(), p, detail, identity.callId());
         decorate(resp.headers());
-        client.problem(resp);
-        settle(problemResponse(p, detail), false);
+        // As for a forwarded response's end: the answer goes to the client only once its record is
+        // written, so a caller told (say) 504 ambiguous-outcome never finds that record missing
+        // after a crash, and a duplicate is never a fresh call that runs it again.
+        settle(problemResponse(p, detail), false).whenComplete((v, err) -> onLoop(() -> client.problem(resp)));
     }
 
     /** The headers every answer of the call carries: X-Call-Id, X-Attempts, and the task's budget left. */
