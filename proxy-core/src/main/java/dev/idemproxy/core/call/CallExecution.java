@@ -63,6 +63,11 @@ public final class CallExecution implements UpstreamListener {
 
     private final ReceiptChecks receiptChecks;
     private int attempt;
+    /**
+     * The last attempt already judged a failure: its connection, should it still arrive (a
+     * connect or TLS handshake slower than the attempt's time), must not carry the request.
+     */
+    private int failedAttempt;
     private UpstreamConnection conn;
     private ScheduledFuture<?> timer;
     private boolean responseStarted;
@@ -150,7 +155,7 @@ public final class CallExecution implements UpstreamListener {
     }
 
     private void onAcquired(int n, Future<?> f) {
-        if (n != attempt || settled) {
+        if (n != attempt || settled || n == failedAttempt) {
             if (f.isSuccess()) {
                 ((UpstreamConnection) f.getNow()).release(false);
             }
@@ -325,6 +330,9 @@ public final class CallExecution implements UpstreamListener {
     }
 
     private void attemptFailed(FailureClass failure, String detail) {
+        // Judged (say, connect-failure: nothing sent, safe to retry): a late connection for it is
+        // closed unused, else it would send a request already counted as never sent.
+        failedAttempt = attempt;
         cancelTimer();
         recordAttempt(failure.spelling());
         if (receiptChecks.applies(AttemptOutcome.failed(failure))) {
