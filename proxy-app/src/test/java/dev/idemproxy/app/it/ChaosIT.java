@@ -254,10 +254,16 @@ class ChaosIT {
         }
     }
 
+    /**
+     * How long a child proxy may take to start: a C1-only JVM on two cores shared with a large
+     * run's 64 agents (and other work) once printed nothing at all within the usual 15 s.
+     */
+    static final Duration CHILD_START = Duration.ofSeconds(90);
+
     static ChildProxy startChild(Path config) throws InterruptedException {
         ChildProxy c = ChildProxy.start(config.getParent(), "run", "--config", config.toString());
         try {
-            c.awaitLine("admin listening on");
+            c.awaitLines("admin listening on", 1, CHILD_START);
             return c;
         } catch (AssertionError | InterruptedException e) {
             c.close();
