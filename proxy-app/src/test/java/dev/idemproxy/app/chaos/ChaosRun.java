@@ -42,6 +42,8 @@ import java.util.function.Consumer;
  */
 public final class ChaosRun {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Violations printed with their whole history; the rest (a large run can have many) as one line each. */
+    private static final int DESCRIBED = 20;
 
     /** Where the agents send requests, and where the admin API is. */
     public interface Target {
@@ -221,7 +223,8 @@ public final class ChaosRun {
                 }
             }
             if (problem != null) {
-                violations.add(describe(i, problem, log, v));
+                violations.add(violations.size() < DESCRIBED ? describe(i, problem, log, v)
+                        : "intent i-" + i + ": " + problem + " (history not printed: only the first " + DESCRIBED + " are)");
             }
         }
         Arrays.sort(latencies);

@@ -63,6 +63,11 @@ public final class CallExecution implements UpstreamListener {
 
     private final ReceiptChecks receiptChecks;
     private int attempt;
+    /**
+     * The last attempt already judged a failure: its connection, should it still arrive (a
+     * connect or TLS handshake slower than the attempt's time), must not carry the request.
+     */
+    private int failedAttempt;
     private UpstreamConnection conn;
     private ScheduledFuture<?> timer;
     private boolean responseStarted;
@@ -150,7 +155,7 @@ public final class CallExecution implements UpstreamListener {
     }
 
     private void onAcquired(int n, Future<?> f) {
-        if (n != attempt || settled) {
+        if (n != attempt || settled || n == failedAttempt) {
             if (f.isSuccess()) {
                 ((UpstreamConnection) f.getNow()).release(false);
             }
@@ -325,6 +330,9 @@ public final class CallExecution implements UpstreamListener {
     }
 
     private void attemptFailed(FailureClass failure, String detail) {
+        // Judged (say, connect-failure: nothing sent, safe to retry): a late connection for it is
+        // closed unused, else it would send a request already counted as never sent.
+        failedAttempt = attempt;
         cancelTimer();
         recordAttempt(failure.spelling());
         if (receiptChecks.applies(AttemptOutcome.failed(failure))) {
@@ -406,8 +414,9 @@ public final class CallExecution implements UpstreamListener {
         }
         finalDecision = d;
         finalStatus = answer.status();
-        client.replay(answer, identity.callId(), attempt);
-        settle(answer, false);
+        int n = attempt;
+        // The answer goes out once its record is written (see stopWithProblem).
+        settle(answer, false).whenComplete((v, err) -> onLoop(() -> client.replay(answer, identity.callId(), n)));
     }
 
     ProxyCall call() {
@@ -448,8 +457,10 @@ public final class CallExecution implements UpstreamListener {
         finalStatus = p.status();
         FullHttpResponse resp = ProblemResponses.build(client.alloc(), p, detail, identity.callId());
         decorate(resp.headers());
-        client.problem(resp);
-        settle(problemResponse(p, detail), false);
+        // As for a forwarded response's end: the answer goes to the client only once its record is
+        // written, so a caller told (say) 504 ambiguous-outcome never finds that record missing
+        // after a crash, and a duplicate is never a fresh call that runs it again.
+        settle(problemResponse(p, detail), false).whenComplete((v, err) -> onLoop(() -> client.problem(resp)));
     }
 
     /** The headers every answer of the call carries: X-Call-Id, X-Attempts, and the task's budget left. */

@@ -114,7 +114,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         state.callStarted();
         UpstreamConnection pooled = pools.tryPooled(c.route(), ctx.channel().eventLoop(), this);
         if (pooled != null) {
-            connected(pooled);
+            connected(pooled, true);
             return;
         }
         ctx.channel().config().setAutoRead(false);
@@ -164,10 +164,16 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             fail(Problem.UPSTREAM_UNREACHABLE, CallExecution.describe(f.cause()));
             return;
         }
-        connected((UpstreamConnection) f.getNow());
+        connected((UpstreamConnection) f.getNow(), false);
     }
 
-    private void connected(UpstreamConnection leased) {
+    /**
+     * Sends the head (and any body that waited for the connection). Called while the head's read
+     * is being handled ({@code inRead}), the flush is left to the end of the request
+     * ({@link #onClientContent}) or of the read ({@link #channelReadComplete}), whichever comes
+     * first, so a request that arrived in one read goes upstream in one write.
+     */
+    private void connected(UpstreamConnection leased, boolean inRead) {
         conn = leased;
         Route route = call.route();
         if (route != derivedFor) {
@@ -183,7 +189,9 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         while ((c = pending.poll()) != null) {
             up.write(c, up.voidPromise());
         }
-        conn.channel().flush();
+        if (!inRead || requestDone) {
+            up.flush();
+        }
         if (!requestDone) {
             ctx.channel().config().setAutoRead(conn.channel().isWritable());
         }

@@ -103,8 +103,23 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
 
     private void claim(Pending p) {
         IdempotencyPolicy policy = p.call.route().idempotency();
-        services.store().claim(p.key, p.fingerprint, p.identity.callId(), policy.lease(), new ClaimContext(p.identity.callId()))
+        services.store().claim(p.key, p.fingerprint, p.identity.callId(), policy.lease(), claimContext(p))
                 .whenComplete((result, error) -> ctx.executor().execute(() -> onClaim(p, result, error)));
+    }
+
+    /**
+     * The claim keeps its record, should the call's owner die mid-call, as long as the outcome
+     * would have been kept: the route's {@code ttl}, or for a derived key its window (capped at
+     * the ttl). A duplicate within that time takes the record over as an unknown outcome; with
+     * only a lease or two, a later one would find no record and run the call again.
+     */
+    static ClaimContext claimContext(Pending p) {
+        IdempotencyPolicy policy = p.call.route().idempotency();
+        java.time.Duration keep = policy.ttl();
+        if (p.derivedKey && policy.key().window().compareTo(keep) < 0) {
+            keep = policy.key().window();
+        }
+        return new ClaimContext(p.identity.callId(), keep);
     }
 
     private void onClaim(Pending p, ClaimResult result, Throwable error) {
@@ -176,7 +191,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         p.stopWaiting(services);
         p.claiming = true;
         services.store().claim(p.key, p.fingerprint, p.identity.callId(), p.call.route().idempotency().lease(),
-                new ClaimContext(p.identity.callId())).whenComplete((result, error) -> ctx.executor().execute(() -> {
+                claimContext(p)).whenComplete((result, error) -> ctx.executor().execute(() -> {
                     p.claiming = false;
                     onClaim(p, result, error);
                 }));

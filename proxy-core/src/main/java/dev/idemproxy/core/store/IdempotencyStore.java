@@ -14,8 +14,11 @@ import java.util.concurrent.CompletionStage;
  * {@link #markNotRetained} or {@link #release}. Each of those acts only while the record is still
  * {@code IN_FLIGHT} and owned by that token: once a lease lapses and another claim takes the record
  * over, the old owner's calls return {@code false} and change nothing (fencing). A lapsed
- * {@code IN_FLIGHT} record is kept one more lease length after its lease ends so that a takeover
- * can say so ({@link ClaimResult.Claimed#takeover()}); after that it is gone and a claim is fresh.
+ * {@code IN_FLIGHT} record is kept after its lease ends for the claim's
+ * {@link ClaimContext#retention()} (at least one more lease length) so that a takeover can say so
+ * ({@link ClaimResult.Claimed#takeover()}); after that it is gone and a claim is fresh. A renewal
+ * never shortens that: the record lives until the later of the claim's lease end plus its
+ * retention and the renewed lease end plus one lease.
  *
  * <p><b>Asynchrony.</b> Every operation returns at once and never blocks its caller (an event
  * loop); stages complete on a store thread, so callers hop back to their own executor. A store that

@@ -26,7 +26,8 @@ public final class RecordTransitions {
     public static ClaimTransition claim(IdempotencyRecord current, String fingerprint, String owner, Duration lease,
             ClaimContext ctx, Instant now) {
         if (current == null) {
-            return new ClaimTransition(inFlight(owner, ctx.callId(), fingerprint, now, lease, now), ClaimResult.Claimed.FRESH);
+            return new ClaimTransition(inFlight(owner, ctx.callId(), fingerprint, now, lease, ctx.retention(), now),
+                    ClaimResult.Claimed.FRESH);
         }
         if (!current.fingerprint().equals(fingerprint)) {
             return new ClaimTransition(null, new ClaimResult.FingerprintMismatch(current.callId()));
@@ -41,7 +42,7 @@ public final class RecordTransitions {
                     return new ClaimTransition(null,
                             new ClaimResult.InFlight(current.callId(), current.fingerprint(), current.leaseExpiresAt()));
                 }
-                return new ClaimTransition(inFlight(owner, ctx.callId(), fingerprint, current.createdAt(), lease, now),
+                return new ClaimTransition(inFlight(owner, ctx.callId(), fingerprint, current.createdAt(), lease, ctx.retention(), now),
                         new ClaimResult.Claimed(true, current.callId()));
         }
     }
@@ -51,7 +52,12 @@ public final class RecordTransitions {
         if (!heldBy(current, owner)) {
             return null;
         }
-        return inFlight(owner, current.callId(), current.fingerprint(), current.createdAt(), lease, now);
+        IdempotencyRecord renewed = inFlight(owner, current.callId(), current.fingerprint(), current.createdAt(), lease,
+                Duration.ZERO, now);
+        // a renewal never shortens how long a lapsed claim is kept (its retention, from the claim)
+        return renewed.expiresAt().isAfter(current.expiresAt()) ? renewed
+                : new IdempotencyRecord(State.IN_FLIGHT, owner, current.callId(), current.fingerprint(), renewed.leaseExpiresAt(),
+                        current.createdAt(), null, current.expiresAt(), 0, 0, null);
     }
 
     /** The completed record, or null when {@code owner} does not hold {@code current}. */
@@ -83,10 +89,12 @@ public final class RecordTransitions {
     }
 
     private static IdempotencyRecord inFlight(String owner, String callId, String fingerprint, Instant createdAt,
-            Duration lease, Instant now) {
+            Duration lease, Duration retention, Instant now) {
         Instant leaseEnd = now.plus(lease);
-        // kept one more lease length after it lapses, so that a takeover can be told apart from a fresh claim
+        // kept for its retention (at least one more lease length) after it lapses, so that a takeover
+        // can be told apart from a fresh claim: a fresh claim would run a call that may have executed
+        Duration kept = retention.compareTo(lease) > 0 ? retention : lease;
         return new IdempotencyRecord(State.IN_FLIGHT, owner, callId, fingerprint, leaseEnd, createdAt, null,
-                leaseEnd.plus(lease), 0, 0, null);
+                leaseEnd.plus(kept), 0, 0, null);
     }
 }

@@ -260,6 +260,41 @@ public abstract class IdempotencyStoreContract {
         assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
     }
 
+    /**
+     * Found by the chaos suite (kill -9 of a proxy on Redis): an abandoned claim vanished two
+     * leases after its owner died, so a duplicate arriving later was a fresh call and executed
+     * again. With a retention the record stays, and that duplicate is a takeover.
+     */
+    @Test
+    void anAbandonedClaimIsKeptForItsRetentionSoALateDuplicateIsATakeover() throws Exception {
+        RecordKey key = keys.unique();
+        Duration lease = shortLease();
+        await(store.claim(key, "fp", "o1", lease, new ClaimContext("call-o1", lease.multipliedBy(20))));
+        elapse(lease.multipliedBy(3));
+        assertThat(await(store.get(key))).isPresent();
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(true, "call-o1"));
+    }
+
+    @Test
+    void aRenewalDoesNotShortenTheRetentionOfAClaim() throws Exception {
+        RecordKey key = keys.unique();
+        Duration lease = shortLease();
+        await(store.claim(key, "fp", "o1", lease, new ClaimContext("call-o1", lease.multipliedBy(20))));
+        assertThat(await(store.renew(key, "o1", lease))).isTrue();
+        elapse(lease.multipliedBy(3));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(true, "call-o1"));
+    }
+
+    @Test
+    void anAbandonedClaimIsGoneOnceItsRetentionHasPassed() throws Exception {
+        RecordKey key = keys.unique();
+        Duration lease = shortLease();
+        await(store.claim(key, "fp", "o1", lease, new ClaimContext("call-o1", lease.multipliedBy(2))));
+        elapse(lease.multipliedBy(3).plusMillis(1));
+        assertThat(await(store.get(key))).isEmpty();
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
+    }
+
     @Test
     void aResultTooLargeToKeepAnswersNotRetained() throws Exception {
         RecordKey key = keys.unique();

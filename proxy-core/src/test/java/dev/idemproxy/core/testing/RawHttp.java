@@ -216,6 +216,29 @@ public final class RawHttp implements AutoCloseable {
         }
     }
 
+    /**
+     * True when at least one byte arrives within {@code timeout} (it stays unread); false when
+     * nothing did. For "nothing is answered yet" checks, which can only wait a while.
+     */
+    public boolean awaitData(Duration timeout) throws IOException {
+        socket.setSoTimeout(Math.toIntExact(Math.max(1, timeout.toMillis())));
+        try {
+            in.mark(1);
+            int b = in.read();
+            if (b == -1) {
+                return false;
+            }
+            in.reset();
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } finally {
+            if (!socket.isClosed()) {
+                socket.setSoTimeout(readTimeoutMillis);
+            }
+        }
+    }
+
     @Override
     public void close() throws IOException {
         socket.close();

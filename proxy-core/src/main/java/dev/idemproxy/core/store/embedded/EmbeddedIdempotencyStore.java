@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * MVStore's chunk metadata), and MVStore reuses a chunk's space only once it holds no live data
  * and was written at least its {@code retentionTime} ago, so the file holds about that many
  * seconds of commits besides the live data. MVStore's default of 45 s assumes the OS writes data
- * back within that time; instead the store thread forces the file to disk every
+ * back within that time; instead a thread of its own forces the file to disk every
  * {@value #SYNC_MILLIS} ms and the retention is {@value #RETENTION_MILLIS} ms, which keeps that
  * premise with a margin and the file about four times smaller under a steady load. Pages split at
  * {@value #KEYS_PER_PAGE} keys (MVStore's default is 48), so a commit rewrites smaller pages.
@@ -87,7 +87,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     private static final int MAX_BATCH = 256;
     /** How long MVStore keeps a chunk it no longer needs, after writing it, before reusing its space. */
     static final int RETENTION_MILLIS = 10_000;
-    /** How often the store thread forces the file to disk: well within {@link #RETENTION_MILLIS}. */
+    /** How often the sync thread forces the file to disk: well within {@link #RETENTION_MILLIS}. */
     static final int SYNC_MILLIS = RETENTION_MILLIS / 10;
     /** Keys per B-tree page before it splits: smaller pages, fewer bytes per commit. */
     private static final int KEYS_PER_PAGE = 16;
@@ -107,6 +107,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     /** Store thread only: an operation of the running batch needs the commit before its answer. */
     private boolean commitPending;
     private volatile boolean failed;
+    /** Forces the file to disk every {@link #SYNC_MILLIS}; its own thread, so an fsync never holds up the store thread. */
+    private final ScheduledExecutorService syncThread;
 
     private EmbeddedIdempotencyStore(Clock clock, MVStore mv, Duration purgeInterval, int syncMillis) {
         this.clock = clock;
@@ -125,7 +127,14 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         this.thread = executor;
         long every = purgeInterval.toMillis();
         thread.scheduleWithFixedDelay(this::purgeQuietly, every, every, TimeUnit.MILLISECONDS);
-        thread.scheduleWithFixedDelay(this::syncQuietly, syncMillis, syncMillis, TimeUnit.MILLISECONDS);
+        ScheduledThreadPoolExecutor syncer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "idemproxy-embedded-sync");
+            t.setDaemon(true);
+            return t;
+        });
+        syncer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.syncThread = syncer;
+        syncThread.scheduleWithFixedDelay(this::syncQuietly, syncMillis, syncMillis, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -318,8 +327,10 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         if (thread.isShutdown()) {
             return;
         }
+        syncThread.shutdown();
         thread.shutdown();
         try {
+            syncThread.awaitTermination(10, TimeUnit.SECONDS);
             if (!thread.awaitTermination(10, TimeUnit.SECONDS)) {
                 log.warn("embedded store: operations still queued after 10s; closing anyway");
                 thread.shutdownNow();
@@ -371,7 +382,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     /**
      * Forces what was written so far to disk, so that a chunk is on disk long before MVStore may
      * reuse its space ({@link #RETENTION_MILLIS}). Not needed for a process crash (the OS has
-     * every write), only for an OS crash or power loss. Store thread only.
+     * every write), only for an OS crash or power loss. Runs on its own thread: MVStore's sync
+     * only forces the file channel, which is safe beside the store thread's writes.
      */
     private void syncQuietly() {
         if (failed || mv.isClosed()) {

@@ -21,16 +21,20 @@ final class RecordScripts {
             if cur[1] ~= 'F' or cur[2] ~= ARGV[1] then return 0 end
             """;
 
-    /** ARGV: fingerprint, owner, callId, leaseMs. Returns {kind, ...} as bulk strings. */
+    /**
+     * ARGV: fingerprint, owner, callId, leaseMs, retentionMs (how long a lapsed claim is kept; at
+     * least one lease). Returns {kind, ...} as bulk strings.
+     */
     static final RedisScript CLAIM = new RedisScript(NOW + """
             local lease = tonumber(ARGV[4])
+            local kept = math.max(lease, tonumber(ARGV[5]))
             local cur = redis.call('HMGET', KEYS[1], 's', 'o', 'c', 'f', 'l', 't', 'a', 'h')
             local function inflight(created)
               local leaseEnd = now + lease
               redis.call('DEL', KEYS[1])
               redis.call('HSET', KEYS[1], 's', 'F', 'o', ARGV[2], 'c', ARGV[3], 'f', ARGV[1], 'l', n(leaseEnd),
-                't', n(created), 'x', n(leaseEnd + lease), 'a', '0', 'h', '0')
-              redis.call('PEXPIRE', KEYS[1], n(2 * lease))
+                't', n(created), 'x', n(leaseEnd + kept), 'a', '0', 'h', '0')
+              redis.call('PEXPIRE', KEYS[1], n(lease + kept))
             end
             if not cur[1] then
               inflight(now)
@@ -44,11 +48,12 @@ final class RecordScripts {
             return {'takeover', cur[3]}
             """, ScriptOutputType.MULTI);
 
-    /** ARGV: owner, leaseMs. Returns 1 when renewed. */
+    /** ARGV: owner, leaseMs. Returns 1 when renewed. Never shortens the claim's retention. */
     static final RedisScript RENEW = new RedisScript(NOW + OWNED + """
             local lease = tonumber(ARGV[2])
-            redis.call('HSET', KEYS[1], 'l', n(now + lease), 'x', n(now + 2 * lease))
-            redis.call('PEXPIRE', KEYS[1], n(2 * lease))
+            local x = math.max(tonumber(redis.call('HGET', KEYS[1], 'x')) or 0, now + 2 * lease)
+            redis.call('HSET', KEYS[1], 'l', n(now + lease), 'x', n(x))
+            redis.call('PEXPIRE', KEYS[1], n(x - now))
             return 1
             """, ScriptOutputType.INTEGER);
 

@@ -252,7 +252,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
         return call(() -> RecordScripts.CLAIM.<List<Object>>run(redis, recordKey(key), bytes(fingerprint), bytes(owner),
-                bytes(ctx.callId()), millis(lease)).thenApply(RedisRecords::claimResult));
+                bytes(ctx.callId()), millis(lease), millis(ctx.retention())).thenApply(RedisRecords::claimResult));
     }
 
     @Override

@@ -1,0 +1,233 @@
+package dev.idemproxy.core;
+
+import static dev.idemproxy.core.testing.UpstreamAction.hang;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.dlq.DeadLetterPolicy;
+import dev.idemproxy.core.idempotency.IdempotencyPolicy;
+import dev.idemproxy.core.idempotency.KeyPolicy;
+import dev.idemproxy.core.receipt.IdsPolicy;
+import dev.idemproxy.core.retry.RetryBudgetPolicy;
+import dev.idemproxy.core.retry.RetryPolicy;
+import dev.idemproxy.core.retry.TaskPolicy;
+import dev.idemproxy.core.route.Route;
+import dev.idemproxy.core.route.RouteMatch;
+import dev.idemproxy.core.route.Timeouts;
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.DeadLetter;
+import dev.idemproxy.core.store.DeadLetterPage;
+import dev.idemproxy.core.store.IdempotencyRecord;
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StorePolicy;
+import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.RawHttp;
+import dev.idemproxy.core.testing.TestUpstream;
+import dev.idemproxy.core.upstream.PoolPolicy;
+import dev.idemproxy.core.upstream.TlsPolicy;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Found by the chaos suite (kill -9 of a proxy on Redis, 2 000 intents): an agent was answered
+ * {@code 504 ambiguous-outcome} (read timeout, the call may have executed), the proxy died before
+ * that outcome reached the store, its abandoned claim vanished two leases later, and the
+ * agent's next duplicate ran the call again: a second side effect. Two rules prevent it: a
+ * proxy-made answer goes to the client only once its record is written, and a claim stays (as a
+ * takeover, never a fresh call) as long as its outcome would have.
+ */
+@ExtendWith(LeakDetection.class)
+class AnswerAfterRecordTest {
+    static final String KEY = "k-answer-after-record";
+    static final String BODY = "{\"title\":\"printer\"}";
+    static final Duration TTL = Duration.ofHours(1);
+
+    TestUpstream upstream;
+    SlowCompleteStore store;
+    ProxyServer proxy;
+
+    @BeforeEach
+    void start() throws Exception {
+        upstream = TestUpstream.start();
+        store = new SlowCompleteStore(MemoryIdempotencyStore.create(1000, Clock.systemUTC()));
+        IdempotencyPolicy idem = new IdempotencyPolicy(true, Set.of("POST"), KeyPolicy.DEFAULT, List.of(), List.of(),
+                TTL, Duration.ofSeconds(30), IdempotencyPolicy.OnConcurrent.WAIT, Duration.ofSeconds(2),
+                1024 * 1024, 1024 * 1024);
+        // No retries, a short perTry: the hanging upstream ends the call as an unknown outcome (504).
+        Timeouts timeouts = new Timeouts(Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofSeconds(60), Duration.ofSeconds(10));
+        Route route = new Route("tickets", new RouteMatch(null, "/tickets", Set.of()), upstream.uri(), Set.of(), timeouts,
+                idem, RetryPolicy.DEFAULT, IdsPolicy.DEFAULT, null, DeadLetterPolicy.DEFAULT, TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
+        ServerPolicy server = new ServerPolicy(1, Duration.ofSeconds(60), 16 * 1024, 8 * 1024);
+        proxy = new ProxyServer(new ProxyConfig(new HostPort("127.0.0.1", 0), Duration.ofSeconds(1), AdminPolicy.DEFAULT, server,
+                StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(route)), store,
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        proxy.start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        store.gate.complete(null);
+        proxy.stop(Duration.ofSeconds(1));
+        store.close();
+        upstream.close();
+    }
+
+    @Test
+    void aProxyMadeAnswerGoesOutOnlyOnceItsRecordIsWritten() throws Exception {
+        upstream.enqueue(hang());
+        try (RawHttp client = RawHttp.connect("127.0.0.1", proxy.address().getPort())) {
+            client.write("POST /tickets HTTP/1.1\r\nHost: t\r\nIdempotency-Key: " + KEY + "\r\nContent-Length: " + BODY.length()
+                    + "\r\n\r\n" + BODY);
+            assertThat(store.completeAsked.await(10, TimeUnit.SECONDS)).isTrue();
+            // The record write is held: nothing may reach the client meanwhile (a wait for an absence).
+            assertThat(client.awaitData(Duration.ofMillis(500))).as("answered before the record was written").isFalse();
+            store.gate.complete(null);
+            RawHttp.Response r = client.readResponse();
+            assertThat(r.status()).isEqualTo(504);
+            assertThat(r.bodyAsString()).contains("ambiguous-outcome");
+        }
+        IdempotencyRecord record = store.get(store.claimed.get(0)).toCompletableFuture().get(5, TimeUnit.SECONDS).orElseThrow();
+        assertThat(record.state()).isEqualTo(IdempotencyRecord.State.COMPLETED);
+        assertThat(record.status()).isEqualTo(504);
+    }
+
+    @Test
+    void aClaimIsKeptAsLongAsItsOutcomeWouldBe() throws Exception {
+        upstream.enqueue(hang());
+        store.gate.complete(null);
+        try (RawHttp client = RawHttp.connect("127.0.0.1", proxy.address().getPort())) {
+            client.write("POST /tickets HTTP/1.1\r\nHost: t\r\nIdempotency-Key: " + KEY + "\r\nContent-Length: " + BODY.length()
+                    + "\r\n\r\n" + BODY);
+            assertThat(client.readResponse().status()).isEqualTo(504);
+        }
+        assertThat(store.contexts).hasSize(1);
+        assertThat(store.contexts.get(0).retention()).isEqualTo(TTL);
+    }
+
+    /** The memory store, whose first {@code complete} is answered only when {@link #gate} completes; it notes every claim. */
+    static final class SlowCompleteStore implements IdempotencyStore {
+        final IdempotencyStore delegate;
+        final CompletableFuture<Void> gate = new CompletableFuture<>();
+        final CountDownLatch completeAsked = new CountDownLatch(1);
+        final List<RecordKey> claimed = new CopyOnWriteArrayList<>();
+        final List<ClaimContext> contexts = new CopyOnWriteArrayList<>();
+
+        SlowCompleteStore(IdempotencyStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
+            return delegate.chargeTaskRetry(windowKey, maxRetries, ttl);
+        }
+
+        @Override
+        public CompletionStage<Long> taskRetriesUsed(String windowKey) {
+            return delegate.taskRetriesUsed(windowKey);
+        }
+
+        @Override
+        public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
+            claimed.add(key);
+            contexts.add(ctx);
+            return delegate.claim(key, fingerprint, owner, lease, ctx);
+        }
+
+        @Override
+        public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
+            return delegate.renew(key, owner, lease);
+        }
+
+        @Override
+        public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
+            completeAsked.countDown();
+            return gate.thenCompose(x -> delegate.complete(key, owner, response, attempts, ttl));
+        }
+
+        @Override
+        public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
+            return delegate.markNotRetained(key, owner, status, attempts, ttl);
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(RecordKey key, String owner) {
+            return delegate.release(key, owner);
+        }
+
+        @Override
+        public CompletionStage<Boolean> evict(RecordKey key) {
+            return delegate.evict(key);
+        }
+
+        @Override
+        public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
+            return delegate.get(key);
+        }
+
+        @Override
+        public boolean isAvailable() {
+            return delegate.isAvailable();
+        }
+
+        @Override
+        public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
+            return delegate.putReceipt(receipt, ttl);
+        }
+
+        @Override
+        public CompletionStage<Optional<Receipt>> receipt(String callId) {
+            return delegate.receipt(callId);
+        }
+
+        @Override
+        public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
+            return delegate.receiptsByBizId(bizId, limit);
+        }
+
+        @Override
+        public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
+            return delegate.addDeadLetter(entry);
+        }
+
+        @Override
+        public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
+            return delegate.deadLetters(cursor, limit);
+        }
+
+        @Override
+        public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
+            return delegate.deadLetter(id);
+        }
+
+        @Override
+        public CompletionStage<Boolean> deleteDeadLetter(String id) {
+            return delegate.deleteDeadLetter(id);
+        }
+
+        @Override
+        public CompletionStage<Long> deadLetterCount() {
+            return delegate.deadLetterCount();
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+    }
+}
