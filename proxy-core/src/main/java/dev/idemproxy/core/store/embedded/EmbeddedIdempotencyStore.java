@@ -73,8 +73,9 @@ import org.slf4j.LoggerFactory;
  * seconds of commits besides the live data. MVStore's default of 45 s assumes the OS writes data
  * back within that time; instead a thread of its own forces the file to disk every
  * {@value #SYNC_MILLIS} ms and the retention is {@value #RETENTION_MILLIS} ms, which keeps that
- * premise with a margin and the file about four times smaller under a steady load. Pages split at
- * {@value #KEYS_PER_PAGE} keys (MVStore's default is 48), so a commit rewrites smaller pages.
+ * premise with a margin and keeps the file several times smaller under a steady load. Pages keep
+ * MVStore's default of 48 keys: 16 made commits smaller but every read deeper, and a replay from
+ * this store cost 40 % more CPU (docs/benchmarks.md).
  *
  * <p><b>Exclusivity.</b> MVStore locks the file: a second process (or a second open in this one)
  * fails with "data directory X is in use by another process".
@@ -89,8 +90,6 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     static final int RETENTION_MILLIS = 10_000;
     /** How often the sync thread forces the file to disk: well within {@link #RETENTION_MILLIS}. */
     static final int SYNC_MILLIS = RETENTION_MILLIS / 10;
-    /** Keys per B-tree page before it splits: smaller pages, fewer bytes per commit. */
-    private static final int KEYS_PER_PAGE = 16;
 
     private final Clock clock;
     private final MVStore mv;
@@ -165,7 +164,6 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         try {
             mv = new MVStore.Builder()
                     .fileName(file.toString())
-                    .keysPerPage(KEYS_PER_PAGE)
                     .backgroundExceptionHandler((t, e) -> {
                         if (self[0] != null) {  // during open, the failure is thrown to the caller instead
                             log.error("embedded store background write failed: {}", e.toString(), e);
