@@ -15,11 +15,9 @@ import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.DeadLetter;
-import dev.idemproxy.core.store.DeadLetterPage;
 import dev.idemproxy.core.store.IdempotencyRecord;
+import dev.idemproxy.core.store.ForwardingStore;
 import dev.idemproxy.core.store.IdempotencyStore;
-import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy;
 import dev.idemproxy.core.store.StoredResponse;
@@ -32,7 +30,6 @@ import dev.idemproxy.core.upstream.TlsPolicy;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -121,25 +118,14 @@ class AnswerAfterRecordTest {
     }
 
     /** The memory store, whose first {@code complete} is answered only when {@link #gate} completes; it notes every claim. */
-    static final class SlowCompleteStore implements IdempotencyStore {
-        final IdempotencyStore delegate;
+    static final class SlowCompleteStore extends ForwardingStore {
         final CompletableFuture<Void> gate = new CompletableFuture<>();
         final CountDownLatch completeAsked = new CountDownLatch(1);
         final List<RecordKey> claimed = new CopyOnWriteArrayList<>();
         final List<ClaimContext> contexts = new CopyOnWriteArrayList<>();
 
         SlowCompleteStore(IdempotencyStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
-            return delegate.chargeTaskRetry(windowKey, maxRetries, ttl);
-        }
-
-        @Override
-        public CompletionStage<Long> taskRetriesUsed(String windowKey) {
-            return delegate.taskRetriesUsed(windowKey);
+            super(delegate);
         }
 
         @Override
@@ -150,84 +136,9 @@ class AnswerAfterRecordTest {
         }
 
         @Override
-        public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
-            return delegate.renew(key, owner, lease);
-        }
-
-        @Override
         public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
             completeAsked.countDown();
             return gate.thenCompose(x -> delegate.complete(key, owner, response, attempts, ttl));
-        }
-
-        @Override
-        public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
-            return delegate.markNotRetained(key, owner, status, attempts, ttl);
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(RecordKey key, String owner) {
-            return delegate.release(key, owner);
-        }
-
-        @Override
-        public CompletionStage<Boolean> evict(RecordKey key) {
-            return delegate.evict(key);
-        }
-
-        @Override
-        public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
-            return delegate.get(key);
-        }
-
-        @Override
-        public boolean isAvailable() {
-            return delegate.isAvailable();
-        }
-
-        @Override
-        public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
-            return delegate.putReceipt(receipt, ttl);
-        }
-
-        @Override
-        public CompletionStage<Optional<Receipt>> receipt(String callId) {
-            return delegate.receipt(callId);
-        }
-
-        @Override
-        public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
-            return delegate.receiptsByBizId(bizId, limit);
-        }
-
-        @Override
-        public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
-            return delegate.addDeadLetter(entry);
-        }
-
-        @Override
-        public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
-            return delegate.deadLetters(cursor, limit);
-        }
-
-        @Override
-        public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
-            return delegate.deadLetter(id);
-        }
-
-        @Override
-        public CompletionStage<Boolean> deleteDeadLetter(String id) {
-            return delegate.deleteDeadLetter(id);
-        }
-
-        @Override
-        public CompletionStage<Long> deadLetterCount() {
-            return delegate.deadLetterCount();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 }

@@ -15,14 +15,10 @@ import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.DeadLetter;
-import dev.idemproxy.core.store.DeadLetterPage;
-import dev.idemproxy.core.store.IdempotencyRecord;
+import dev.idemproxy.core.store.ForwardingStore;
 import dev.idemproxy.core.store.IdempotencyStore;
-import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy;
-import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.RawHttp;
@@ -36,7 +32,6 @@ import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -113,23 +108,12 @@ class ClientGoneBeforeClaimTest {
     }
 
     /** The memory store, whose first claim is answered only when {@link #gate} completes. */
-    static final class GatedStore implements IdempotencyStore {
-        final IdempotencyStore delegate;
+    static final class GatedStore extends ForwardingStore {
         final CompletableFuture<Void> gate = new CompletableFuture<>();
         final CountDownLatch claimAsked = new CountDownLatch(1);
 
         GatedStore(IdempotencyStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
-            return delegate.chargeTaskRetry(windowKey, maxRetries, ttl);
-        }
-
-        @Override
-        public CompletionStage<Long> taskRetriesUsed(String windowKey) {
-            return delegate.taskRetriesUsed(windowKey);
+            super(delegate);
         }
 
         @Override
@@ -140,86 +124,6 @@ class ClientGoneBeforeClaimTest {
             CompletionStage<ClaimResult> result = delegate.claim(key, fingerprint, owner, lease, ctx);
             claimAsked.countDown();
             return gate.thenCompose(x -> result);
-        }
-
-        @Override
-        public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
-            return delegate.renew(key, owner, lease);
-        }
-
-        @Override
-        public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
-            return delegate.complete(key, owner, response, attempts, ttl);
-        }
-
-        @Override
-        public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
-            return delegate.markNotRetained(key, owner, status, attempts, ttl);
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(RecordKey key, String owner) {
-            return delegate.release(key, owner);
-        }
-
-        @Override
-        public CompletionStage<Boolean> evict(RecordKey key) {
-            return delegate.evict(key);
-        }
-
-        @Override
-        public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
-            return delegate.get(key);
-        }
-
-        @Override
-        public boolean isAvailable() {
-            return delegate.isAvailable();
-        }
-
-        @Override
-        public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
-            return delegate.putReceipt(receipt, ttl);
-        }
-
-        @Override
-        public CompletionStage<Optional<Receipt>> receipt(String callId) {
-            return delegate.receipt(callId);
-        }
-
-        @Override
-        public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
-            return delegate.receiptsByBizId(bizId, limit);
-        }
-
-        @Override
-        public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
-            return delegate.addDeadLetter(entry);
-        }
-
-        @Override
-        public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
-            return delegate.deadLetters(cursor, limit);
-        }
-
-        @Override
-        public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
-            return delegate.deadLetter(id);
-        }
-
-        @Override
-        public CompletionStage<Boolean> deleteDeadLetter(String id) {
-            return delegate.deleteDeadLetter(id);
-        }
-
-        @Override
-        public CompletionStage<Long> deadLetterCount() {
-            return delegate.deadLetterCount();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 }

@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -56,11 +55,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Every other operation goes straight to the backend. Claims count as near-cache hits or misses
  * ({@code idemproxy_store_near_cache_total{result}}, bound with {@link #bindTo}). Thread-safe.
  */
-public final class NearCachedStore implements IdempotencyStore, MeterBinder {
+public final class NearCachedStore extends ForwardingStore implements MeterBinder {
     /** Bytes an entry costs besides its body and headers (keys, record fields, cache node). */
     private static final int ENTRY_OVERHEAD = 256;
 
-    private final IdempotencyStore backend;
     private final Clock clock;
     private final long ttlMillis;
     private final long unitBytes;
@@ -85,7 +83,7 @@ public final class NearCachedStore implements IdempotencyStore, MeterBinder {
     }
 
     private NearCachedStore(IdempotencyStore backend, NearCachePolicy policy, Clock clock) {
-        this.backend = backend;
+        super(backend);
         this.clock = clock;
         this.ttlMillis = policy.ttl().toMillis();
         // Every entry weighs at least one unit, so the weight bound caps both the count and the bytes.
@@ -128,7 +126,7 @@ public final class NearCachedStore implements IdempotencyStore, MeterBinder {
                     e.fingerprint().equals(fingerprint) ? e.answer() : new ClaimResult.FingerprintMismatch(e.callId()));
         }
         misses.increment();
-        return backend.claim(key, fingerprint, owner, lease, ctx).thenApply(result -> {
+        return delegate.claim(key, fingerprint, owner, lease, ctx).thenApply(result -> {
             if (result instanceof ClaimResult.Claimed) {
                 held.put(key, new Held(owner, fingerprint, ctx.callId()));
             } else if (result instanceof ClaimResult.Completed || result instanceof ClaimResult.NotRetained) {
@@ -149,7 +147,7 @@ public final class NearCachedStore implements IdempotencyStore, MeterBinder {
         long generation = evictions.get();
         CompletionStage<Optional<IdempotencyRecord>> read;
         try {
-            read = backend.get(key);
+            read = delegate.get(key);
         } catch (RuntimeException e) {
             loading.remove(key);
             return;
@@ -179,16 +177,11 @@ public final class NearCachedStore implements IdempotencyStore, MeterBinder {
     }
 
     @Override
-    public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
-        return backend.renew(key, owner, lease);
-    }
-
-    @Override
     public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
         // Read before the backend's own clock: the record expires no earlier than start + ttl.
         long start = clock.millis();
         long generation = evictions.get();
-        return backend.complete(key, owner, response, attempts, ttl).thenApply(ok -> {
+        return delegate.complete(key, owner, response, attempts, ttl).thenApply(ok -> {
             Held h = takeHeld(key, owner);
             if (ok && h != null) {
                 cache(key, h.fingerprint(), h.callId(), new ClaimResult.Completed(response, h.callId(), attempts),
@@ -202,7 +195,7 @@ public final class NearCachedStore implements IdempotencyStore, MeterBinder {
     public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
         long start = clock.millis();
         long generation = evictions.get();
-        return backend.markNotRetained(key, owner, status, attempts, ttl).thenApply(ok -> {
+        return delegate.markNotRetained(key, owner, status, attempts, ttl).thenApply(ok -> {
             Held h = takeHeld(key, owner);
             if (ok && h != null) {
                 cache(key, h.fingerprint(), h.callId(), new ClaimResult.NotRetained(h.callId(), status, attempts),
@@ -214,7 +207,7 @@ public final class NearCachedStore implements IdempotencyStore, MeterBinder {
 
     @Override
     public CompletionStage<Boolean> release(RecordKey key, String owner) {
-        return backend.release(key, owner).whenComplete((ok, err) -> takeHeld(key, owner));
+        return delegate.release(key, owner).whenComplete((ok, err) -> takeHeld(key, owner));
     }
 
     @Override
@@ -223,15 +216,10 @@ public final class NearCachedStore implements IdempotencyStore, MeterBinder {
         ended.invalidate(key);
         held.invalidate(key);
         // Again once the backend has deleted it: a completion answered meanwhile may have cached it.
-        return backend.evict(key).whenComplete((ok, err) -> {
+        return delegate.evict(key).whenComplete((ok, err) -> {
             evictions.incrementAndGet();
             ended.invalidate(key);
         });
-    }
-
-    @Override
-    public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
-        return backend.get(key);
     }
 
     private long expiry(long start, Duration ttl) {
@@ -290,65 +278,10 @@ public final class NearCachedStore implements IdempotencyStore, MeterBinder {
     }
 
     @Override
-    public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
-        return backend.putReceipt(receipt, ttl);
-    }
-
-    @Override
-    public CompletionStage<Optional<Receipt>> receipt(String callId) {
-        return backend.receipt(callId);
-    }
-
-    @Override
-    public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
-        return backend.receiptsByBizId(bizId, limit);
-    }
-
-    @Override
-    public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
-        return backend.addDeadLetter(entry);
-    }
-
-    @Override
-    public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
-        return backend.deadLetters(cursor, limit);
-    }
-
-    @Override
-    public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
-        return backend.deadLetter(id);
-    }
-
-    @Override
-    public CompletionStage<Boolean> deleteDeadLetter(String id) {
-        return backend.deleteDeadLetter(id);
-    }
-
-    @Override
-    public CompletionStage<Long> deadLetterCount() {
-        return backend.deadLetterCount();
-    }
-
-    @Override
-    public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
-        return backend.chargeTaskRetry(windowKey, maxRetries, ttl);
-    }
-
-    @Override
-    public CompletionStage<Long> taskRetriesUsed(String windowKey) {
-        return backend.taskRetriesUsed(windowKey);
-    }
-
-    @Override
-    public boolean isAvailable() {
-        return backend.isAvailable();
-    }
-
-    @Override
     public void close() {
         ended.invalidateAll();
         held.invalidateAll();
-        backend.close();
+        delegate.close();
     }
 
     /** Expires an entry at its own instant, on the cache's ticker (epoch milliseconds in nanoseconds). */
