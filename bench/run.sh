@@ -125,31 +125,9 @@ case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 [[ -z "$JAR" ]] && JAR="$REPO_ROOT/proxy-app/target/idemproxy.jar"
 case "$JAR" in /*) ;; *) JAR="$PWD/$JAR" ;; esac
 
-log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-# ---------------------------------------------------------------- cleanup
-STARTED_PIDS=()
-cleanup() {
-    local rc=$?
-    trap - EXIT INT TERM
-    local pid
-    for pid in "${STARTED_PIDS[@]}"; do
-        kill -TERM "$pid" 2>/dev/null || true
-    done
-    for pid in "${STARTED_PIDS[@]}"; do
-        for _ in $(seq 1 50); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+LOG_TAG=bench
+# shellcheck source=bench/lib.sh
+source "$SCRIPT_DIR/lib.sh"
 
 # ---------------------------------------------------------------- tools
 find_bin() { # name -> path, also where sbin is not on PATH
@@ -227,23 +205,6 @@ if (( PRE_BUSY0 > 10 || PRE_BUSY1 > 10 )); then
 fi
 
 # ---------------------------------------------------------------- ports
-read -r EPH_LO EPH_HI < /proc/sys/net/ipv4/ip_local_port_range
-USED_PORTS=" "
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-pick_port() {
-    local p
-    for _ in $(seq 1 200); do
-        p=$((20000 + RANDOM % 12000))
-        if (( p >= EPH_LO && p <= EPH_HI )); then continue; fi
-        [[ "$USED_PORTS" == *" $p "* ]] && continue
-        if command -v ss >/dev/null 2>&1 && ss -Htanl "sport = :$p" 2>/dev/null | grep -q .; then continue; fi
-        port_in_use "$p" && continue
-        USED_PORTS+="$p "
-        echo "$p"
-        return 0
-    done
-    die "no free port found"
-}
 wait_port() { # port timeout_s
     local deadline=$((SECONDS + $2))
     until port_in_use "$1"; do
@@ -253,15 +214,6 @@ wait_port() { # port timeout_s
 }
 
 # ---------------------------------------------------------------- process helpers
-cpu_ticks() { # pid -> utime+stime of the whole process (all threads), in clock ticks
-    local stat
-    stat=$(<"/proc/$1/stat") || return 1
-    stat=${stat##*) }
-    # after "comm)": state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15)
-    local -a f
-    read -r -a f <<<"$stat"
-    echo $(( f[11] + f[12] ))
-}
 nginx_worker_pid() { # master pid -> its single worker
     local w
     for _ in $(seq 1 50); do

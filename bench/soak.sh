@@ -86,31 +86,9 @@ case "$JAR" in /*) ;; *) JAR="$PWD/$JAR" ;; esac
 CSV="$OUT_DIR/samples.csv"
 SUMMARY="$OUT_DIR/summary.md"
 
-log() { printf '[soak %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-# ---------------------------------------------------------------- cleanup
-STARTED_PIDS=()
-cleanup() {
-    local rc=$?
-    trap - EXIT INT TERM
-    local pid
-    for pid in "${STARTED_PIDS[@]}"; do
-        kill -TERM "$pid" 2>/dev/null || true
-    done
-    for pid in "${STARTED_PIDS[@]}"; do
-        for _ in $(seq 1 100); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+LOG_TAG=soak
+# shellcheck source=bench/lib.sh
+source "$SCRIPT_DIR/lib.sh"
 
 # ---------------------------------------------------------------- tools
 need_pkgs=()
@@ -139,23 +117,6 @@ WRK=$(command -v wrk)
 CLK_TCK=$(getconf CLK_TCK)
 
 # ---------------------------------------------------------------- ports
-read -r EPH_LO EPH_HI < /proc/sys/net/ipv4/ip_local_port_range
-USED_PORTS=" "
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-pick_port() {
-    local p
-    for _ in $(seq 1 200); do
-        p=$((20000 + RANDOM % 12000))
-        if (( p >= EPH_LO && p <= EPH_HI )); then continue; fi
-        [[ "$USED_PORTS" == *" $p "* ]] && continue
-        if command -v ss >/dev/null 2>&1 && ss -Htan "sport = :$p" 2>/dev/null | grep -q .; then continue; fi
-        port_in_use "$p" && continue
-        USED_PORTS+="$p "
-        echo "$p"
-        return 0
-    done
-    die "no free port found"
-}
 
 # ---------------------------------------------------------------- build, work dir
 if [[ ! -f "$JAR" ]]; then
@@ -296,13 +257,6 @@ done
 log "idemproxy on 127.0.0.1:$PROXY_PORT, admin $ADMIN (pid $PID, store $STORE, $JVM_OPTS)"
 
 # ---------------------------------------------------------------- sampling helpers
-cpu_ticks() { # pid -> utime+stime, clock ticks
-    local stat f
-    stat=$(<"/proc/$1/stat") || return 1
-    stat=${stat##*) }
-    read -r -a f <<<"$stat"
-    echo $(( f[11] + f[12] ))
-}
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 metrics() { curl -fsS -m 5 "$ADMIN/metrics" 2>/dev/null || true; }
 msum() { # metrics-text name [label=value] -> sum of the matching series
