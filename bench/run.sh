@@ -109,8 +109,10 @@ has_target() { [[ ",$TARGETS," == *",$1,"* ]]; }
 has_scenario() { [[ ",$SCENARIOS," == *",$1,"* ]]; }
 has_store() { [[ ",$STORES," == *",$1,"* ]]; }
 is_protected() { [[ $1 == protected-post || $1 == replay ]]; }
-PROTECTED_SELECTED=0
-for s in "${SCENARIO_LIST[@]}"; do is_protected "$s" && PROTECTED_SELECTED=1; done
+PROTECTED_SELECTED=0 PASS_SELECTED=0
+for s in "${SCENARIO_LIST[@]}"; do
+    if is_protected "$s"; then PROTECTED_SELECTED=1; else PASS_SELECTED=1; fi
+done
 if has_target idemproxy && (( PROTECTED_SELECTED )) && [[ ${#STORE_LIST[@]} -eq 0 ]]; then
     echo "--stores is empty but protected-post/replay need a store" >&2; exit 2
 fi
@@ -323,7 +325,7 @@ upstream_hits() { # requests the upstream has accepted so far (this status reque
 # ("idemproxy@memory", "idemproxy@embedded+nc" with the near-cache, ...).
 declare -A URL=() PID_UNDER_TEST=() ADMIN_URL=() STORE_OF=() NC_OF=()
 REF_UNITS=()
-IDP_UNITS=()
+IDP_UNITS=() PROT_UNITS=()
 
 # ---------------------------------------------------------------- direct
 if has_target direct; then
@@ -482,19 +484,22 @@ routes:
       methods: [POST]
       ttl: $RECORD_TTL
 EOC
-        } >"$dir/idemproxy.yaml"
+        } >"$dir/conf/idemproxy.yaml"
     }
     validate_idemproxy_config() { # dir
-        (cd "$1" && java -jar "$WORK/idemproxy/idemproxy-bench-copy.jar" validate --config "$1/idemproxy.yaml") \
+        (cd "$1" && java -jar "$WORK/idemproxy/idemproxy-bench-copy.jar" validate --config "$1/conf/idemproxy.yaml") \
             >"$1/validate.log" 2>&1
     }
 
-    # Which instances: pass-through scenarios run on the first store's instance (they never touch
-    # the store); protected-post and replay run on every store's, and with --near-cache also on
-    # embedded and redis with store.nearCache enabled.
-    idp_variants=("${STORE_LIST[0]}")
+    # Which instances: the pass-through scenarios run on a JVM of their own ("pass", memory store,
+    # never touched by them), so the records the protected runs leave in another JVM's heap (the
+    # memory store's, up to rate × ttl of them) cannot put its garbage collector into the
+    # pass-through rows; protected-post and replay run on every store's instance, and with
+    # --near-cache also on embedded and redis with store.nearCache enabled.
+    idp_variants=()
+    (( PASS_SELECTED )) && idp_variants+=(pass)
     if (( PROTECTED_SELECTED )); then
-        idp_variants=("${STORE_LIST[@]}")
+        idp_variants+=("${STORE_LIST[@]}")
         if (( NEAR_CACHE )); then
             for st in "${STORE_LIST[@]}"; do [[ $st != memory ]] && idp_variants+=("$st+nc"); done
         fi
@@ -502,10 +507,11 @@ EOC
     declare -A IDP_PORT=()
     for v in "${idp_variants[@]}"; do
         u="idemproxy@$v"
-        st=${v%+nc}; nc=0; [[ $v == *+nc ]] && nc=1
+        st=${v%+nc}; nc=0; [[ $v == *+nc ]] && nc=1; [[ $v == pass ]] && st=memory
         dir="$WORK/idemproxy/${v/+/-}"
         mkdir -p "$dir"
         port=$(pick_port); admin=$(pick_port)
+        mkdir -p "$dir/conf"
         write_idemproxy_config "$dir" "$st" "$nc" "$port" "$admin"
         if ! validate_idemproxy_config "$dir"; then
             if (( nc )); then
@@ -517,7 +523,7 @@ EOC
         fi
         # shellcheck disable=SC2086 # JVM_OPTS is a list of words
         (cd "$dir" && pinned "$PROXY_CPU" java $JVM_OPTS -jar "$WORK/idemproxy/idemproxy-bench-copy.jar" run \
-            --config "$dir/idemproxy.yaml") >"$dir/stdout.log" 2>&1 &
+            --config "$dir/conf/idemproxy.yaml") >"$dir/stdout.log" 2>&1 &
         pid=$!
         STARTED_PIDS+=("$pid")
         URL[$u]="http://127.0.0.1:$port"
@@ -527,6 +533,7 @@ EOC
         NC_OF[$u]=$nc
         IDP_PORT[$u]=$port
         IDP_UNITS+=("$u")
+        [[ $v == pass ]] || PROT_UNITS+=("$u")
     done
     # The JVMs start together on one core (AlwaysPreTouch, JIT): allow them 180 s in all.
     deadline=$((SECONDS + 180))
@@ -541,15 +548,18 @@ EOC
     done
 fi
 PASS_UNIT=""
-[[ ${#IDP_UNITS[@]} -gt 0 ]] && PASS_UNIT=${IDP_UNITS[0]}
+(( PASS_SELECTED )) && [[ ${#IDP_UNITS[@]} -gt 0 ]] && PASS_UNIT=idemproxy@pass
 
 # ---------------------------------------------------------------- sanity: every unit answers
 units_for() { # scenario -> the units that run it
     local s=$1
     printf '%s\n' "${REF_UNITS[@]}"
-    if [[ -n "$PASS_UNIT" ]]; then
-        if is_protected "$s"; then printf '%s\n' "${IDP_UNITS[@]}"; else echo "$PASS_UNIT"; fi
+    if is_protected "$s"; then
+        (( ${#PROT_UNITS[@]} )) && printf '%s\n' "${PROT_UNITS[@]}"
+    elif [[ -n "$PASS_UNIT" ]]; then
+        echo "$PASS_UNIT"
     fi
+    return 0
 }
 send_request() { # unit scenario key headers_file -> http code (the request wrk sends, once)
     local u=$1 s=$2 key=$3 hdrs=$4 url="${URL[$1]}$(scenario_path "$2")"
@@ -582,7 +592,7 @@ log "every target answers 200 to every scenario's request"
 # The replay check: the same protected POST twice; the second must come from the store.
 declare -A REPLAY_CHECK=()
 if (( PROTECTED_SELECTED )); then
-    for u in "${IDP_UNITS[@]}"; do
+    for u in "${PROT_UNITS[@]}"; do
         key="bench-replay-check-$RANDOM$RANDOM"
         c1=$(send_request "$u" replay "$key" "$WORK/replay-check-1.headers")
         c2=$(send_request "$u" replay "$key" "$WORK/replay-check-2.headers")
@@ -913,7 +923,7 @@ bar_of() { # unit scenario -> "ratio p99_limit_ms label" (ratio 0: no bar)
         echo
         echo "Replay check before the load (curl, the same protected POST twice):"
         echo
-        for u in "${IDP_UNITS[@]}"; do
+        for u in "${PROT_UNITS[@]}"; do
             [[ -n "${REPLAY_CHECK[$u]:-}" ]] && echo "- idemproxy, store $(store_name "$u" replay): ${REPLAY_CHECK[$u]}"
         done
     fi

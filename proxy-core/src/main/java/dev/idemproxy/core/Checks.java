@@ -12,6 +12,24 @@ public final class Checks {
         }
     }
 
+    /**
+     * True when {@code s} is exactly {@code length} lower-case hex digits. A loop, not a regex:
+     * it runs on the hot path (every fingerprint and scope hash), where compiling a pattern per
+     * call cost more than hashing a small request.
+     */
+    public static boolean isLowerHex(String s, int length) {
+        if (s == null || s.length() != length) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            char c = s.charAt(i);
+            if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     public static Duration positive(Duration d, String name) {
         requireArgument(d != null && !d.isNegative() && !d.isZero(), name + ": " + d + " (expected: > 0)");
         return d;

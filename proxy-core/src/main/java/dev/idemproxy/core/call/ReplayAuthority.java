@@ -38,7 +38,7 @@ public final class ReplayAuthority {
                 token.getBytes(StandardCharsets.US_ASCII))) {
             return null;
         }
-        if (callId == null || !callId.matches("[0-9a-f]{32}")) {
+        if (callId == null || !dev.idemproxy.core.Checks.isLowerHex(callId, 32)) {
             return null;
         }
         RecordKey rk = null;

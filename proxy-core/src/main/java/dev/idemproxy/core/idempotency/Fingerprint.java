@@ -1,8 +1,8 @@
 package dev.idemproxy.core.idempotency;
 
-import static dev.idemproxy.core.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.Checks;
 import java.util.List;
 
 /**
@@ -21,7 +21,9 @@ public record Fingerprint(String value) {
 
     public Fingerprint {
         requireNonNull(value, "value");
-        requireArgument(value.matches("[0-9a-f]{64}"), "fingerprint '" + value + "' (expected: 64 lower-case hex digits)");
+        if (!Checks.isLowerHex(value, 64)) {
+            throw new IllegalArgumentException("fingerprint '" + value + "' (expected: 64 lower-case hex digits)");
+        }
     }
 
     /** The fingerprint of a request over the given parts. */

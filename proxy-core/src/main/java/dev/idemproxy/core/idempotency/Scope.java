@@ -1,8 +1,8 @@
 package dev.idemproxy.core.idempotency;
 
-import static dev.idemproxy.core.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.Checks;
 import java.util.List;
 
 /**
@@ -19,7 +19,9 @@ public record Scope(String hash) {
 
     public Scope {
         requireNonNull(hash, "hash");
-        requireArgument(hash.matches("[0-9a-f]{32}"), "scope hash '" + hash + "' (expected: 32 lower-case hex digits)");
+        if (!Checks.isLowerHex(hash, 32)) {
+            throw new IllegalArgumentException("scope hash '" + hash + "' (expected: 32 lower-case hex digits)");
+        }
     }
 
     /** The scope of a request under the configured parts. */

@@ -1,6 +1,5 @@
 package dev.idemproxy.core.store;
 
-import static dev.idemproxy.core.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
 import java.nio.ByteBuffer;
@@ -23,7 +22,9 @@ public final class StoredResponse {
 
     /** Takes ownership of {@code body} (no copy); for decoders that made the array themselves. */
     StoredResponse(int status, List<StoredHeader> headers, byte[] body, boolean owned) {
-        requireArgument(status >= 100 && status <= 999, "status " + status + " (expected: 100..999)");
+        if (status < 100 || status > 999) {
+            throw new IllegalArgumentException("status " + status + " (expected: 100..999)");
+        }
         this.status = status;
         this.headers = headers;
         this.body = body;
