@@ -17,6 +17,7 @@ import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.ForwardingStore;
 import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
@@ -105,12 +106,25 @@ class ClientGoneBeforeClaimTest {
         assertThat(retry.statusCode()).as(retry.body()).isEqualTo(201);
         assertThat(retry.body()).isEqualTo("created");
         assertThat(upstream.requestCount()).isEqualTo(1);
+
+        // The abandoned call's receipt, written PROCESSING with its claim, says what became of it.
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Receipt r = null;
+        while (System.nanoTime() < until && (r == null || !r.status().equals("FAILED"))) {
+            r = store.receipt(store.firstCallId).toCompletableFuture().get(5, TimeUnit.SECONDS).orElse(null);
+            Thread.sleep(10);
+        }
+        assertThat(r).isNotNull();
+        assertThat(r.status()).isEqualTo("FAILED");
+        assertThat(r.reason()).isEqualTo("client_gone");
+        assertThat(r.attempts()).isZero();
     }
 
     /** The memory store, whose first claim is answered only when {@link #gate} completes. */
     static final class GatedStore extends ForwardingStore {
         final CompletableFuture<Void> gate = new CompletableFuture<>();
         final CountDownLatch claimAsked = new CountDownLatch(1);
+        volatile String firstCallId;
 
         GatedStore(IdempotencyStore delegate) {
             super(delegate);
@@ -122,6 +136,7 @@ class ClientGoneBeforeClaimTest {
                 return delegate.claim(key, fingerprint, owner, lease, ctx);
             }
             CompletionStage<ClaimResult> result = delegate.claim(key, fingerprint, owner, lease, ctx);
+            firstCallId = ctx.callId();
             claimAsked.countDown();
             return gate.thenCompose(x -> result);
         }

@@ -2,17 +2,26 @@ package dev.idemproxy.core.call;
 
 import java.util.concurrent.ThreadLocalRandom;
 
-/** Call ids: 128 random bits as 32 lower-case hex digits. This class is stateless. */
+/**
+ * Call ids: 32 lower-case hex digits, the first 12 the epoch milliseconds of the call's start and
+ * the other 20 random (80 bits). Ids made later sort later (to the millisecond), so stores that
+ * keep receipts in a B-tree by call id (the embedded store) append them at one end instead of
+ * rewriting a random page for every call; 80 random bits keep ids made in the same millisecond
+ * apart. This class is stateless.
+ */
 public final class CallId {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private CallId() {}
 
     public static String next() {
-        ThreadLocalRandom r = ThreadLocalRandom.current();
+        return of(System.currentTimeMillis(), ThreadLocalRandom.current());
+    }
+
+    static String of(long millis, java.util.Random random) {
         char[] out = new char[32];
-        long hi = r.nextLong();
-        long lo = r.nextLong();
+        long hi = (millis << 16) | (random.nextInt() & 0xFFFFL);  // 48 bits of time, then 16 random bits
+        long lo = random.nextLong();                              // 64 more random bits
         for (int i = 0; i < 16; i++) {
             out[i] = HEX[(int) (hi >>> (60 - 4 * i)) & 0xf];
             out[16 + i] = HEX[(int) (lo >>> (60 - 4 * i)) & 0xf];

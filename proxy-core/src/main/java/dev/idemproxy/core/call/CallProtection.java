@@ -20,8 +20,11 @@ public interface CallProtection {
      * Called once, when the call has ended (the client may be gone by then). The stage completes
      * when the outcome is recorded (or recording gave up for now); the response's last bytes wait
      * for it.
+     *
+     * @param receipt the call's final receipt, to be written by this protection (with the record
+     *                where it can); null: none
      */
-    java.util.concurrent.CompletionStage<Void> settle(CallSettlement settlement);
+    java.util.concurrent.CompletionStage<Void> settle(CallSettlement settlement, dev.idemproxy.core.store.ReceiptPut receipt);
 
     /** Protection for a call with no idempotency record: a fresh call id and generated key. */
     static CallProtection unrecorded(CallIdentity identity) {
@@ -32,7 +35,8 @@ public interface CallProtection {
             }
 
             @Override
-            public java.util.concurrent.CompletionStage<Void> settle(CallSettlement settlement) {
+            public java.util.concurrent.CompletionStage<Void> settle(CallSettlement settlement,
+                    dev.idemproxy.core.store.ReceiptPut receipt) {
                 return java.util.concurrent.CompletableFuture.completedFuture(null);  // nothing is recorded
             }
         };

@@ -4,6 +4,7 @@ import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
@@ -32,6 +33,8 @@ public final class CallRecorder {
     public static final String SUCCESS = "SUCCESS";
     public static final String FAILED = "FAILED";
     public static final String REDACTED = "<redacted>";
+    /** The reason of a call whose client left before it was forwarded. */
+    public static final String CLIENT_GONE = "client_gone";
     private static final Logger LOG = LoggerFactory.getLogger(CallRecorder.class);
 
     /** Headers the proxy itself set on the forwarded request; the client's request had its own or none. */
@@ -70,18 +73,45 @@ public final class CallRecorder {
         return clock.instant();
     }
 
-    public void started(ProxyCall call, CallIdentity id, Instant createdAt) {
+    /** The receipt of a call that has started (PROCESSING), for the claim to write with its record; null without a store. */
+    public ReceiptPut startReceipt(ProxyCall call, CallIdentity id, Instant createdAt) {
         if (store == null) {
-            return;
+            return null;
         }
-        write(store.putReceipt(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), PROCESSING, null, 0, 0,
-                createdAt, null), call.route().idempotency().ttl()), id, "receipt");
+        return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), PROCESSING, null, 0, 0,
+                createdAt, null), call.route().idempotency().ttl());
     }
 
-    /** Must be called before the call's body is released: a dead letter keeps a copy. */
-    public void settled(ProxyCall call, CallIdentity id, RecordKey recordKey, Instant createdAt, CallSettlement s) {
+    /** Writes the receipt of a call that has started, when its claim did not (a call without a record). */
+    public void started(ProxyCall call, CallIdentity id, Instant createdAt) {
+        ReceiptPut r = startReceipt(call, id, createdAt);
+        if (r != null) {
+            write(store.putReceipt(r.receipt(), r.ttl()), id, "receipt");
+        }
+    }
+
+    /**
+     * Ends the receipt of a call whose client left before it was forwarded (its claim, which wrote
+     * the PROCESSING receipt, was released): FAILED, reason {@value #CLIENT_GONE}, no attempts.
+     */
+    public void abandoned(ProxyCall call, CallIdentity id, Instant createdAt) {
+        if (store != null) {
+            Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0, createdAt,
+                    clock.instant());
+            write(store.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
+        }
+    }
+
+    /**
+     * Writes the dead letter of a call that ended unsuccessfully and, when {@code writeReceipt}, its
+     * final receipt; returns that receipt (null without a store), which otherwise the call's
+     * {@link RecordedProtection} writes with its record. Must be called before the call's body is
+     * released: a dead letter keeps a copy.
+     */
+    public ReceiptPut settled(ProxyCall call, CallIdentity id, RecordKey recordKey, Instant createdAt, CallSettlement s,
+            boolean writeReceipt) {
         if (store == null) {
-            return;
+            return null;
         }
         RetryDecision d = s.decision();
         boolean failed = s.truncated() || d == null || d.deadLetter();
@@ -90,13 +120,16 @@ public final class CallRecorder {
         Receipt receipt = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), failed ? FAILED : SUCCESS,
                 reason, s.finalStatus(), s.attempts(), createdAt, now);
         java.time.Duration ttl = call.route().idempotency().ttl();
-        writeRetrying(() -> store.putReceipt(receipt, ttl), id, "receipt", 1);
+        if (writeReceipt) {
+            writeRetrying(() -> store.putReceipt(receipt, ttl), id, "receipt", 1);
+        }
         if (failed && call.route().deadLetter().enabled()) {
             RecordKey rk = recordKey != null ? recordKey : new RecordKey(call.route().name(), "-", id.key() == null ? "" : id.key());
             DeadLetter entry = new DeadLetter(CallId.next(), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
                     s.attempts(), now, snapshot(call));
             writeRetrying(() -> store.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", 1);
         }
+        return new ReceiptPut(receipt, ttl);
     }
 
     private static Set<String> caseInsensitive(String... names) {
@@ -130,7 +163,7 @@ public final class CallRecorder {
      * is tried again with growing pauses (about ten minutes in all), off the event loops. Both
      * writes replace by id, so a repeat is harmless.
      */
-    private static void writeRetrying(java.util.function.Supplier<java.util.concurrent.CompletionStage<?>> op, CallIdentity id,
+    static void writeRetrying(java.util.function.Supplier<java.util.concurrent.CompletionStage<?>> op, CallIdentity id,
             String what, int n) {
         java.util.concurrent.CompletionStage<?> stage;
         try {

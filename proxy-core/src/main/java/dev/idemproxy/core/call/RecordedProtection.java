@@ -3,6 +3,7 @@ package dev.idemproxy.core.call;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -27,15 +28,18 @@ public final class RecordedProtection implements CallProtection {
     private final InFlightWaiters waiters;
     private final boolean derivedKey;
     private final long claimedAtNanos = System.nanoTime();
+    private final java.time.Instant createdAt;
     /** About ten minutes of tries in all (pauses capped at 30 s). */
     static final int RECORD_TRIES = 25;
 
     private ScheduledFuture<?> renewal;
     private String takenOverFrom;
 
+    /** @param createdAt when the call started: its receipts' {@code createdAt}, the first written with the claim */
     public RecordedProtection(IdempotencyStore store, RecordKey key, CallIdentity identity, IdempotencyPolicy policy,
-            EventLoop loop, InFlightWaiters waiters, boolean derivedKey) {
+            EventLoop loop, InFlightWaiters waiters, boolean derivedKey, java.time.Instant createdAt) {
         this.derivedKey = derivedKey;
+        this.createdAt = createdAt;
         this.store = store;
         this.key = key;
         this.identity = identity;
@@ -68,6 +72,11 @@ public final class RecordedProtection implements CallProtection {
         return key;
     }
 
+    /** When the call started; its PROCESSING receipt was written with the claim. */
+    public java.time.Instant createdAt() {
+        return createdAt;
+    }
+
     @Override
     public CallIdentity identity() {
         return identity;
@@ -89,15 +98,24 @@ public final class RecordedProtection implements CallProtection {
     }
 
     @Override
-    public java.util.concurrent.CompletionStage<Void> settle(CallSettlement s) {
+    public java.util.concurrent.CompletionStage<Void> settle(CallSettlement s, ReceiptPut receipt) {
         if (renewal != null) {
             renewal.cancel(false);
         }
         RetryDecision d = s.decision();
         boolean keep = s.truncated() || (d != null && d.store());
         java.util.concurrent.CompletableFuture<Void> first = new java.util.concurrent.CompletableFuture<>();
-        record(s, keep, 1, first);
+        boolean completes = keep && s.response() != null;
+        if (receipt != null && !completes) {
+            writeReceipt(receipt);
+        }
+        record(s, keep, 1, first, completes ? receipt : null);
         return first;
+    }
+
+    /** The receipt on its own: the record is released or not retained, or was no longer ours. */
+    private void writeReceipt(ReceiptPut receipt) {
+        CallRecorder.writeRetrying(() -> store.putReceipt(receipt.receipt(), receipt.ttl()), identity, "receipt", 1);
     }
 
     /**
@@ -105,21 +123,22 @@ public final class RecordedProtection implements CallProtection {
      * to {@link #RECORD_TRIES} times), so an outcome reached during a store outage is still kept
      * once the store is back. {@code first} completes after the first try, whatever its result.
      */
-    private void record(CallSettlement s, boolean keep, int n, java.util.concurrent.CompletableFuture<Void> first) {
+    private void record(CallSettlement s, boolean keep, int n, java.util.concurrent.CompletableFuture<Void> first,
+            ReceiptPut receipt) {
         java.util.concurrent.CompletionStage<Boolean> done;
         if (!keep) {
             done = store.release(key, identity.callId());
         } else if (s.response() == null) {
             done = store.markNotRetained(key, identity.callId(), s.finalStatus(), s.attempts(), retention());
         } else {
-            done = store.complete(key, identity.callId(), s.response(), s.attempts(), retention());
+            done = store.complete(key, identity.callId(), s.response(), s.attempts(), retention(), receipt);
         }
         done.whenComplete((ok, err) -> {
             first.complete(null);
             if (err != null && n < RECORD_TRIES) {
                 LOG.warn("[call={}] could not record the outcome of the call (try {}): {}; trying again",
                         identity.callId(), n, err.toString());
-                loop.schedule(() -> record(s, keep, n + 1, first), Math.min(30_000L, 250L << Math.min(n, 7)),
+                loop.schedule(() -> record(s, keep, n + 1, first, receipt), Math.min(30_000L, 250L << Math.min(n, 7)),
                         TimeUnit.MILLISECONDS);
                 return;
             }
@@ -127,6 +146,9 @@ public final class RecordedProtection implements CallProtection {
                 LOG.error("[call={}] gave up recording the outcome of the call: {}", identity.callId(), err.toString());
             } else if (!ok) {
                 LOG.warn("[call={}] the idempotency record was no longer ours when the call ended", identity.callId());
+                if (receipt != null) {
+                    writeReceipt(receipt);  // the store wrote nothing
+                }
             }
             loop.execute(() -> waiters.wake(key));
         });

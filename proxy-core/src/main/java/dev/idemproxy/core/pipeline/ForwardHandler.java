@@ -9,6 +9,7 @@ import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.call.RecordedProtection;
+import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
@@ -133,11 +134,13 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         responseStarted = true;
         state.callStarted();
         CallIdentity identity = c.protection() != null ? c.protection().identity() : services.unrecordedIdentity(c, services.bizId(c, new NettyRequestView(c)));
-        java.time.Instant createdAt = services.recorder().now();
-        protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), createdAt, settlement -> {
+        RecordedProtection recorded = c.protection() instanceof RecordedProtection ? (RecordedProtection) c.protection() : null;
+        // A recorded call's PROCESSING receipt went with its claim; its final one goes with its record.
+        java.time.Instant createdAt = recorded != null ? recorded.createdAt() : services.recorder().now();
+        protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), createdAt, recorded == null, settlement -> {
             protectedRun = null;
-            RecordKey rk = c.protection() instanceof RecordedProtection ? ((RecordedProtection) c.protection()).key() : null;
-            services.recorder().settled(c, identity, rk, createdAt, settlement);
+            ReceiptPut receipt = services.recorder().settled(c, identity, recorded != null ? recorded.key() : null, createdAt,
+                    settlement, recorded == null);
             services.log().finished(c.route().name(), outcomeOf(settlement), settlement.finalStatus(), c.startNanos(),
                     identity.callId(), identity.bizId(), identity.key(), settlement.attempts(),
                     settlement.decision() == null ? null : settlement.decision().reason());
@@ -147,7 +150,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
                 cancelHeadTimer();
             }
             state.callEnded();
-            return c.protection() != null ? c.protection().settle(settlement)
+            return c.protection() != null ? c.protection().settle(settlement, recorded != null ? receipt : null)
                     : java.util.concurrent.CompletableFuture.completedFuture(null);
         });
         protectedRun.start();

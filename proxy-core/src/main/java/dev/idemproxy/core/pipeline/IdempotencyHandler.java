@@ -81,7 +81,8 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         String fingerprint = Fingerprint.of(policy, key, view).value();
         CallIdentity identity = new CallIdentity(callId, policy.key().header(), key.headerValue(), services.taskId(c.request()),
                 services.bizId(c, view));
-        pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos(), key.derived());
+        pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos(), key.derived(),
+                services.recorder().now());
         claim(pending);
     }
 
@@ -97,7 +98,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
                 services.bizId(c, view));
         String fingerprint = Fingerprint.of(Fingerprint.parts(policy, !rk.key().startsWith("c:")), view).value();
         pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos(),
-                rk.key().startsWith("d:"));
+                rk.key().startsWith("d:"), services.recorder().now());
         claim(pending);
     }
 
@@ -113,13 +114,13 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
      * the ttl). A duplicate within that time takes the record over as an unknown outcome; with
      * only a lease or two, a later one would find no record and run the call again.
      */
-    static ClaimContext claimContext(Pending p) {
+    private ClaimContext claimContext(Pending p) {
         IdempotencyPolicy policy = p.call.route().idempotency();
         java.time.Duration keep = policy.ttl();
         if (p.derivedKey && policy.key().window().compareTo(keep) < 0) {
             keep = policy.key().window();
         }
-        return new ClaimContext(p.identity.callId(), keep);
+        return new ClaimContext(p.identity.callId(), keep, services.recorder().startReceipt(p.call, p.identity, p.createdAt));
     }
 
     private void onClaim(Pending p, ClaimResult result, Throwable error) {
@@ -138,7 +139,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         if (result instanceof ClaimResult.Claimed) {
             pending = null;
             RecordedProtection protection = new RecordedProtection(services.store(), p.key, p.identity, p.call.route().idempotency(),
-                    ctx.channel().eventLoop(), services.waiters(), p.derivedKey);
+                    ctx.channel().eventLoop(), services.waiters(), p.derivedKey, p.createdAt);
             protection.startRenewing();
             ClaimResult.Claimed claimed = (ClaimResult.Claimed) result;
             if (claimed.takeover()) {
@@ -203,6 +204,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
      * of the call waiting and then failing with 409.
      */
     private void releaseOrphanedClaim(Pending p) {
+        services.recorder().abandoned(p.call, p.identity, p.createdAt);  // the claim wrote it as PROCESSING
         services.store().release(p.key, p.identity.callId()).whenComplete((ok, err) -> {
             if (err != null) {
                 LOG.warn("[call={}] could not release the key of a call whose client left before it was claimed: {}",
@@ -263,7 +265,12 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         ScheduledFuture<?> poll;
         boolean claiming;
 
-        Pending(ProxyCall call, RecordKey key, String fingerprint, CallIdentity identity, long waitUntil, boolean derivedKey) {
+        /** When the call started: its receipts' createdAt. */
+        final java.time.Instant createdAt;
+
+        Pending(ProxyCall call, RecordKey key, String fingerprint, CallIdentity identity, long waitUntil, boolean derivedKey,
+                java.time.Instant createdAt) {
+            this.createdAt = createdAt;
             this.derivedKey = derivedKey;
             this.call = call;
             this.key = key;

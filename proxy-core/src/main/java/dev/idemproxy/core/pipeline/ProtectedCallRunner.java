@@ -30,7 +30,7 @@ final class ProtectedCallRunner implements ClientSide {
     private final CallExecution execution;
 
     ProtectedCallRunner(ChannelHandlerContext ctx, ProxyCall call, CallIdentity identity, CallServices services,
-            ServerState state, String clientIp, java.time.Instant createdAt,
+            ServerState state, String clientIp, java.time.Instant createdAt, boolean writeStartReceipt,
             java.util.function.Function<CallSettlement, java.util.concurrent.CompletionStage<?>> onSettled) {
         this.ctx = ctx;
         this.call = call;
@@ -40,7 +40,9 @@ final class ProtectedCallRunner implements ClientSide {
         call.request().headers().remove(TIMEOUT_MS).remove(DEADLINE);
         HeaderRewrite.toUpstream(call.request(), call.route(), call.pathAndQuery(), call.originalHost(), clientIp);
         services.routeBudget(call.route()).recordRequest();
-        services.recorder().started(call, identity, createdAt);
+        if (writeStartReceipt) {
+            services.recorder().started(call, identity, createdAt);
+        }
         this.execution = new CallExecution(call, identity, call.request().headers(), services, this, deadline, onSettled);
     }
 

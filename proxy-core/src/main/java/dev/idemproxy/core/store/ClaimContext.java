@@ -14,8 +14,10 @@ import java.time.Duration;
  *                  {@code ttl}, or a derived key's window), so that a duplicate arriving any time
  *                  before then is a takeover of a call that may have executed, never a fresh call
  *                  that runs it again. Never less than one lease.
+ * @param receipt   the call's receipt (PROCESSING), written with the record when the claim claims
+ *                  it (fresh or as a takeover), and only then; null: none
  */
-public record ClaimContext(String callId, Duration retention) {
+public record ClaimContext(String callId, Duration retention, ReceiptPut receipt) {
 
     public ClaimContext {
         requireNonNull(callId, "callId");
@@ -23,6 +25,11 @@ public record ClaimContext(String callId, Duration retention) {
         if (retention.isNegative()) {
             throw new IllegalArgumentException("retention " + retention + " (expected: >= 0)");
         }
+    }
+
+    /** A claim that writes no receipt. */
+    public ClaimContext(String callId, Duration retention) {
+        this(callId, retention, null);
     }
 
     /** A claim kept only one lease length after it lapses. */

@@ -28,9 +28,16 @@ public abstract class ForwardingStore implements IdempotencyStore {
         return delegate.renew(key, owner, lease);
     }
 
+    /** Final: the proxy calls the form with a receipt, so a subclass must decorate that one. */
     @Override
-    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
-        return delegate.complete(key, owner, response, attempts, ttl);
+    public final CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
+        return complete(key, owner, response, attempts, ttl, null);
+    }
+
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+            ReceiptPut receipt) {
+        return delegate.complete(key, owner, response, attempts, ttl, receipt);
     }
 
     @Override

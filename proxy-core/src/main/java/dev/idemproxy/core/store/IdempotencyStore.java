@@ -40,6 +40,10 @@ public interface IdempotencyStore extends ReceiptStore, DeadLetterStore, TaskBud
      *   <li>{@code COMPLETED} → {@link ClaimResult.Completed}; {@code NOT_RETAINED} → {@link ClaimResult.NotRetained}.</li>
      * </ul>
      *
+     * When the claim claims the record ({@link ClaimResult.Claimed}) and {@code ctx} carries a
+     * receipt, that receipt is written in the same operation (atomically with the record where the
+     * backend can, else right after it); on any other answer it is not written.
+     *
      * @param owner a token unique to this claim (e.g. a random UUID), needed by every later write
      * @param lease how long the key is held unless renewed
      */
@@ -53,7 +57,18 @@ public interface IdempotencyStore extends ReceiptStore, DeadLetterStore, TaskBud
      * when {@code owner} no longer holds the key. The stage completes only once the record is as
      * durable as the backend makes it (embedded: committed to disk).
      */
-    CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl);
+    default CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
+        return complete(key, owner, response, attempts, ttl, null);
+    }
+
+    /**
+     * As {@link #complete(RecordKey, String, StoredResponse, int, Duration)}, and when it completes the
+     * record (true) also writes {@code receipt} (null: none) in the same operation: atomically with
+     * the record where the backend can, else right after it. When it answers false, the receipt
+     * was not written either.
+     */
+    CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+            ReceiptPut receipt);
 
     /**
      * Ends the call without keeping its body (it was larger than {@code maxResponseBody}); duplicates

@@ -45,8 +45,9 @@ public final class MeteredStore implements IdempotencyStore {
     }
 
     @Override
-    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
-        return timed("complete", () -> store.complete(key, owner, response, attempts, ttl));
+    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+            ReceiptPut receipt) {
+        return timed("complete", () -> store.complete(key, owner, response, attempts, ttl, receipt));
     }
 
     @Override

@@ -177,11 +177,12 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
     }
 
     @Override
-    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
+    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+            ReceiptPut receipt) {
         // Read before the backend's own clock: the record expires no earlier than start + ttl.
         long start = clock.millis();
         long generation = evictions.get();
-        return delegate.complete(key, owner, response, attempts, ttl).thenApply(ok -> {
+        return delegate.complete(key, owner, response, attempts, ttl, receipt).thenApply(ok -> {
             Held h = takeHeld(key, owner);
             if (ok && h != null) {
                 cache(key, h.fingerprint(), h.callId(), new ClaimResult.Completed(response, h.callId(), attempts),

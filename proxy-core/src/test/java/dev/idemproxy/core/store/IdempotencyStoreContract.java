@@ -352,6 +352,55 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
+    void aClaimThatClaimsWritesItsReceiptWithTheRecordAndOnlyThen() throws Exception {
+        RecordKey key = keys.unique();
+        String biz = keys.name("biz");
+        Receipt first = new Receipt(keys.name("call"), biz, "k1", "tickets", "PROCESSING", null, 0, 0, RecordKeys.T0, null);
+        assertThat(await(store.claim(key, "fp", "o1", LONG, new ClaimContext(first.callId(), Duration.ZERO,
+                new ReceiptPut(first, LONG))))).isEqualTo(new Claimed(false, null));
+        assertThat(await(store.receipt(first.callId()))).contains(first);
+        assertThat(await(store.receiptsByBizId(biz, 10))).containsExactly(first);
+
+        // a duplicate that does not claim (in flight, mismatch) writes nothing
+        Receipt dup = new Receipt(keys.name("call"), null, "k1", "tickets", "PROCESSING", null, 0, 0, RecordKeys.T0, null);
+        assertThat(await(store.claim(key, "fp", "o2", LONG, new ClaimContext(dup.callId(), Duration.ZERO,
+                new ReceiptPut(dup, LONG))))).isInstanceOf(InFlight.class);
+        assertThat(await(store.claim(key, "other", "o3", LONG, new ClaimContext(dup.callId(), Duration.ZERO,
+                new ReceiptPut(dup, LONG))))).isInstanceOf(FingerprintMismatch.class);
+        assertThat(await(store.receipt(dup.callId()))).isEmpty();
+    }
+
+    @Test
+    void aTakeoverWritesItsReceipt() throws Exception {
+        RecordKey key = keys.unique();
+        Duration lease = shortLease();
+        claim(key, "fp", "o1", lease);
+        elapse(lease.plusMillis(1));
+        Receipt mine = new Receipt(keys.name("call"), null, "k1", "tickets", "PROCESSING", null, 0, 0, RecordKeys.T0, null);
+        assertThat(await(store.claim(key, "fp", "o2", LONG, new ClaimContext(mine.callId(), Duration.ZERO,
+                new ReceiptPut(mine, LONG))))).isEqualTo(new Claimed(true, "call-o1"));
+        assertThat(await(store.receipt(mine.callId()))).contains(mine);
+    }
+
+    @Test
+    void aCompletionWritesItsReceiptWithTheRecordButAFencedOneWritesNothing() throws Exception {
+        RecordKey key = keys.unique();
+        String biz = keys.name("biz");
+        claim(key, "fp", "o1", LONG);
+        Receipt done = new Receipt(keys.name("call"), biz, "k1", "tickets", "SUCCESS", null, 201, 2, RecordKeys.T0,
+                RecordKeys.T0.plusMillis(5));
+        assertThat(await(store.complete(key, "o1", response(), 2, LONG, new ReceiptPut(done, LONG)))).isTrue();
+        assertThat(await(store.receipt(done.callId()))).contains(done);
+        assertThat(await(store.receiptsByBizId(biz, 10))).containsExactly(done);
+        assertThat(claim(key, "fp", "o2", LONG)).isInstanceOf(Completed.class);
+
+        Receipt late = new Receipt(keys.name("call"), null, "k1", "tickets", "SUCCESS", null, 201, 1, RecordKeys.T0, RecordKeys.T0);
+        assertThat(await(store.complete(key, "o1", response(), 1, LONG, new ReceiptPut(late, LONG))))
+                .as("already completed: no longer in flight").isFalse();
+        assertThat(await(store.receipt(late.callId()))).isEmpty();
+    }
+
+    @Test
     void receiptsAreListedByBizIdOldestFirst() throws Exception {
         String biz = keys.name("biz");
         List<Receipt> expected = new ArrayList<>();

@@ -11,6 +11,7 @@ import dev.idemproxy.core.store.DeadLetterPage;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.RecordTransitions;
 import dev.idemproxy.core.store.RecordTransitions.ClaimTransition;
@@ -204,6 +205,9 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
                 // an in-flight record whose lease lapses, never as a fresh key that would run again.
                 commitBeforeAnswering();
             }
+            if (ctx.receipt() != null && t.result() instanceof ClaimResult.Claimed) {
+                receipts.put(ctx.receipt().receipt(), now.plus(ctx.receipt().ttl()));
+            }
             return t.result();
         });
     }
@@ -214,8 +218,15 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
-        return update(key, true, (current, now) -> RecordTransitions.complete(current, owner, response, attempts, ttl, now));
+    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+            ReceiptPut receipt) {
+        return update(key, true, (current, now) -> {
+            IdempotencyRecord next = RecordTransitions.complete(current, owner, response, attempts, ttl, now);
+            if (next != null && receipt != null) {
+                receipts.put(receipt.receipt(), now.plus(receipt.ttl()));  // in the same commit as the record
+            }
+            return next;
+        });
     }
 
     @Override

@@ -14,6 +14,7 @@ import dev.idemproxy.core.store.DeadLetterPage;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.RecordTransitions;
 import dev.idemproxy.core.store.RecordTransitions.ClaimTransition;
@@ -115,6 +116,9 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
                 result.set(t.result());
                 return t.next() != null ? t.next() : live;
             });
+            if (ctx.receipt() != null && result.get() instanceof ClaimResult.Claimed) {
+                writeReceipt(ctx.receipt().receipt(), ctx.receipt().ttl());
+            }
             return result.get();
         });
     }
@@ -125,8 +129,15 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
-        return update(key, (current, now) -> RecordTransitions.complete(current, owner, response, attempts, ttl, now));
+    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+            ReceiptPut receipt) {
+        return update(key, (current, now) -> RecordTransitions.complete(current, owner, response, attempts, ttl, now))
+                .thenApply(done -> {
+                    if (done && receipt != null) {
+                        writeReceipt(receipt.receipt(), receipt.ttl());
+                    }
+                    return done;
+                });
     }
 
     @Override
@@ -160,21 +171,25 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     @Override
     public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
         return run(() -> {
-            TimedReceipt next = new TimedReceipt(receipt, now().plus(ttl));
-            TimedReceipt[] previous = {null};
-            receipts.asMap().compute(receipt.callId(), (id, old) -> {
-                previous[0] = old;
-                return next;
-            });
-            if (previous[0] != null) {
-                unindex(previous[0].receipt());
-            }
-            if (receipt.bizId() != null) {
-                receiptsByBiz.computeIfAbsent(receipt.bizId(), b -> new ConcurrentSkipListMap<>())
-                        .put(receipt.sortKey(), receipt.callId());
-            }
+            writeReceipt(receipt, ttl);
             return null;
         });
+    }
+
+    private void writeReceipt(Receipt receipt, Duration ttl) {
+        TimedReceipt next = new TimedReceipt(receipt, now().plus(ttl));
+        TimedReceipt[] previous = {null};
+        receipts.asMap().compute(receipt.callId(), (id, old) -> {
+            previous[0] = old;
+            return next;
+        });
+        if (previous[0] != null) {
+            unindex(previous[0].receipt());
+        }
+        if (receipt.bizId() != null) {
+            receiptsByBiz.computeIfAbsent(receipt.bizId(), b -> new ConcurrentSkipListMap<>())
+                    .put(receipt.sortKey(), receipt.callId());
+        }
     }
 
     @Override

@@ -22,10 +22,28 @@ final class RecordScripts {
             """;
 
     /**
-     * ARGV: fingerprint, owner, callId, leaseMs, retentionMs (how long a lapsed claim is kept; at
-     * least one lease). Returns {kind, ...} as bulk strings.
+     * Writes a receipt with the record when the script was given one: KEYS[2] the receipt's key,
+     * KEYS[3] (optional) its business-id index; ARGV[at] the encoded receipt, ARGV[at + 1] its ttl
+     * in ms, ARGV[at + 2] its index member. As {@code RedisReceipts.put}, in the same script as the
+     * record (standalone and Sentinel only: in a cluster the keys live in other slots).
      */
-    static final RedisScript CLAIM = new RedisScript(NOW + """
+    private static final String RECEIPT = """
+            local function receipt(at)
+              if not KEYS[2] then return end
+              redis.call('SET', KEYS[2], ARGV[at], 'PX', ARGV[at + 1])
+              if KEYS[3] then
+                redis.call('ZADD', KEYS[3], 0, ARGV[at + 2])
+                if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[at + 1]) then redis.call('PEXPIRE', KEYS[3], ARGV[at + 1]) end
+              end
+            end
+            """;
+
+    /**
+     * ARGV: fingerprint, owner, callId, leaseMs, retentionMs (how long a lapsed claim is kept; at
+     * least one lease), then optionally the receipt to write when it claims (see {@link #RECEIPT},
+     * from ARGV[6]). Returns {kind, ...} as bulk strings.
+     */
+    static final RedisScript CLAIM = new RedisScript(NOW + RECEIPT + """
             local lease = tonumber(ARGV[4])
             local kept = math.max(lease, tonumber(ARGV[5]))
             local cur = redis.call('HMGET', KEYS[1], 's', 'o', 'c', 'f', 'l', 't', 'a', 'h')
@@ -38,6 +56,7 @@ final class RecordScripts {
             end
             if not cur[1] then
               inflight(now)
+              receipt(6)
               return {'claimed'}
             end
             if cur[4] ~= ARGV[1] then return {'mismatch', cur[3]} end
@@ -45,6 +64,7 @@ final class RecordScripts {
             if cur[1] == 'N' then return {'not-retained', cur[3], cur[7], cur[8]} end
             if tonumber(cur[5]) > now then return {'in-flight', cur[3], cur[4], cur[5]} end
             inflight(tonumber(cur[6]))
+            receipt(6)
             return {'takeover', cur[3]}
             """, ScriptOutputType.MULTI);
 
@@ -57,12 +77,17 @@ final class RecordScripts {
             return 1
             """, ScriptOutputType.INTEGER);
 
-    /** ARGV: owner, ttlMs, state (C or N), attempts, status, encoded response (C only). Returns 1 when ended. */
-    static final RedisScript END = new RedisScript(NOW + OWNED + """
+    /**
+     * ARGV: owner, ttlMs, state (C or N), attempts, status, encoded response (C only), then optionally
+     * the receipt to write when it ends the record (see {@link #RECEIPT}, from ARGV[7]). Returns 1
+     * when ended.
+     */
+    static final RedisScript END = new RedisScript(NOW + RECEIPT + OWNED + """
             local ttl = tonumber(ARGV[2])
             redis.call('HSET', KEYS[1], 's', ARGV[3], 'd', n(now), 'x', n(now + ttl), 'a', ARGV[4], 'h', ARGV[5])
             if ARGV[3] == 'C' then redis.call('HSET', KEYS[1], 'r', ARGV[6]) end
             redis.call('PEXPIRE', KEYS[1], n(ttl))
+            receipt(7)
             return 1
             """, ScriptOutputType.INTEGER);
 

@@ -49,6 +49,20 @@ final class RedisReceipts {
         return prefix + "receipts-by-biz:{" + bizId + "}";
     }
 
+    /**
+     * The keys and arguments that write {@code put} within one of {@code RecordScripts}' scripts
+     * (after the record key and the script's own arguments): standalone and Sentinel only.
+     */
+    String[] scriptKeys(String recordKey, Receipt receipt) {
+        return receipt.bizId() == null ? new String[] {recordKey, key(receipt.callId())}
+                : new String[] {recordKey, key(receipt.callId()), bizKey(receipt.bizId())};
+    }
+
+    byte[][] scriptArgs(Receipt receipt, Duration ttl) {
+        byte[] ms = Long.toString(Math.max(1, ttl.toMillis())).getBytes(UTF_8);
+        return new byte[][] {StoreCodec.encodeReceipt(receipt), ms, receipt.bizId() == null ? new byte[0] : receipt.sortKey().getBytes(UTF_8)};
+    }
+
     CompletionStage<Void> put(Receipt receipt, Duration ttl) {
         long ms = Math.max(1, ttl.toMillis());
         CompletionStage<String> set = redis.set(key(receipt.callId()), StoreCodec.encodeReceipt(receipt), SetArgs.Builder.px(ms));

@@ -1,0 +1,34 @@
+package dev.idemproxy.core.call;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashSet;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class CallIdTest {
+
+    @Test
+    void thirtyTwoLowerCaseHexDigitsLedByTheMillis() {
+        String id = CallId.of(0x0123456789abL, new Random(1));
+        assertThat(id).matches("[0-9a-f]{32}").startsWith("0123456789ab");
+    }
+
+    @Test
+    void laterIdsSortLater() {
+        Random r = new Random(7);
+        String earlier = CallId.of(1_764_400_000_000L, r);
+        String later = CallId.of(1_764_400_000_001L, r);
+        assertThat(later).isGreaterThan(earlier);
+    }
+
+    @Test
+    void idsOfTheSameMillisecondDiffer() {
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < 100_000; i++) {
+            ids.add(CallId.next());
+        }
+        assertThat(ids).hasSize(100_000);
+    }
+}
