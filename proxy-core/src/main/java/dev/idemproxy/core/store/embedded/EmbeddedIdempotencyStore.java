@@ -36,6 +36,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
@@ -56,6 +57,9 @@ import org.slf4j.LoggerFactory;
  * futures of those that promise durability, together with every later operation of the same
  * batch (which may have read their uncommitted writes). Under concurrent callers one file commit
  * thus serves many operations; a lone caller sees the same one commit per operation as before.
+ * When the last commit served several callers, a commit first waits
+ * {@link #GROUP_WAIT_NANOS 500 µs} for the operations on their way, so commits stay few and full
+ * under load (each writes a chunk of tens of KB however few operations it holds).
  *
  * <p><b>Durability.</b> A claim that creates or takes over a record, {@link #complete},
  * {@link #markNotRetained}, {@link #release} and {@link #addDeadLetter} are committed to the
@@ -63,7 +67,8 @@ import org.slf4j.LoggerFactory;
  * ({@code kill -9}) once acknowledged: a claim comes back as an in-flight record whose lease
  * lapses, never as a fresh key. A commit reaches the OS page cache, not necessarily the disk: the
  * file is forced to disk (fsync) once a second, not per commit, so an OS crash or power loss may
- * lose the commits since the last sync. Renewals, evictions, receipts and task retry counters are
+ * lose the commits since the last sync. A receipt written with a claim or a completion shares its
+ * commit. Renewals, evictions, other receipt writes and task retry counters are
  * committed by MVStore's background writer within about a second (or by the next group commit);
  * losing one in a crash only costs a lease extension, an eviction to redo, a receipt's last
  * state, or the last second's retry charges.
@@ -87,6 +92,11 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     private static final int PURGE_BATCH = 1000;
     /** Most operations per commit, so a steady stream of them cannot hold answers back for long. */
     private static final int MAX_BATCH = 256;
+    /**
+     * How long a commit waits for more operations when the last one served several callers (a
+     * lone caller never waits): a fraction of what one commit costs under load.
+     */
+    private static final long GROUP_WAIT_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
     /** How long MVStore keeps a chunk it no longer needs, after writing it, before reusing its space. */
     static final int RETENTION_MILLIS = 10_000;
     /** How often the sync thread forces the file to disk: well within {@link #RETENTION_MILLIS}. */
@@ -106,6 +116,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     /** Store thread only: an operation of the running batch needs the commit before its answer. */
     private boolean commitPending;
+    /** Store thread only: how many answers the last batch held for its commit. */
+    private int lastHeld;
     private volatile boolean failed;
     /** Forces the file to disk every {@link #SYNC_MILLIS}; its own thread, so an fsync never holds up the store thread. */
     private final ScheduledExecutorService syncThread;
@@ -486,18 +498,15 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     private void drain() {
         drainScheduled.set(false);  // before polling: an operation queued from now on schedules another drain
         List<Op<?>> held = new ArrayList<>();
-        for (int n = 0; n < MAX_BATCH; n++) {
-            Op<?> op = queue.poll();
-            if (op == null) {
-                break;
-            }
-            op.run();
-            if (commitPending) {
-                held.add(op);
-            } else {
-                op.answer();
-            }
+        int n = runQueued(held, 0);
+        if (commitPending && lastHeld > 1 && n < MAX_BATCH) {
+            // Callers are concurrent (the last commit served several): give the ones on their way a
+            // moment to join this commit. Each commit writes a chunk of tens of KB however few
+            // operations it holds, so fewer, fuller commits cost far less per operation.
+            LockSupport.parkNanos(GROUP_WAIT_NANOS);
+            runQueued(held, n);
         }
+        lastHeld = held.size();
         if (commitPending) {
             commitPending = false;
             try {
@@ -513,6 +522,27 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         if (!queue.isEmpty() && drainScheduled.compareAndSet(false, true)) {
             scheduleDrain();
         }
+    }
+
+    /**
+     * Runs queued operations until the queue is empty or the batch holds {@value #MAX_BATCH};
+     * those awaiting the commit go to {@code held}, the others are answered. Returns the batch's
+     * size so far. Store thread only.
+     */
+    private int runQueued(List<Op<?>> held, int n) {
+        for (; n < MAX_BATCH; n++) {
+            Op<?> op = queue.poll();
+            if (op == null) {
+                break;
+            }
+            op.run();
+            if (commitPending) {
+                held.add(op);
+            } else {
+                op.answer();
+            }
+        }
+        return n;
     }
 
     /** One queued operation and, once run, its outcome. Run and answered on the store thread. */

@@ -65,7 +65,9 @@ import org.slf4j.LoggerFactory;
  * each is atomic, and they read the server's {@code TIME}: the proxies' clocks play no part. Expiry
  * is the key's {@code PEXPIRE}. Dead letters share one slot (hash tag {@code {dlq}}); receipts are
  * one key each plus a per-business-id index; task retry counters are one integer each, charged
- * by a script.
+ * by a script. A claim's or a completion's receipt is written by the record's own script in
+ * standalone and Sentinel mode (one round trip, atomic with the record); in a cluster its keys
+ * live in other slots, so it is a second command right after.
  *
  * <p><b>Sentinel</b> mode uses Lettuce's master/replica connection, which subscribes to every
  * Sentinel and re-reads the topology 5 s after the first failover event it sees (its debounce), so
