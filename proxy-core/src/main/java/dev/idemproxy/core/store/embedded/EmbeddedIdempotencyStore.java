@@ -57,9 +57,10 @@ import org.slf4j.LoggerFactory;
  * futures of those that promise durability, together with every later operation of the same
  * batch (which may have read their uncommitted writes). Under concurrent callers one file commit
  * thus serves many operations; a lone caller sees the same one commit per operation as before.
- * When the last commit served several callers, a commit first waits
- * {@link #GROUP_WAIT_NANOS 500 µs} for the operations on their way, so commits stay few and full
- * under load (each writes a chunk of tens of KB however few operations it holds).
+ * When the last commit served several callers, a commit first lets the operations still arriving
+ * join it, looking every 50 µs for up to {@link #GROUP_WAIT_NANOS 500 µs} and going ahead as soon
+ * as a look finds none, so commits stay few and full under load (each writes a chunk of tens of KB
+ * however few operations it holds) without holding back callers that are all already waiting.
  *
  * <p><b>Durability.</b> A claim that creates or takes over a record, {@link #complete},
  * {@link #markNotRetained}, {@link #release} and {@link #addDeadLetter} are committed to the
@@ -97,6 +98,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
      * lone caller never waits): a fraction of what one commit costs under load.
      */
     private static final long GROUP_WAIT_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+    /** One look for more operations during that wait: a slice that brings none ends it. */
+    private static final long GROUP_WAIT_SLICE_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     /** How long MVStore keeps a chunk it no longer needs, after writing it, before reusing its space. */
     static final int RETENTION_MILLIS = 10_000;
     /** How often the sync thread forces the file to disk: well within {@link #RETENTION_MILLIS}. */
@@ -499,12 +502,21 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         drainScheduled.set(false);  // before polling: an operation queued from now on schedules another drain
         List<Op<?>> held = new ArrayList<>();
         int n = runQueued(held, 0);
-        if (commitPending && lastHeld > 1 && n < MAX_BATCH) {
-            // Callers are concurrent (the last commit served several): give the ones on their way a
-            // moment to join this commit. Each commit writes a chunk of tens of KB however few
-            // operations it holds, so fewer, fuller commits cost far less per operation.
-            LockSupport.parkNanos(GROUP_WAIT_NANOS);
-            runQueued(held, n);
+        if (commitPending && lastHeld > 1) {
+            // Callers are concurrent (the last commit served several): while operations keep
+            // arriving, let them join this commit, up to GROUP_WAIT_NANOS in all. Each commit writes
+            // a chunk of tens of KB however few operations it holds, so fewer, fuller commits cost
+            // far less per operation; when a slice brings nothing new (every caller is already
+            // waiting on this commit), it goes ahead at once.
+            long until = System.nanoTime() + GROUP_WAIT_NANOS;
+            while (n < MAX_BATCH && System.nanoTime() < until) {
+                LockSupport.parkNanos(GROUP_WAIT_SLICE_NANOS);
+                int more = runQueued(held, n);
+                if (more == n) {
+                    break;
+                }
+                n = more;
+            }
         }
         lastHeld = held.size();
         if (commitPending) {
