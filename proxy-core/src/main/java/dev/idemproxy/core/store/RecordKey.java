@@ -6,18 +6,37 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Where one idempotency record lives: (route, scope hash, key). The scope's values are never
- * stored, only their hash. This class is immutable.
- *
- * @param route     the route's name
- * @param scopeHash a hash of the scope values (empty when the route has no scope)
- * @param key       the idempotency key as the client sent it or the proxy derived it
+ * stored, only their hash. This class is immutable. (A class, not a record, so that its
+ * {@link #id()} is built once: the stores ask for it several times per call.)
  */
-public record RecordKey(String route, String scopeHash, String key) {
+public final class RecordKey {
+    private final String route;
+    private final String scopeHash;
+    private final String key;
+    private final String id;
 
-    public RecordKey {
-        requireNonNull(route, "route");
-        requireNonNull(scopeHash, "scopeHash");
-        requireNonNull(key, "key");
+    /**
+     * @param route     the route's name
+     * @param scopeHash a hash of the scope values (empty when the route has no scope)
+     * @param key       the idempotency key as the client sent it or the proxy derived it
+     */
+    public RecordKey(String route, String scopeHash, String key) {
+        this.route = requireNonNull(route, "route");
+        this.scopeHash = requireNonNull(scopeHash, "scopeHash");
+        this.key = requireNonNull(key, "key");
+        this.id = route.length() + ":" + route + scopeHash.length() + ":" + scopeHash + key;
+    }
+
+    public String route() {
+        return route;
+    }
+
+    public String scopeHash() {
+        return scopeHash;
+    }
+
+    public String key() {
+        return key;
     }
 
     /**
@@ -25,7 +44,22 @@ public record RecordKey(String route, String scopeHash, String key) {
      * {@code <len(route)>:<route><len(scopeHash)>:<scopeHash><key>}. Backends use it as their storage key.
      */
     public String id() {
-        return route.length() + ":" + route + scopeHash.length() + ":" + scopeHash + key;
+        return id;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RecordKey && ((RecordKey) o).id.equals(id);  // the id is unambiguous
+    }
+
+    @Override
+    public int hashCode() {
+        return id.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "RecordKey[route=" + route + ", scopeHash=" + scopeHash + ", key=" + key + "]";
     }
 
     /** Parses {@link #id()}; for backends that list their records. */
