@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
-import dev.idemproxy.core.idempotency.KeyPolicy;
 import dev.idemproxy.core.receipt.IdsPolicy;
-import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
-import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
@@ -20,10 +17,10 @@ import dev.idemproxy.core.store.ForwardingStore;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
-import dev.idemproxy.core.store.StorePolicy;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
 import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.OneLoopProxy;
 import dev.idemproxy.core.testing.RawHttp;
 import dev.idemproxy.core.testing.TestUpstream;
 import dev.idemproxy.core.upstream.PoolPolicy;
@@ -64,18 +61,12 @@ class AnswerAfterRecordTest {
     void start() throws Exception {
         upstream = TestUpstream.start();
         store = new SlowCompleteStore(MemoryIdempotencyStore.create(1000, Clock.systemUTC()));
-        IdempotencyPolicy idem = new IdempotencyPolicy(true, Set.of("POST"), KeyPolicy.DEFAULT, List.of(), List.of(),
-                TTL, Duration.ofSeconds(30), IdempotencyPolicy.OnConcurrent.WAIT, Duration.ofSeconds(2),
-                1024 * 1024, 1024 * 1024);
+        IdempotencyPolicy idem = OneLoopProxy.protectPosts(TTL);
         // No retries, a short perTry: the hanging upstream ends the call as an unknown outcome (504).
         Timeouts timeouts = new Timeouts(Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofSeconds(60), Duration.ofSeconds(10));
         Route route = new Route("tickets", new RouteMatch(null, "/tickets", Set.of()), upstream.uri(), Set.of(), timeouts,
                 idem, RetryPolicy.DEFAULT, IdsPolicy.DEFAULT, null, DeadLetterPolicy.DEFAULT, TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
-        ServerPolicy server = new ServerPolicy(1, Duration.ofSeconds(60), 16 * 1024, 8 * 1024);
-        proxy = new ProxyServer(new ProxyConfig(new HostPort("127.0.0.1", 0), Duration.ofSeconds(1), AdminPolicy.DEFAULT, server,
-                StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(route)), store,
-                new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
-        proxy.start();
+        proxy = OneLoopProxy.start(route, store);
     }
 
     @AfterEach

@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
-import dev.idemproxy.core.idempotency.KeyPolicy;
 import dev.idemproxy.core.receipt.IdsPolicy;
-import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
-import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
@@ -19,9 +16,9 @@ import dev.idemproxy.core.store.ForwardingStore;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
-import dev.idemproxy.core.store.StorePolicy;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
 import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.OneLoopProxy;
 import dev.idemproxy.core.testing.RawHttp;
 import dev.idemproxy.core.testing.TestUpstream;
 import dev.idemproxy.core.upstream.PoolPolicy;
@@ -32,7 +29,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -62,16 +58,11 @@ class ClientGoneBeforeClaimTest {
     void start() throws Exception {
         upstream = TestUpstream.start();
         store = new GatedStore(MemoryIdempotencyStore.create(1000, Clock.systemUTC()));
-        IdempotencyPolicy idem = new IdempotencyPolicy(true, Set.of("POST"), KeyPolicy.DEFAULT, List.of(), List.of(),
-                Duration.ofHours(1), Duration.ofSeconds(30), IdempotencyPolicy.OnConcurrent.WAIT, Duration.ofSeconds(2),
-                1024 * 1024, 1024 * 1024);
+        IdempotencyPolicy idem = OneLoopProxy.protectPosts(Duration.ofHours(1));
         Route route = new Route("tickets", new RouteMatch(null, "/tickets", Set.of()), upstream.uri(), Set.of(), Timeouts.DEFAULT,
                 idem, RetryPolicy.DEFAULT, IdsPolicy.DEFAULT, null, DeadLetterPolicy.DEFAULT, TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
         // One io thread: every client connection shares one event loop, which orders the steps below.
-        ServerPolicy oneLoop = new ServerPolicy(1, Duration.ofSeconds(60), 16 * 1024, 8 * 1024);
-        proxy = new ProxyServer(new ProxyConfig(new HostPort("127.0.0.1", 0), Duration.ofSeconds(1), AdminPolicy.DEFAULT, oneLoop,
-                StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(route)), store, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
-        proxy.start();
+        proxy = OneLoopProxy.start(route, store);
     }
 
     @AfterEach

@@ -4,19 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
-import dev.idemproxy.core.idempotency.KeyPolicy;
 import dev.idemproxy.core.receipt.IdsPolicy;
 import dev.idemproxy.core.retry.BackoffPolicy;
 import dev.idemproxy.core.retry.Jitter;
-import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
-import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
-import dev.idemproxy.core.store.StorePolicy;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
 import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.OneLoopProxy;
 import dev.idemproxy.core.testing.RawHttp;
 import dev.idemproxy.core.testing.TestCertificates;
 import dev.idemproxy.core.upstream.PoolPolicy;
@@ -39,7 +36,6 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -99,9 +95,7 @@ class LateConnectionTest {
         URI upstream = URI.create("https://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort());
 
         store = MemoryIdempotencyStore.create(1000, Clock.systemUTC());
-        IdempotencyPolicy idem = new IdempotencyPolicy(true, Set.of("POST"), KeyPolicy.DEFAULT, List.of(), List.of(),
-                Duration.ofHours(1), Duration.ofSeconds(30), IdempotencyPolicy.OnConcurrent.WAIT, Duration.ofSeconds(2),
-                1024 * 1024, 1024 * 1024);
+        IdempotencyPolicy idem = OneLoopProxy.protectPosts(Duration.ofHours(1));
         // An attempt has 200 ms; the retry waits 1.5 s, so attempt 1's late connection arrives before attempt 2 starts.
         Timeouts timeouts = new Timeouts(Duration.ofSeconds(5), Duration.ofMillis(200), Duration.ofSeconds(60), Duration.ofSeconds(10));
         RetryPolicy retry = new RetryPolicy(2, Set.of("connect-failure"),
@@ -109,11 +103,7 @@ class LateConnectionTest {
         Route route = new Route("tickets", new RouteMatch(null, "/tickets", Set.of()), upstream, Set.of(), timeouts,
                 idem, retry, IdsPolicy.DEFAULT, null, DeadLetterPolicy.DEFAULT, new TlsPolicy(certs.caPemFile(), null),
                 PoolPolicy.DEFAULT);
-        ServerPolicy one = new ServerPolicy(1, Duration.ofSeconds(60), 16 * 1024, 8 * 1024);
-        proxy = new ProxyServer(new ProxyConfig(new HostPort("127.0.0.1", 0), Duration.ofSeconds(1), AdminPolicy.DEFAULT, one,
-                StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(route)), store,
-                new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
-        proxy.start();
+        proxy = OneLoopProxy.start(route, store);
     }
 
     @AfterEach

@@ -133,23 +133,22 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         this.receipts = new EmbeddedReceipts(mv.openMap("receipts"), mv.openMap("receiptsByBiz"), expiry);
         this.deadLetters = new EmbeddedDeadLetters(mv.openMap("dlq"), mv.openMap("dlqIds"));
         this.taskCounters = new EmbeddedTaskCounters(mv.openMap("tasks"), expiry);
+        this.thread = daemonThread("idemproxy-embedded-store");
+        long every = purgeInterval.toMillis();
+        thread.scheduleWithFixedDelay(this::purgeQuietly, every, every, TimeUnit.MILLISECONDS);
+        this.syncThread = daemonThread("idemproxy-embedded-sync");
+        syncThread.scheduleWithFixedDelay(this::syncQuietly, syncMillis, syncMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** One daemon thread for scheduled work that stops running delayed tasks once shut down. */
+    private static ScheduledExecutorService daemonThread(String name) {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "idemproxy-embedded-store");
+            Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
         });
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.thread = executor;
-        long every = purgeInterval.toMillis();
-        thread.scheduleWithFixedDelay(this::purgeQuietly, every, every, TimeUnit.MILLISECONDS);
-        ScheduledThreadPoolExecutor syncer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "idemproxy-embedded-sync");
-            t.setDaemon(true);
-            return t;
-        });
-        syncer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.syncThread = syncer;
-        syncThread.scheduleWithFixedDelay(this::syncQuietly, syncMillis, syncMillis, TimeUnit.MILLISECONDS);
+        return executor;
     }
 
     /**
