@@ -6,6 +6,7 @@ import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static dev.idemproxy.core.testing.UpstreamAction.respondChunked;
 import static dev.idemproxy.core.testing.UpstreamAction.resetAfterRequest;
 import static dev.idemproxy.core.testing.UpstreamAction.sse;
+import static dev.idemproxy.core.testing.UpstreamAction.stallAfterHead;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,6 +56,10 @@ class ProxyPathIT {
                 + "    match: { pathPrefix: /slow }\n"
                 + "    upstream: " + upstream.uri() + "\n"
                 + "    timeouts: { perTry: 300ms, total: 10s }\n"
+                + "  - name: stalls\n"
+                + "    match: { pathPrefix: /stalls }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    timeouts: { idle: 400ms, perTry: 10s, total: 20s }\n"
                 + "  - name: shortIdle\n"
                 + "    match: { pathPrefix: /short-idle }\n"
                 + "    upstream: " + pooledUpstream.uri() + "\n"
@@ -259,6 +264,33 @@ class ProxyPathIT {
                 .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(504);
         assertThat(r.body()).contains("urn:idemproxy:problem:ambiguous-outcome");
+    }
+
+    @Test
+    void aResponseThatStallsLongerThanTheIdleTimeoutIsCutOff() throws Exception {
+        upstream.enqueue(stallAfterHead(Duration.ofSeconds(6), 200, "0123456789".getBytes(UTF_8)));
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            long start = System.nanoTime();
+            raw.write("GET /stalls/body HTTP/1.1\r\nHost: a\r\n\r\n");
+            String got = new String(raw.readUntilClose(), UTF_8);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            // The head went through; the body never came, and the proxy gave up after `idle`, not after the stall.
+            assertThat(got).startsWith("HTTP/1.1 200").doesNotContain("0123456789");
+            assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(350)).isLessThan(Duration.ofSeconds(4));
+        }
+    }
+
+    @Test
+    void eventsCloserTogetherThanTheIdleTimeoutKeepTheResponseAlive() throws Exception {
+        List<String> events = List.of("a", "b", "c", "d", "e", "f", "g", "h");
+        upstream.enqueue(sse(events, Duration.ofMillis(100)));
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("GET /stalls/events HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(200);
+            // 8 events over 700 ms: longer than the 400 ms idle timeout in all, never that long silent.
+            assertThat(r.bodyAsString()).contains("data: a", "data: h");
+        }
     }
 
     @Test

@@ -6,8 +6,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.timeout.IdleStateHandler;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 
@@ -37,7 +35,7 @@ final class UpstreamChannelInitializer extends ChannelInitializer<SocketChannel>
             addTls(ch, p);
         }
         p.addLast(HTTP_CODEC, new HttpClientCodec(8192, 64 * 1024, 64 * 1024));
-        p.addLast(IDLE, new IdleStateHandler(0, 0, key.idle().toMillis(), TimeUnit.MILLISECONDS));
+        p.addLast(IDLE, new UpstreamIdleHandler(key.idle().toNanos()));
         p.addLast(UPSTREAM, new UpstreamHandler());
     }
 

@@ -68,4 +68,46 @@ class HeaderRewriteTest {
         assertThat(head.headers().get("Content-Length")).isEqualTo("42");
         assertThat(head.headers().get("Connection")).isEqualTo("close");
     }
+
+    @Test
+    void everyHopByHopNameGoesInAnyCaseOnBothLegs() {
+        String[] hop = {"CONNECTION", "keep-alive", "Proxy-Connection", "PROXY-AUTHENTICATE", "proxy-authorization", "Te",
+            "trailer", "Upgrade"};
+        HttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x");
+        HttpResponse resp = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        for (String name : hop) {
+            req.headers().add(name, "v");
+            resp.headers().add(name, "v");
+        }
+        req.headers().add("Host", "a").add("X-Kept", "1");
+        resp.headers().add("Transfer-Encoding", "chunked").add("X-Kept", "1");
+        HeaderRewrite.toUpstream(req, route, "/x", null, "127.0.0.1");
+        HeaderRewrite.toClient(resp, HttpMethod.GET, HttpVersion.HTTP_1_1, false);
+        for (String name : hop) {
+            assertThat(req.headers().contains(name)).as(name).isFalse();
+            assertThat(resp.headers().contains(name)).as(name).isFalse();
+        }
+        assertThat(req.headers().get("X-Kept")).isEqualTo("1");
+        assertThat(resp.headers().get("X-Kept")).isEqualTo("1");
+        assertThat(resp.headers().getAll("Transfer-Encoding")).containsExactly("chunked");
+    }
+
+    @Test
+    void aLengthTheConnectionHeaderNamesIsGoneSoTheBodyIsChunked() {
+        HttpResponse r = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        r.headers().add("Connection", "content-length").add("Content-Length", "5");
+        HeaderRewrite.toClient(r, HttpMethod.GET, HttpVersion.HTTP_1_1, false);
+        assertThat(r.headers().contains("Content-Length")).isFalse();
+        assertThat(r.headers().get("Transfer-Encoding")).isEqualTo("chunked");
+    }
+
+    @Test
+    void forwardedHeadersTheClientSentAreReplacedNotRepeated() {
+        HttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x");
+        req.headers().add("Host", "a").add("x-forwarded-proto", "https").add("X-Forwarded-Host", "evil");
+        HeaderRewrite.toUpstream(req, route, "/x", "a", "127.0.0.1");
+        assertThat(req.headers().getAll("X-Forwarded-Proto")).containsExactly("http");
+        assertThat(req.headers().getAll("X-Forwarded-Host")).containsExactly("a");
+        assertThat(req.headers().getAll("X-Forwarded-For")).containsExactly("127.0.0.1");
+    }
 }
