@@ -1,0 +1,150 @@
+package dev.idemproxy.app.logging;
+
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.UnsynchronizedAppenderBase;
+import ch.qos.logback.core.encoder.Encoder;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Writes log lines to standard output from one thread, a batch per write.
+ *
+ * <p>The threads that log (the event loops among them) only add the event to a lock-free queue:
+ * no lock, no wake-up of the writer, no system call. A full queue drops the event, counted,
+ * rather than stall a call (receipts, not logs, are the record of a call). The writer wakes every
+ * 10 ms, takes whatever is queued, encodes it and writes it with one call; so a line waits at
+ * most about 10 ms, and a busy proxy makes about a hundred wake-ups and writes a second instead
+ * of one of each per line (Logback's {@code AsyncAppender} signals its writer on every event).
+ * {@link #stop()} writes what is queued, waiting up to {@code maxFlushMillis}.
+ *
+ * <p>Configured from logback XML: {@code encoder}, {@code queueSize} (default 16384) and
+ * {@code maxFlushMillis} (default 2000). This class is thread-safe.
+ */
+public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILoggingEvent> {
+    private static final int MAX_BATCH = 1024;
+    /** How long the writer sleeps when it found nothing: the longest a line waits to be written. */
+    private static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private Encoder<ILoggingEvent> encoder;
+    private int queueSize = 16384;
+    private long maxFlushMillis = 2000;
+    private final AtomicLong dropped = new AtomicLong();
+    private final ConcurrentLinkedQueue<ILoggingEvent> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
+    private Thread writer;
+    private volatile boolean stopping;
+
+    public void setEncoder(Encoder<ILoggingEvent> encoder) {
+        this.encoder = encoder;
+    }
+
+    public void setQueueSize(int queueSize) {
+        this.queueSize = queueSize;
+    }
+
+    public void setMaxFlushMillis(long maxFlushMillis) {
+        this.maxFlushMillis = maxFlushMillis;
+    }
+
+    /** Events dropped because the queue was full. */
+    public long dropped() {
+        return dropped.get();
+    }
+
+    @Override
+    public void start() {
+        if (encoder == null) {
+            addError("no encoder for the appender named [" + name + "]");
+            return;
+        }
+        if (queueSize < 1) {
+            addError("queueSize " + queueSize + " (expected: >= 1)");
+            return;
+        }
+        stopping = false;
+        writer = new Thread(this::writeLoop, "idemproxy-log-writer");
+        writer.setDaemon(true);
+        writer.start();
+        super.start();
+    }
+
+    @Override
+    protected void append(ILoggingEvent event) {
+        if (queued.incrementAndGet() > queueSize) {
+            queued.decrementAndGet();
+            dropped.incrementAndGet();
+            return;
+        }
+        event.prepareForDeferredProcessing();
+        queue.offer(event);
+    }
+
+    @Override
+    public void stop() {
+        if (!isStarted()) {
+            return;
+        }
+        super.stop();
+        stopping = true;
+        LockSupport.unpark(writer);
+        try {
+            writer.join(maxFlushMillis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (writer.isAlive()) {
+            addWarn("the log writer did not finish within " + maxFlushMillis + " ms; " + queue.size() + " lines unwritten");
+        }
+        long lost = dropped.get();
+        if (lost > 0) {
+            addWarn(lost + " log lines were dropped because the queue of " + queueSize + " was full");
+        }
+    }
+
+    private void writeLoop() {
+        List<ILoggingEvent> batch = new ArrayList<>(MAX_BATCH);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * 1024);
+        while (true) {
+            boolean last = stopping;   // read before draining: what was queued before stop() is written
+            ILoggingEvent e;
+            while ((e = queue.poll()) != null) {
+                queued.decrementAndGet();
+                batch.add(e);
+                if (batch.size() == MAX_BATCH) {
+                    write(batch, bytes);
+                }
+            }
+            if (!batch.isEmpty()) {
+                write(batch, bytes);
+            }
+            if (last) {
+                return;
+            }
+            LockSupport.parkNanos(this, PAUSE_NANOS);
+        }
+    }
+
+    private void write(List<ILoggingEvent> batch, ByteArrayOutputStream bytes) {
+        for (ILoggingEvent e : batch) {
+            try {
+                bytes.writeBytes(encoder.encode(e));
+            } catch (RuntimeException ex) {
+                addError("cannot encode a log event", ex);
+            }
+        }
+        batch.clear();
+        // System.out at each write, so a replaced standard output (System.setOut) is honoured.
+        // One write of the whole batch: PrintStream passes a large array straight to the file.
+        PrintStream out = System.out;
+        out.write(bytes.toByteArray(), 0, bytes.size());
+        out.flush();
+        bytes.reset();
+    }
+}
