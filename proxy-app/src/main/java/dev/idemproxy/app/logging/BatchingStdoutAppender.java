@@ -77,12 +77,12 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
 
     @Override
     protected void append(ILoggingEvent event) {
+        event.prepareForDeferredProcessing();
         if (queued.incrementAndGet() > queueSize) {
             queued.decrementAndGet();
             dropped.incrementAndGet();
             return;
         }
-        event.prepareForDeferredProcessing();
         queue.offer(event);
     }
 
