@@ -57,11 +57,23 @@ final class ChildProxy implements AutoCloseable {
 
     /** Starts {@code java <flags> -jar <JAR> args...} in {@code workDir} with extra environment variables. */
     static ChildProxy start(Path workDir, Map<String, String> env, String... args) {
+        return start(List.of(), workDir, env, args);
+    }
+
+    /**
+     * As {@link #start(Path, String...)}, with SIGHUP ignored, as under {@code nohup}: a shell sets
+     * the disposition and execs java in its place (so the pid is the JVM's).
+     */
+    static ChildProxy startIgnoringHup(Path workDir, String... args) {
+        return start(List.of("sh", "-c", "trap '' HUP; exec \"$@\"", "sh"), workDir, Map.of(), args);
+    }
+
+    private static ChildProxy start(List<String> prefix, Path workDir, Map<String, String> env, String... args) {
         Path jar = JAR.toAbsolutePath();
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: run the ITs through 'mvn verify' (after package)");
         }
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM_FLAGS);
         cmd.add("-jar");

@@ -164,6 +164,23 @@ class ProcessIT {
     }
 
     /**
+     * Started with SIGHUP ignored (as under nohup), the JVM keeps ignoring it whatever handler is
+     * registered: the proxy says so at start instead of leaving reloads by signal silently dead.
+     */
+    @Test
+    void aSighupIgnoredAtStartIsReportedAndTermStillStops() throws Exception {
+        Ports p = Ports.pick();
+        Path cfg = writeConfig(dir, p, "", route("a", "/a", upstream1));
+        try (ChildProxy child = ChildProxy.startIgnoringHup(cfg.getParent(), "run", "--config", cfg.toString())) {
+            child.awaitLine("SIGHUP was ignored when this process started \\(nohup\\?\\), so it stays ignored");
+            assertThat(child.count("SIGTERM was ignored")).isZero();
+            assertThat(get(p.proxy("/a/1")).body()).isEqualTo("one /a/1");
+            child.signal("TERM");
+            assertThat(child.waitFor(WAIT)).as(child.transcript()).isZero();
+        }
+    }
+
+    /**
      * SIGHUP alone reloads. To keep the file watcher out of it, {@code --config} names a symlink
      * whose target lives in another directory: the watcher watches the link's directory, which
      * sees no event when the target is rewritten, so nothing but the signal can reload. (This
