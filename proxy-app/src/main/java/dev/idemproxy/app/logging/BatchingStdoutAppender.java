@@ -99,12 +99,15 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        // Logging is stopping, so these go to standard error directly.
         if (writer.isAlive()) {
-            addWarn("the log writer did not finish within " + maxFlushMillis + " ms; " + queue.size() + " lines unwritten");
+            System.err.println("idemproxy: the log writer did not finish within " + maxFlushMillis + " ms; "
+                    + queue.size() + " log lines unwritten");
         }
         long lost = dropped.get();
         if (lost > 0) {
-            addWarn(lost + " log lines were dropped because the queue of " + queueSize + " was full");
+            System.err.println("idemproxy: " + lost + " log lines were dropped because " + queueSize
+                    + " were already waiting to be written");
         }
     }
 

@@ -20,11 +20,13 @@ import org.junit.jupiter.api.Test;
 
 class BatchingStdoutAppenderTest {
     final PrintStream realOut = System.out;
+    final PrintStream realErr = System.err;
     final LoggerContext context = new LoggerContext();
 
     @AfterEach
     void restore() {
         System.setOut(realOut);
+        System.setErr(realErr);
     }
 
     BatchingStdoutAppender appender(int queueSize) {
@@ -110,8 +112,11 @@ class BatchingStdoutAppenderTest {
         }
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(1_000);
         assertThat(a.dropped()).isEqualTo(40);
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, UTF_8));
         release.countDown();
         a.stop();
+        assertThat(err.toString(UTF_8)).contains("40 log lines were dropped because 10 were already waiting to be written");
         String out = captured.toString(UTF_8);
         assertThat(out).startsWith("first\n").contains("line 0\n", "line 9\n").doesNotContain("line 10\n");
     }
