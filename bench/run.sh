@@ -470,7 +470,12 @@ EOC
                 embedded) echo "  embedded: { path: \"$dir/data\" }" ;;
                 redis) echo "  redis: { uri: \"redis://127.0.0.1:$REDIS_PORT\", mode: standalone, keyPrefix: \"bench:\" }" ;;
             esac
-            (( nc )) && echo "  nearCache: { enabled: true, maxEntries: $NEAR_CACHE_ENTRIES, ttl: 30s }"
+            if (( nc )); then
+                echo "  nearCache: { enabled: true, maxEntries: $NEAR_CACHE_ENTRIES, ttl: 30s }"
+            elif [[ $store == embedded ]]; then
+                # on by default with embedded since 2026-11-29: the plain embedded rows measure the file itself
+                echo "  nearCache: { enabled: false }"
+            fi
             cat <<EOC
 routes:
   - name: bench

@@ -77,14 +77,13 @@ final class ConfigReader {
         RedisPolicy redis = redis(m.map("redis"));
         StorePolicy.OnUnavailable onUnavailable = m.parsed("onUnavailable", d.onUnavailable(), "reject or passthrough",
                 t -> Choices.of(StorePolicy.OnUnavailable.values(), StorePolicy.OnUnavailable::spelling, t));
-        NearCachePolicy nearCache = nearCache(m.map("nearCache"));
+        NearCachePolicy nearCache = nearCache(m.map("nearCache"), NearCachePolicy.defaultFor(type));
         StorePolicy s = m.reading().problems().build(m.at("type"), m.path(),
                 () -> new StorePolicy(type, path, maxEntries, redis, onUnavailable, nearCache));
         return s == null ? d : s;
     }
 
-    private static NearCachePolicy nearCache(MapReader m) {
-        NearCachePolicy d = NearCachePolicy.DISABLED;
+    private static NearCachePolicy nearCache(MapReader m, NearCachePolicy d) {
         boolean enabled = m.bool("enabled", d.enabled());
         long maxEntries = m.integer("maxEntries", d.maxEntries(), 1, Integer.MAX_VALUE);
         long maxBytes = m.size("maxBytes", d.maxBytes(), 1024, MAX_NEAR_CACHE_BYTES);

@@ -51,7 +51,7 @@ class YamlConfigLoaderTest {
                 ServerPolicy.DEFAULT,
                 new StorePolicy(StorePolicy.Type.EMBEDDED, Path.of("./idemproxy-data"), 1_000_000,
                         new StorePolicy.RedisPolicy("redis://127.0.0.1:6379", "standalone", "idemproxy:"),
-                        StorePolicy.OnUnavailable.REJECT),
+                        StorePolicy.OnUnavailable.REJECT, StorePolicy.NearCachePolicy.ENABLED),
                 new TaskPolicy("X-Task-Id", 20, Duration.ofHours(1)),
                 new RetryBudgetPolicy(0.2, 10, Duration.ofSeconds(10)),
                 List.of(),
@@ -114,6 +114,24 @@ class YamlConfigLoaderTest {
         Route route = config.routes().get(0);
         assertThat(route.tls()).isEqualTo(new TlsPolicy(dir.resolve("certs/ca.pem"), "api.example.com"));
         assertThat(route.pool()).isEqualTo(new PoolPolicy(8, Duration.ofSeconds(90)));
+    }
+
+    @Test
+    void theNearCacheIsOnByDefaultOnlyForTheEmbeddedStoreAndEitherWayCanBeSwitched(@TempDir Path dir) throws Exception {
+        StorePolicy.NearCachePolicy on = StorePolicy.NearCachePolicy.ENABLED;
+        StorePolicy.NearCachePolicy off = StorePolicy.NearCachePolicy.DISABLED;
+
+        assertThat(loader.parse("", "test.yaml", dir).store().nearCache()).isEqualTo(on);
+        assertThat(loader.parse("store: { type: embedded }\n", "test.yaml", dir).store().nearCache()).isEqualTo(on);
+        assertThat(loader.parse("store: { type: redis }\n", "test.yaml", dir).store().nearCache()).isEqualTo(off);
+        assertThat(loader.parse("store: { type: memory }\n", "test.yaml", dir).store().nearCache()).isEqualTo(off);
+        assertThat(loader.parse("store: { type: embedded, nearCache: { enabled: false } }\n", "test.yaml", dir)
+                .store().nearCache()).isEqualTo(off);
+        assertThat(loader.parse("store: { type: redis, nearCache: { enabled: true, ttl: 5s } }\n", "test.yaml", dir)
+                .store().nearCache()).isEqualTo(new StorePolicy.NearCachePolicy(true, 10_000, 64L * 1024 * 1024,
+                        Duration.ofSeconds(5)));
+        assertThat(loader.parse("store: { nearCache: { maxEntries: 50 } }\n", "test.yaml", dir).store().nearCache())
+                .isEqualTo(new StorePolicy.NearCachePolicy(true, 50, 64L * 1024 * 1024, Duration.ofSeconds(30)));
     }
 
     @Test

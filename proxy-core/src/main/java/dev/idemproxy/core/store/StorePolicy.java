@@ -92,6 +92,20 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, R
     public record NearCachePolicy(boolean enabled, long maxEntries, long maxBytes, Duration ttl) {
         public static final NearCachePolicy DISABLED = new NearCachePolicy(false, 10_000, 64L * 1024 * 1024,
                 Duration.ofSeconds(30));
+        /** {@link #DISABLED}'s sizes, switched on. */
+        public static final NearCachePolicy ENABLED = new NearCachePolicy(true, DISABLED.maxEntries, DISABLED.maxBytes,
+                DISABLED.ttl);
+
+        /**
+         * The near-cache a store of {@code type} has when the configuration does not say: on for
+         * {@code embedded}, whose file only this process may open (it is locked), so an ended
+         * record cached here can never be changed or evicted behind the cache's back; off for
+         * {@code redis}, which other replicas share (an eviction there goes unnoticed here for up
+         * to {@code ttl}), and for {@code memory}, which is local already.
+         */
+        public static NearCachePolicy defaultFor(Type type) {
+            return type == Type.EMBEDDED ? ENABLED : DISABLED;
+        }
 
         public NearCachePolicy {
             requireArgument(maxEntries >= 1 && maxEntries <= Integer.MAX_VALUE,
@@ -102,7 +116,7 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, R
     }
 
     public static final StorePolicy DEFAULT = new StorePolicy(Type.EMBEDDED, Path.of("./idemproxy-data"), 1_000_000,
-            RedisPolicy.DEFAULT, OnUnavailable.REJECT, NearCachePolicy.DISABLED);
+            RedisPolicy.DEFAULT, OnUnavailable.REJECT, NearCachePolicy.defaultFor(Type.EMBEDDED));
 
     public StorePolicy {
         requireNonNull(type, "type");
