@@ -46,6 +46,8 @@ public final class ProxyServer implements AutoCloseable {
     private final UpstreamPools pools;
     private final CallServices services;
     private final ChannelGroup clients = new DefaultChannelGroup("idemproxy-clients", GlobalEventExecutor.INSTANCE);
+    /** The caller's event loops (which it closes after {@link #stop}), or null: this server makes its own. */
+    private final IoLoops sharedLoops;
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
@@ -60,10 +62,22 @@ public final class ProxyServer implements AutoCloseable {
      * @param registry where the engine's metrics go
      */
     public ProxyServer(ProxyConfig config, IdempotencyStore store, MeterRegistry registry) {
+        this(config, store, registry, null);
+    }
+
+    /**
+     * @param store    the idempotency store (owned by the caller, who closes it after {@link #stop}); may be null
+     * @param registry where the engine's metrics go
+     * @param loops    the I/O event loops to serve on (owned by the caller, who closes them after
+     *                 {@link #stop} and after the store); null: the server makes
+     *                 {@code server.ioThreads} of its own and stops them in {@link #stop}
+     */
+    public ProxyServer(ProxyConfig config, IdempotencyStore store, MeterRegistry registry, IoLoops loops) {
         this.config = requireNonNull(config, "config");
+        this.sharedLoops = loops;
         ProxyMetrics metrics = new ProxyMetrics(registry);
         IdempotencyStore metered = store == null ? null : new MeteredStore(store, metrics);
-        this.transport = Transport.best();
+        this.transport = loops == null ? Transport.best() : loops.transport();
         this.pools = new UpstreamPools(transport);
         Clock clock = Clock.systemUTC();
         // With a store, task retries are counted there, so every proxy sharing it spends one budget.
@@ -83,7 +97,8 @@ public final class ProxyServer implements AutoCloseable {
     public synchronized void start() throws Exception {
         apply(config);
         bossGroup = transport.newGroup(1, "idemproxy-accept");
-        workerGroup = transport.newGroup(config.server().effectiveIoThreads(), "idemproxy-io");
+        workerGroup = sharedLoops != null ? sharedLoops.group()
+                : transport.newGroup(config.server().effectiveIoThreads(), "idemproxy-io");
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(transport.serverChannel())
@@ -101,7 +116,7 @@ public final class ProxyServer implements AutoCloseable {
         // The DLQ gauge follows the store, so admin deletes (or another replica's entries) show.
         bossGroup.next().scheduleAtFixedRate(() -> services.recorder().refreshDeadLetterCount(), 10, 10, TimeUnit.SECONDS);
         LOG.info("idemproxy listening on {} ({} transport, {} io threads, {} routes)", address(), transport,
-                config.server().effectiveIoThreads(), state.routes().size());
+                sharedLoops != null ? sharedLoops.threads() : config.server().effectiveIoThreads(), state.routes().size());
     }
 
     /**
@@ -186,7 +201,7 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private void shutdownGroups() {
-        if (workerGroup != null) {
+        if (workerGroup != null && sharedLoops == null) {
             workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         }
         if (bossGroup != null) {

@@ -9,6 +9,7 @@ import dev.idemproxy.app.config.ConfigDescriber;
 import dev.idemproxy.app.config.ConfigProblem;
 import dev.idemproxy.app.config.InvalidConfigException;
 import dev.idemproxy.app.config.YamlConfigLoader;
+import dev.idemproxy.core.IoLoops;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ProxyServer;
 import dev.idemproxy.core.store.IdempotencyStore;
@@ -34,19 +35,22 @@ public final class Assembly implements AutoCloseable {
     private final YamlConfigLoader loader;
     private final AtomicReference<ProxyConfig> current;
     private final MetricsSetup metrics;
+    /** The proxy's I/O event loops, shared with the Redis store's connections; closed after the store. */
+    private final IoLoops loops;
     private final IdempotencyStore store;
     private final ProxyServer proxy;
     private final AdminServer admin;
     private final Object reloadLock = new Object();
 
-    private Assembly(ProxyConfig config, Path configFile, YamlConfigLoader loader, IdempotencyStore store) {
+    private Assembly(ProxyConfig config, Path configFile, YamlConfigLoader loader, IoLoops loops, IdempotencyStore store) {
         this.configFile = configFile;
         this.loader = loader;
         this.current = new AtomicReference<>(config);
+        this.loops = loops;
         this.store = store;
         this.metrics = new MetricsSetup();
         StoreFactory.bindMetrics(store, metrics.registry());
-        this.proxy = new ProxyServer(config, store, metrics.registry());
+        this.proxy = new ProxyServer(config, store, metrics.registry(), loops);
         this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get()),
                 CallRecordsEndpoints.routes(store, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
@@ -61,20 +65,28 @@ public final class Assembly implements AutoCloseable {
      */
     public static Assembly start(ProxyConfig config, Path configFile, YamlConfigLoader loader) throws StartupException {
         requireNonNull(config, "config");
-        IdempotencyStore store = StoreFactory.open(config.store(), Clock.systemUTC());
-        Assembly a = new Assembly(config, configFile, requireNonNull(loader, "loader"), store);
+        requireNonNull(loader, "loader");
+        IoLoops loops = IoLoops.start(config.server().effectiveIoThreads());
+        IdempotencyStore store;
+        try {
+            store = StoreFactory.open(config.store(), Clock.systemUTC(), loops);
+        } catch (StartupException | RuntimeException e) {
+            loops.close();
+            throw e;
+        }
+        Assembly a = new Assembly(config, configFile, loader, loops, store);
         try {
             a.proxy.start();
         } catch (BindException e) {
-            store.close();
+            a.closeStoreAndLoops();
             a.metrics.close();
             throw new StartupException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
-            store.close();
+            a.closeStoreAndLoops();
             a.metrics.close();
             throw new StartupException(e.getMessage(), e);
         } catch (Exception e) {
-            store.close();
+            a.closeStoreAndLoops();
             a.metrics.close();
             throw new StartupException("cannot start the proxy on " + config.listen() + ": " + e, e);
         }
@@ -82,7 +94,7 @@ public final class Assembly implements AutoCloseable {
             a.admin.start();
         } catch (RuntimeException e) {
             a.stopProxyQuietly();
-            store.close();
+            a.closeStoreAndLoops();
             a.metrics.close();
             throw new StartupException("cannot start the admin listener on " + config.admin().listen() + ": "
                     + e.getMessage(), e);
@@ -173,9 +185,18 @@ public final class Assembly implements AutoCloseable {
             drained = false;
         }
         admin.close();
-        store.close();
+        closeStoreAndLoops();
         metrics.close();
         return drained;
+    }
+
+    /** The store first: its Redis connections run on the loops. */
+    private void closeStoreAndLoops() {
+        try {
+            store.close();
+        } finally {
+            loops.close();
+        }
     }
 
     private void stopProxyQuietly() {

@@ -1,5 +1,6 @@
 package dev.idemproxy.app.wiring;
 
+import dev.idemproxy.core.IoLoops;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.NearCachedStore;
 import dev.idemproxy.core.store.StorePolicy;
@@ -15,12 +16,13 @@ final class StoreFactory {
     /**
      * Opens the backend and, when {@code store.nearCache.enabled}, puts the near-cache of ended
      * records in front of it, so that every user of the store (the proxy and the admin API's
-     * evictions alike) goes through the same near-cache.
+     * evictions alike) goes through the same near-cache. A Redis store's connections run on
+     * {@code loops}, which the caller closes only after the store.
      */
-    static IdempotencyStore open(StorePolicy policy, Clock clock) throws StartupException {
+    static IdempotencyStore open(StorePolicy policy, Clock clock, IoLoops loops) throws StartupException {
         IdempotencyStore backend;
         try {
-            backend = Stores.open(policy, clock);
+            backend = Stores.open(policy, clock, loops);
         } catch (RuntimeException e) {
             String where = policy.type() == StorePolicy.Type.REDIS ? " at " + policy.redis().redactedUri()
                     : policy.type() == StorePolicy.Type.EMBEDDED ? " at " + policy.embeddedPath() : "";

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idemproxy.app.config.YamlConfigLoader;
+import dev.idemproxy.core.IoLoops;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyStore;
@@ -33,7 +34,7 @@ class RedisStoreWiringTest {
             StorePolicy policy = load(dir, Map.of("REDIS_PASSWORD", "env-secret"),
                     "  redis: { uri: \"redis://:${REDIS_PASSWORD}@127.0.0.1:" + redis.port() + "\" }\n");
 
-            try (IdempotencyStore store = StoreFactory.open(policy, Clock.systemUTC())) {
+            try (IoLoops loops = IoLoops.start(1); IdempotencyStore store = StoreFactory.open(policy, Clock.systemUTC(), loops)) {
                 assertClaims(store);
             }
         }
@@ -48,15 +49,17 @@ class RedisStoreWiringTest {
             Files.copy(certs.unrelatedCaPemFile(), dir.resolve("certs/other-ca.pem"));
 
             StorePolicy good = load(dir, Map.of(), "  redis: { uri: \"" + redis.uri() + "\", tls: { caFile: certs/redis-ca.pem } }\n");
-            try (IdempotencyStore store = StoreFactory.open(good, Clock.systemUTC())) {
+            try (IoLoops loops = IoLoops.start(1); IdempotencyStore store = StoreFactory.open(good, Clock.systemUTC(), loops)) {
                 assertClaims(store);
             }
 
             StorePolicy wrong = load(dir, Map.of(), "  redis: { uri: \"" + redis.uri() + "\", tls: { caFile: certs/other-ca.pem } }\n");
-            assertThatThrownBy(() -> StoreFactory.open(wrong, Clock.systemUTC()))
-                    .isInstanceOf(StartupException.class)
-                    .hasMessageStartingWith("cannot open the redis store at " + redis.uri() + ": cannot connect to Redis at ")
-                    .hasMessageContaining("certification path");
+            try (IoLoops loops = IoLoops.start(1)) {
+                assertThatThrownBy(() -> StoreFactory.open(wrong, Clock.systemUTC(), loops))
+                        .isInstanceOf(StartupException.class)
+                        .hasMessageStartingWith("cannot open the redis store at " + redis.uri() + ": cannot connect to Redis at ")
+                        .hasMessageContaining("certification path");
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package dev.idemproxy.core.store;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.IoLoops;
 import dev.idemproxy.core.store.embedded.EmbeddedIdempotencyStore;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
 import dev.idemproxy.core.store.redis.RedisIdempotencyStore;
@@ -23,13 +24,22 @@ public final class Stores {
      * @throws StoreUnavailableException when the backend cannot be opened or reached
      */
     public static IdempotencyStore open(StorePolicy policy, Clock clock) {
+        return open(policy, clock, null);
+    }
+
+    /**
+     * As {@link #open(StorePolicy, Clock)}; a Redis store's connections use {@code loops} (the
+     * proxy's event loops, closed by the caller only after the store), or threads of their own
+     * when null.
+     */
+    public static IdempotencyStore open(StorePolicy policy, Clock clock, IoLoops loops) {
         requireNonNull(policy, "policy");
         requireNonNull(clock, "clock");
         switch (policy.type()) {
             case MEMORY:
                 return MemoryIdempotencyStore.create(policy.memoryMaxEntries(), clock);
             case REDIS:
-                return RedisIdempotencyStore.connect(policy.redis(), REDIS_COMMAND_TIMEOUT);
+                return RedisIdempotencyStore.connect(policy.redis(), REDIS_COMMAND_TIMEOUT, loops);
             default:
                 return EmbeddedIdempotencyStore.open(policy.embeddedPath(), clock);
         }

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.Checks;
+import dev.idemproxy.core.IoLoops;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.DeadLetter;
@@ -128,12 +129,29 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * @throws StoreUnavailableException when Redis cannot be reached
      */
     public static RedisIdempotencyStore connect(RedisPolicy policy, Duration commandTimeout) {
+        return connect(policy, commandTimeout, null);
+    }
+
+    /**
+     * As {@link #connect(RedisPolicy, Duration)}, with Lettuce's connections on {@code loops}
+     * (when its transport is the one Lettuce uses; otherwise, and when null, on Lettuce's own
+     * threads). The caller closes {@code loops}, and only after this store.
+     */
+    public static RedisIdempotencyStore connect(RedisPolicy policy, Duration commandTimeout, IoLoops loops) {
         requireNonNull(policy, "policy");
         Checks.positive(commandTimeout, "commandTimeout");
         // Lettuce's own per-command latency statistics (on when LatencyUtils is on the class path)
         // cost its I/O thread about a sixth of its time here; idemproxy_store_duration_seconds
         // measures the same from the caller's side.
-        ClientResources resources = DefaultClientResources.builder().commandLatencyRecorder(CommandLatencyRecorder.disabled()).build();
+        DefaultClientResources.Builder builder = DefaultClientResources.builder()
+                .commandLatencyRecorder(CommandLatencyRecorder.disabled());
+        if (loops != null && SharedLoopsProvider.fits(loops)) {
+            builder.eventLoopGroupProvider(new SharedLoopsProvider(loops));
+        } else if (loops != null) {
+            log.info("Redis connections on threads of their own: Lettuce's transport ({}) is not the proxy's ({})",
+                    io.lettuce.core.resource.Transports.socketChannelClass().getSimpleName(), loops.transport());
+        }
+        ClientResources resources = builder.build();
         TimeoutOptions timeouts = TimeoutOptions.enabled(commandTimeout);
         try {
             RedisIdempotencyStore store;

@@ -35,7 +35,12 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
 
     @Override
     protected IdempotencyStore newStore() {
-        return RedisIdempotencyStore.connect(new RedisPolicy(redis.uri(), "standalone", "test:"), Duration.ofSeconds(5));
+        return RedisIdempotencyStore.connect(new RedisPolicy(redisUri(), "standalone", "test:"), Duration.ofSeconds(5));
+    }
+
+    /** The private redis-server's URI. */
+    protected String redisUri() {
+        return redis.uri();
     }
 
     @Override
