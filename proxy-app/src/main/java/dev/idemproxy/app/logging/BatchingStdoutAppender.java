@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -18,10 +19,12 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>The threads that log (the event loops among them) only add the event to a lock-free queue:
  * no lock, no wake-up of the writer, no system call. A full queue drops the event, counted,
- * rather than stall a call (receipts, not logs, are the record of a call). The writer wakes every
- * 10 ms, takes whatever is queued, encodes it and writes it with one call; so a line waits at
- * most about 10 ms, and a busy proxy makes about a hundred wake-ups and writes a second instead
- * of one of each per line (Logback's {@code AsyncAppender} signals its writer on every event).
+ * rather than stall a call (receipts, not logs, are the record of a call). While lines keep
+ * coming, the writer wakes every 10 ms, takes whatever is queued, encodes it and writes it with
+ * one call; so a busy proxy makes about a hundred wake-ups and writes a second instead of one of
+ * each per line (Logback's {@code AsyncAppender} signals its writer on every event). When a wake-up
+ * finds nothing, the writer sleeps until the next line, which wakes it: an idle proxy's writer
+ * does not wake at all, and a line waits at most about 10 ms either way.
  * {@link #stop()} writes what is queued, waiting up to {@code maxFlushMillis}.
  *
  * <p>Configured from logback XML: {@code encoder}, {@code queueSize} (default 16384) and
@@ -29,7 +32,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILoggingEvent> {
     private static final int MAX_BATCH = 1024;
-    /** How long the writer sleeps when it found nothing: the longest a line waits to be written. */
+    /** How long the writer sleeps after writing a batch: the longest a line waits to be written. */
     private static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private Encoder<ILoggingEvent> encoder;
@@ -38,6 +41,8 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
     private final AtomicLong dropped = new AtomicLong();
     private final ConcurrentLinkedQueue<ILoggingEvent> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
+    /** The writer found nothing and sleeps until a line (or {@link #stop()}) wakes it. */
+    private final AtomicBoolean asleep = new AtomicBoolean();
     private Thread writer;
     private volatile boolean stopping;
 
@@ -84,6 +89,10 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
             return;
         }
         queue.offer(event);
+        // Dekker-style with the writer's "asleep, then look at the queue": one of the two sees the other.
+        if (asleep.get() && asleep.compareAndSet(true, false)) {
+            LockSupport.unpark(writer);
+        }
     }
 
     @Override
@@ -117,8 +126,10 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
         while (true) {
             boolean last = stopping;   // read before draining: what was queued before stop() is written
             ILoggingEvent e;
+            int taken = 0;
             while ((e = queue.poll()) != null) {
                 queued.decrementAndGet();
+                taken++;
                 batch.add(e);
                 if (batch.size() == MAX_BATCH) {
                     write(batch, bytes);
@@ -130,8 +141,26 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
             if (last) {
                 return;
             }
-            LockSupport.parkNanos(this, PAUSE_NANOS);
+            if (taken > 0) {
+                LockSupport.parkNanos(this, PAUSE_NANOS);  // let the next batch gather
+            } else {
+                sleepUntilALine();
+            }
         }
+    }
+
+    /** Parks without a deadline until {@link #append} or {@link #stop()} unparks; never past a queued line. */
+    private void sleepUntilALine() {
+        asleep.set(true);
+        if (queue.isEmpty() && !stopping) {
+            LockSupport.park(this);
+        }
+        asleep.set(false);
+    }
+
+    /** The writer thread, for tests. */
+    Thread writerThread() {
+        return writer;
     }
 
     private void write(List<ILoggingEvent> batch, ByteArrayOutputStream bytes) {

@@ -82,6 +82,38 @@ class BatchingStdoutAppenderTest {
     }
 
     @Test
+    void anIdleWriterSleepsWithoutADeadlineAndTheNextLineWakesIt() throws Exception {
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, UTF_8));
+        BatchingStdoutAppender a = appender(100);
+        try {
+            for (int round = 1; round <= 3; round++) {
+                // Idle: the writer parks with no timeout (WAITING), not a 10 ms sleep (TIMED_WAITING).
+                awaitState(a.writerThread(), Thread.State.WAITING);
+                a.doAppend(event("line " + round));
+                String expected = "line " + round + "\n";
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (!captured.toString(UTF_8).endsWith(expected) && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                assertThat(captured.toString(UTF_8)).as("round %d", round).endsWith(expected);
+            }
+        } finally {
+            a.stop();
+        }
+        assertThat(captured.toString(UTF_8)).isEqualTo("line 1\nline 2\nline 3\n");
+        assertThat(a.writerThread().isAlive()).as("stop() woke the sleeping writer, which finished").isFalse();
+    }
+
+    private static void awaitState(Thread t, Thread.State state) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (t.getState() != state && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(t.getState()).isEqualTo(state);
+    }
+
+    @Test
     void aFullQueueDropsAndCountsInsteadOfBlockingTheCaller() throws Exception {
         CountDownLatch writing = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
