@@ -48,8 +48,9 @@ public final class ProxyServer implements AutoCloseable {
     private final ChannelGroup clients = new DefaultChannelGroup("idemproxy-clients", GlobalEventExecutor.INSTANCE);
     /** The caller's event loops (which it closes after {@link #stop}), or null: this server makes its own. */
     private final IoLoops sharedLoops;
+    /** The loops served on: {@link #sharedLoops}, or this server's own, made in {@link #start} and stopped in {@link #stop}. */
+    private IoLoops loops;
     private EventLoopGroup bossGroup;
-    private EventLoopGroup workerGroup;
     private Channel serverChannel;
 
     /** A proxy without an idempotency store: protected routes can retry but record nothing. */
@@ -97,10 +98,9 @@ public final class ProxyServer implements AutoCloseable {
     public synchronized void start() throws Exception {
         apply(config);
         bossGroup = transport.newGroup(1, "idemproxy-accept");
-        workerGroup = sharedLoops != null ? sharedLoops.group()
-                : transport.newGroup(config.server().effectiveIoThreads(), "idemproxy-io");
+        loops = sharedLoops != null ? sharedLoops : IoLoops.start(config.server().effectiveIoThreads());
         ServerBootstrap b = new ServerBootstrap()
-                .group(bossGroup, workerGroup)
+                .group(bossGroup, loops.group())
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
@@ -116,7 +116,7 @@ public final class ProxyServer implements AutoCloseable {
         // The DLQ gauge follows the store, so admin deletes (or another replica's entries) show.
         bossGroup.next().scheduleAtFixedRate(() -> services.recorder().refreshDeadLetterCount(), 10, 10, TimeUnit.SECONDS);
         LOG.info("idemproxy listening on {} ({} transport, {} io threads, {} routes)", address(), transport,
-                sharedLoops != null ? sharedLoops.threads() : config.server().effectiveIoThreads(), state.routes().size());
+                loops.threads(), state.routes().size());
     }
 
     /**
@@ -201,8 +201,8 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private void shutdownGroups() {
-        if (workerGroup != null && sharedLoops == null) {
-            workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        if (loops != null && loops != sharedLoops) {
+            loops.close();
         }
         if (bossGroup != null) {
             bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
