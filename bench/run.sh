@@ -40,7 +40,7 @@ NICE=0               # nice value for everything started here (e.g. -5 on a shar
 PROXY_CPU=0          # the proxy under test (nginx worker / HAProxy / idemproxy JVM)
 LOAD_CPU=1           # wrk and the upstream nginx
 REDIS_CPU=""         # the private redis-server (default: LOAD_CPU)
-REPLAY_KEY=bench-replay-0001   # the key of bench/wrk/replay.lua
+REPLAY_KEY_PREFIX=bench-replay-   # bench/wrk/replay.lua's key: this prefix and the run's nonce
 SMALL_JSON='{"userId":42,"op":"create"}'
 
 usage() {
@@ -577,9 +577,10 @@ send_request() { # unit scenario key headers_file -> http code (the request wrk 
     esac
     curl "${args[@]}" "$url" 2>/dev/null || echo fail
 }
-prime_replay() { # unit: store REPLAY_KEY (or find it stored) before a replay run
+prime_replay() { # unit nonce: store the run's replay key before a replay run (a new record each run,
+    # so its ttl, which --record-ttl may make short, starts with the run and never ends inside it)
     local code
-    code=$(send_request "$1" replay "$REPLAY_KEY" "$WORK/prime.headers")
+    code=$(send_request "$1" replay "$REPLAY_KEY_PREFIX$2" "$WORK/prime.headers")
     [[ $code == 200 ]] || die "$1: priming the replay key answered $code, expected 200"
 }
 
@@ -654,7 +655,9 @@ measure() { # unit scenario rep [attempt]
         log "ERROR: $u (pid $pid) is not running any more: skipping its remaining runs"
         return 0
     fi
-    [[ $s == replay ]] && prime_replay "$u"
+    local nonce
+    nonce="$(safe_name "$u")-$rep-$attempt-$RANDOM$RANDOM"
+    [[ $s == replay ]] && prime_replay "$u" "$nonce"
     local redis_here=0
     [[ -n "$REDIS_PID" && ${STORE_OF[$u]:-} == redis ]] && redis_here=1
     local c0a c1a c0b c1b t0 t1 u0 u1 w0 w1 r0=0 r1=0 h0 h1 rp0=0 rp1=0
@@ -666,7 +669,7 @@ measure() { # unit scenario rep [attempt]
     [[ -n "$REDIS_PID" ]] && { r0=$(cpu_ticks "$REDIS_PID") || die "redis-server ($REDIS_PID) is gone"; }
     t0=$(cpu_ticks "$pid") || { DEAD[$u]=1; PROBLEMS+=("$u (pid $pid) was gone before $s run $rep$(last_words "$u")"); return 0; }
     c0a=$(cpu_busy_ticks "$PROXY_CPU"); c1a=$(cpu_busy_ticks "$LOAD_CPU")
-    if ! run_wrk "$u" "$s" "$DURATION" "$logf" "$(safe_name "$u")-$rep-$attempt-$RANDOM$RANDOM"; then
+    if ! run_wrk "$u" "$s" "$DURATION" "$logf" "$nonce"; then
         PROBLEMS+=("$u/$s run $rep: wrk failed: $(tr '\n' ' ' <"$logf" | cut -c1-300)")
         log "ERROR: wrk failed for $u/$s run $rep: $(cat "$logf")"
         return 0
@@ -755,8 +758,9 @@ for s in "${SCENARIO_LIST[@]}"; do
     mapfile -t units < <(units_for "$s")
     for u in "${units[@]}"; do
         [[ -n "$u" ]] || continue
-        [[ $s == replay ]] && prime_replay "$u"
-        run_wrk "$u" "$s" "$WARMUP" "$WORK/wrk-$(safe_name "$u")-$s-warmup.log" "$(safe_name "$u")-warmup-$RANDOM$RANDOM" \
+        nonce="$(safe_name "$u")-warmup-$RANDOM$RANDOM"
+        [[ $s == replay ]] && prime_replay "$u" "$nonce"
+        run_wrk "$u" "$s" "$WARMUP" "$WORK/wrk-$(safe_name "$u")-$s-warmup.log" "$nonce" \
             || die "warm-up failed for $u/$s: $(cat "$WORK/wrk-$(safe_name "$u")-$s-warmup.log")"
     done
 done
