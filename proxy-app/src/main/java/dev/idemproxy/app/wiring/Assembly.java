@@ -78,24 +78,20 @@ public final class Assembly implements AutoCloseable {
         try {
             a.proxy.start();
         } catch (BindException e) {
-            a.closeStoreAndLoops();
-            a.metrics.close();
+            a.closeStoreLoopsAndMetrics();
             throw new StartupException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
-            a.closeStoreAndLoops();
-            a.metrics.close();
+            a.closeStoreLoopsAndMetrics();
             throw new StartupException(e.getMessage(), e);
         } catch (Exception e) {
-            a.closeStoreAndLoops();
-            a.metrics.close();
+            a.closeStoreLoopsAndMetrics();
             throw new StartupException("cannot start the proxy on " + config.listen() + ": " + e, e);
         }
         try {
             a.admin.start();
         } catch (RuntimeException e) {
             a.stopProxyQuietly();
-            a.closeStoreAndLoops();
-            a.metrics.close();
+            a.closeStoreLoopsAndMetrics();
             throw new StartupException("cannot start the admin listener on " + config.admin().listen() + ": "
                     + e.getMessage(), e);
         }
@@ -185,17 +181,17 @@ public final class Assembly implements AutoCloseable {
             drained = false;
         }
         admin.close();
-        closeStoreAndLoops();
-        metrics.close();
+        closeStoreLoopsAndMetrics();
         return drained;
     }
 
-    /** The store first: its Redis connections run on the loops. */
-    private void closeStoreAndLoops() {
+    /** The store first (its Redis connections run on the loops), then the loops, then the metrics. */
+    private void closeStoreLoopsAndMetrics() {
         try {
             store.close();
         } finally {
             loops.close();
+            metrics.close();
         }
     }
 

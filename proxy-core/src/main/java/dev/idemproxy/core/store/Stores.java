@@ -21,16 +21,9 @@ public final class Stores {
      * Opens the store. Blocking (opens files, connects): call it at start-up, not on an event loop.
      *
      * @param clock the time source of the memory and embedded stores (Redis uses the server's clock)
+     * @param loops the proxy's event loops, for a Redis store's connections (closed by the caller
+     *              only after the store); null: threads of their own
      * @throws StoreUnavailableException when the backend cannot be opened or reached
-     */
-    public static IdempotencyStore open(StorePolicy policy, Clock clock) {
-        return open(policy, clock, null);
-    }
-
-    /**
-     * As {@link #open(StorePolicy, Clock)}; a Redis store's connections use {@code loops} (the
-     * proxy's event loops, closed by the caller only after the store), or threads of their own
-     * when null.
      */
     public static IdempotencyStore open(StorePolicy policy, Clock clock, IoLoops loops) {
         requireNonNull(policy, "policy");
