@@ -44,7 +44,16 @@ public final class StoreCodec {
     }
 
     public static StoredResponse decodeResponse(byte[] bytes) {
-        return read(bytes, StoreCodec::readResponse);
+        return decodeResponse(bytes, 0);
+    }
+
+    /** A response encoded at {@code offset} of {@code bytes}, up to their end. */
+    public static StoredResponse decodeResponse(byte[] bytes, int offset) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, offset, bytes.length - offset))) {
+            return readResponse(in);
+        } catch (IOException e) {
+            throw new IllegalStateException("corrupt store value: " + e.getMessage(), e);
+        }
     }
 
     public static byte[] encodeRecord(IdempotencyRecord r) {

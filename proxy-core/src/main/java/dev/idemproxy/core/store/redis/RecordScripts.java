@@ -3,11 +3,10 @@ package dev.idemproxy.core.store.redis;
 import io.lettuce.core.ScriptOutputType;
 
 /**
- * The Lua scripts behind claims and owner-checked writes. A record is one hash under one key with
- * fields s (state: F in flight, C completed, N not retained), o (owner), c (call id), f
- * (fingerprint), l (lease end), t (created), d (completed), x (expires), a (attempts), h (status)
- * and r (the encoded response); times are epoch ms of the server's {@code TIME}, and the key's
- * {@code PEXPIRE} matches x. Immutable; thread-safe.
+ * The Lua scripts behind the claims that find a record in flight and behind every owner-checked
+ * write. The record layout they share is {@link RecordValue}'s: one string per record, whose
+ * {@code PTTL} also carries the lease (lease end = expiry − retention). Times are epoch ms of the
+ * server's {@code TIME}. Immutable; thread-safe.
  */
 final class RecordScripts {
     private static final String NOW = """
@@ -16,9 +15,29 @@ final class RecordScripts {
             local function n(v) return string.format('%.0f', v) end
             """;
 
+    /** {@code fields(v)}: the value's header lines (at most 8) and, as {@code .body}, where the body starts. */
+    private static final String FIELDS = """
+            local function fields(v)
+              local f, i = {}, 1
+              for k = 1, 8 do
+                local j = string.find(v, '\\n', i, true)
+                if not j then break end
+                f[k] = string.sub(v, i, j - 1)
+                i = j + 1
+              end
+              f.body = i
+              return f
+            end
+            """;
+
+    /**
+     * {@code v}, the record's value, or 0 returned when it is not in flight under ARGV[1] (the
+     * value's own start, {@code "F\n<owner>\n"}).
+     */
     private static final String OWNED = """
-            local cur = redis.call('HMGET', KEYS[1], 's', 'o')
-            if cur[1] ~= 'F' or cur[2] ~= ARGV[1] then return 0 end
+            local v = redis.call('GET', KEYS[1])
+            local p = ARGV[1]
+            if not v or string.sub(v, 1, #p) ~= p then return 0 end
             """;
 
     /**
@@ -39,63 +58,69 @@ final class RecordScripts {
             """;
 
     /**
-     * ARGV: fingerprint, owner, callId, leaseMs, retentionMs (how long a lapsed claim is kept; at
-     * least one lease), then optionally the receipt to write when it claims (see {@link #RECEIPT},
-     * from ARGV[6]). Returns {kind, ...} as bulk strings.
+     * The whole claim, atomically. ARGV: fingerprint, owner, callId, leaseMs, retentionMs (how long
+     * a lapsed claim is kept; at least one lease), then optionally the receipt to write when it
+     * claims (see {@link #RECEIPT}, from ARGV[6]). Returns {kind, ...} as bulk strings, read by
+     * {@link RecordValue#claimResult}. A takeover keeps the record's creation time.
      */
-    static final RedisScript CLAIM = new RedisScript(NOW + RECEIPT + """
+    static final RedisScript CLAIM = new RedisScript(NOW + FIELDS + RECEIPT + """
             local lease = tonumber(ARGV[4])
             local kept = math.max(lease, tonumber(ARGV[5]))
-            local cur = redis.call('HMGET', KEYS[1], 's', 'o', 'c', 'f', 'l', 't', 'a', 'h')
-            local function inflight(created)
-              local leaseEnd = now + lease
-              redis.call('DEL', KEYS[1])
-              redis.call('HSET', KEYS[1], 's', 'F', 'o', ARGV[2], 'c', ARGV[3], 'f', ARGV[1], 'l', n(leaseEnd),
-                't', n(created), 'x', n(leaseEnd + kept), 'a', '0', 'h', '0')
-              redis.call('PEXPIRE', KEYS[1], n(lease + kept))
-            end
-            if not cur[1] then
-              inflight(now)
+            local function claim(created)
+              redis.call('SET', KEYS[1], 'F\\n' .. ARGV[2] .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[1] .. '\\n' .. created .. '\\n'
+                .. n(kept) .. '\\n', 'PX', n(lease + kept))
               receipt(6)
+            end
+            local v = redis.call('GET', KEYS[1])
+            if not v then
+              claim(n(now))
               return {'claimed'}
             end
-            if cur[4] ~= ARGV[1] then return {'mismatch', cur[3]} end
-            if cur[1] == 'C' then return {'completed', cur[3], cur[7], redis.call('HGET', KEYS[1], 'r')} end
-            if cur[1] == 'N' then return {'not-retained', cur[3], cur[7], cur[8]} end
-            if tonumber(cur[5]) > now then return {'in-flight', cur[3], cur[4], cur[5]} end
-            inflight(tonumber(cur[6]))
-            receipt(6)
-            return {'takeover', cur[3]}
+            local f = fields(v)
+            if f[4] ~= ARGV[1] then return {'mismatch', f[3]} end
+            if f[1] == 'C' then return {'completed', f[3], f[7], string.sub(v, f.body)} end
+            if f[1] == 'N' then return {'not-retained', f[3], f[7], f[8]} end
+            local leaseEnd = now + redis.call('PTTL', KEYS[1]) - tonumber(f[6])
+            if leaseEnd > now then return {'in-flight', f[3], f[4], n(leaseEnd)} end
+            claim(f[5])
+            return {'takeover', f[3]}
             """, ScriptOutputType.MULTI);
 
-    /** ARGV: owner, leaseMs. Returns 1 when renewed. Never shortens the claim's retention. */
-    static final RedisScript RENEW = new RedisScript(NOW + OWNED + """
-            local lease = tonumber(ARGV[2])
-            local x = math.max(tonumber(redis.call('HGET', KEYS[1], 'x')) or 0, now + 2 * lease)
-            redis.call('HSET', KEYS[1], 'l', n(now + lease), 'x', n(x))
-            redis.call('PEXPIRE', KEYS[1], n(x - now))
+    /**
+     * ARGV: the owner's value start ({@code "F\n<owner>\n"}), leaseMs. Moves the lease end to now +
+     * lease, and the expiry with it (the record's retention after it stays). Returns 1 when renewed.
+     */
+    static final RedisScript RENEW = new RedisScript(FIELDS + OWNED + """
+            redis.call('PEXPIRE', KEYS[1], string.format('%.0f', tonumber(ARGV[2]) + tonumber(fields(v)[6])))
             return 1
             """, ScriptOutputType.INTEGER);
 
     /**
-     * ARGV: owner, ttlMs, state (C or N), attempts, status, encoded response (C only), then optionally
-     * the receipt to write when it ends the record (see {@link #RECEIPT}, from ARGV[7]). Returns 1
-     * when ended.
+     * Ends the record. ARGV: the owner's value start ({@code "F\n<owner>\n"}), the new state (C or
+     * N), ttlMs, the value's tail ({@code "<attempts>\n<status>\n"} then, for C, the encoded
+     * response), then optionally the receipt to write when it ends the record (see
+     * {@link #RECEIPT}, from ARGV[5]). The call id, fingerprint and creation time are the in-flight
+     * value's. Returns 1 when ended.
      */
     static final RedisScript END = new RedisScript(NOW + RECEIPT + OWNED + """
-            local ttl = tonumber(ARGV[2])
-            redis.call('HSET', KEYS[1], 's', ARGV[3], 'd', n(now), 'x', n(now + ttl), 'a', ARGV[4], 'h', ARGV[5])
-            if ARGV[3] == 'C' then redis.call('HSET', KEYS[1], 'r', ARGV[6]) end
-            redis.call('PEXPIRE', KEYS[1], n(ttl))
-            receipt(7)
+            local e = #p
+            for k = 1, 3 do e = string.find(v, '\\n', e + 1, true) end
+            redis.call('SET', KEYS[1], ARGV[2] .. string.sub(p, 2) .. string.sub(v, #p + 1, e) .. n(now) .. '\\n' .. ARGV[4],
+              'PX', ARGV[3])
+            receipt(5)
             return 1
             """, ScriptOutputType.INTEGER);
 
-    /** ARGV: owner. Returns 1 when deleted. */
+    /** ARGV: the owner's value start ({@code "F\n<owner>\n"}). Returns 1 when deleted. */
     static final RedisScript RELEASE = new RedisScript(OWNED + """
             redis.call('DEL', KEYS[1])
             return 1
             """, ScriptOutputType.INTEGER);
+
+    /** Returns {value or '', PTTL, now}: a record read with the server's clock beside it. */
+    static final RedisScript READ = new RedisScript(NOW + """
+            return {redis.call('GET', KEYS[1]) or '', redis.call('PTTL', KEYS[1]), n(now)}
+            """, ScriptOutputType.MULTI);
 
     private RecordScripts() {
     }

@@ -21,8 +21,10 @@ import dev.idemproxy.core.store.StoredResponse;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
@@ -61,14 +63,20 @@ import org.slf4j.LoggerFactory;
  * The Redis store, on Lettuce's asynchronous API: standalone ({@code redis://}, {@code rediss://}),
  * sentinel ({@code redis-sentinel://}) or cluster.
  *
- * <p><b>Atomicity and time.</b> A record is one hash under {@code <prefix>rec:{<record id>}}; claims
- * and every owner-checked write are Lua scripts ({@code EVALSHA}, falling back to {@code EVAL}), so
- * each is atomic, and they read the server's {@code TIME}: the proxies' clocks play no part. Expiry
- * is the key's {@code PEXPIRE}. Dead letters share one slot (hash tag {@code {dlq}}); receipts are
+ * <p><b>Atomicity and time.</b> A record is one string under {@code <prefix>rec:{<record id>}}
+ * ({@link RecordValue}'s layout). A claim is one native {@code SET ... NX PX ... GET}: it claims a
+ * free key, or answers with the record there, which settles a duplicate of a completed call (or a
+ * mismatch) at once. Only a record found in flight goes on to a Lua script, because whether its
+ * lease has lapsed is read from the key's {@code PTTL} and the server's {@code TIME}; before Redis
+ * 7.0 (no {@code NX} with {@code GET}) every claim is that script. Every owner-checked write is a
+ * script too ({@code EVALSHA}, falling back to {@code EVAL}), so each is atomic, and lease ends and
+ * expiry are the server's clock: the proxies' clocks play no part (they only stamp the informative
+ * creation time of a native claim). Expiry is the key's {@code PX}. Dead letters share one slot (hash tag {@code {dlq}}); receipts are
  * one key each plus a per-business-id index; task retry counters are one integer each, charged
- * by a script. A claim's or a completion's receipt is written by the record's own script in
- * standalone and Sentinel mode (one round trip, atomic with the record); in a cluster its keys
- * live in other slots, so it is a second command right after.
+ * by a script. A completion's receipt, and a scripted claim's, is written by the record's own
+ * script in standalone and Sentinel mode (atomic with the record); a native claim's is a second
+ * command sent right behind it on the same connection; in a cluster the receipt's keys live in
+ * other slots, so it is a second command right after, awaited.
  *
  * <p><b>Sentinel</b> mode uses Lettuce's master/replica connection, which subscribes to every
  * Sentinel and re-reads the topology 5 s after the first failover event it sees (its debounce), so
@@ -104,6 +112,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** Cluster mode: a record and its receipt hash to different slots, so no script may write both. */
     private final boolean cluster;
     private volatile boolean closed;
+    /** Whether a claim starts with the native {@code SET ... NX GET} (Redis 7.0 on) rather than the script. */
+    private volatile boolean nativeClaims = true;
     /** Sentinel mode only: the last heartbeat's outcome (see {@link #isAvailable()}); null in other modes. */
     private volatile Boolean lastPingOk;
     private ScheduledFuture<?> heartbeat;
@@ -279,18 +289,76 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
+        if (!nativeClaims) {
+            return call(() -> scriptClaim(key, fingerprint, owner, lease, ctx));
+        }
+        long leaseMs = Math.max(1, lease.toMillis());
+        long kept = Math.max(leaseMs, ctx.retention().toMillis());
+        return call(() -> redis.setGet(recordKey(key), RecordValue.inFlight(owner, ctx.callId(), fingerprint, System.currentTimeMillis(),
+                kept), SetArgs.Builder.nx().px(leaseMs + kept)).handle((found, error) -> {
+            if (error != null) {
+                if (!isSyntaxError(error)) {
+                    return CompletableFuture.<ClaimResult>failedFuture(error);
+                }
+                // SET ... NX GET needs Redis 7.0; before that, every claim is the script
+                nativeClaims = false;
+                log.info("Redis does not take SET ... NX GET (before 7.0): every claim runs a script");
+                return scriptClaim(key, fingerprint, owner, lease, ctx);
+            }
+            if (found == null) {
+                return claimed(ctx);
+            }
+            ClaimResult known = RecordValue.existing(found, fingerprint);
+            // in flight: whether its lease has lapsed is the server clock's to say, in the script
+            return known != null ? CompletableFuture.completedFuture(known) : scriptClaim(key, fingerprint, owner, lease, ctx);
+        }).thenCompose(stage -> stage));
+    }
+
+    /** For tests: every claim runs the script, as against a Redis before 7.0. */
+    void scriptClaimsOnly() {
+        nativeClaims = false;
+    }
+
+    private static boolean isSyntaxError(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).contains("syntax error");
+    }
+
+    /**
+     * A native claim claimed: its receipt is a second command. Outside a cluster it is sent without
+     * waiting (one connection keeps the order, so every later read or write of it comes after);
+     * in a cluster the answer is awaited. A failure there is logged, not the claim's (it only loses
+     * the PROCESSING state).
+     */
+    private CompletionStage<ClaimResult> claimed(ClaimContext ctx) {
         ReceiptPut receipt = ctx.receipt();
-        byte[][] args = {bytes(fingerprint), bytes(owner), bytes(ctx.callId()), millis(lease), millis(ctx.retention())};
         if (receipt == null) {
-            return call(() -> RecordScripts.CLAIM.<List<Object>>run(redis, recordKey(key), args).thenApply(RedisRecords::claimResult));
+            return CompletableFuture.completedFuture(ClaimResult.Claimed.FRESH);
+        }
+        CompletionStage<ClaimResult> written = receipts.put(receipt.receipt(), receipt.ttl()).handle((x, err) -> {
+            if (err != null) {
+                log.warn("[call={}] could not write the receipt: {}", ctx.callId(), err.toString());
+            }
+            return ClaimResult.Claimed.FRESH;
+        });
+        return cluster ? written : CompletableFuture.completedFuture(ClaimResult.Claimed.FRESH);
+    }
+
+    /** The whole claim as one script ({@link RecordScripts#CLAIM}), with its receipt in it outside a cluster. */
+    private CompletionStage<ClaimResult> scriptClaim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
+        ReceiptPut receipt = ctx.receipt();
+        byte[][] args = {bytes(RecordValue.line(fingerprint)), bytes(RecordValue.line(owner)), bytes(RecordValue.line(ctx.callId())),
+            millis(lease), bytes(Long.toString(ctx.retention().toMillis()))};
+        if (receipt == null) {
+            return RecordScripts.CLAIM.<List<Object>>run(redis, recordKey(key), args).thenApply(RecordValue::claimResult);
         }
         if (!cluster) {  // one script writes the claim and its receipt
-            return call(() -> RecordScripts.CLAIM.<List<Object>>run(redis, receipts.scriptKeys(recordKey(key), receipt.receipt()),
-                    concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl()))).thenApply(RedisRecords::claimResult));
+            return RecordScripts.CLAIM.<List<Object>>run(redis, receipts.scriptKeys(recordKey(key), receipt.receipt()),
+                    concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl()))).thenApply(RecordValue::claimResult);
         }
         // In a cluster the receipt's key lives in another slot: written right after a claim that
         // claimed; a failure there is logged, not the claim's (it only loses the PROCESSING state).
-        return call(() -> RecordScripts.CLAIM.<List<Object>>run(redis, recordKey(key), args).thenApply(RedisRecords::claimResult))
+        return RecordScripts.CLAIM.<List<Object>>run(redis, recordKey(key), args).thenApply(RecordValue::claimResult)
                 .thenCompose(result -> !(result instanceof ClaimResult.Claimed) ? CompletableFuture.completedFuture(result)
                         : receipts.put(receipt.receipt(), receipt.ttl()).handle((x, err) -> {
                             if (err != null) {
@@ -302,23 +370,32 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
-        return call(() -> RecordScripts.RENEW.<Long>run(redis, recordKey(key), bytes(owner), millis(lease)).thenApply(n -> n == 1L));
+        return call(() -> RecordScripts.RENEW.<Long>run(redis, recordKey(key), RecordValue.ownedPrefix(owner), millis(lease))
+                .thenApply(n -> n == 1L));
     }
 
     @Override
     public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
-        byte[][] args = {bytes(owner), millis(ttl), bytes("C"), bytes(Integer.toString(attempts)),
-                bytes(Integer.toString(response.status())), StoreCodec.encodeResponse(response)};
+        return end(key, owner, "C", ttl, RecordValue.endTail(attempts, response.status(), StoreCodec.encodeResponse(response)),
+                receipt);
+    }
+
+    /**
+     * Ends the record ({@link RecordScripts#END}) and, when it did and {@code receipt} is not null,
+     * writes the receipt: in the same script outside a cluster; in a cluster right after, and if
+     * that fails, so does this (the record is ended by then, so a retry answers false and the
+     * caller writes the receipt on its own).
+     */
+    private CompletionStage<Boolean> end(RecordKey key, String owner, String state, Duration ttl, byte[] tail, ReceiptPut receipt) {
+        byte[][] args = {RecordValue.ownedPrefix(owner), bytes(state), millis(ttl), tail};
         if (receipt == null) {
             return call(() -> RecordScripts.END.<Long>run(redis, recordKey(key), args).thenApply(n -> n == 1L));
         }
-        if (!cluster) {  // one script ends the record and writes its receipt
+        if (!cluster) {
             return call(() -> RecordScripts.END.<Long>run(redis, receipts.scriptKeys(recordKey(key), receipt.receipt()),
                     concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl()))).thenApply(n -> n == 1L));
         }
-        // In a cluster: the receipt right after; if that fails, so does this (the record is ended by
-        // then, so a retry answers false and the caller writes the receipt on its own).
         return call(() -> RecordScripts.END.<Long>run(redis, recordKey(key), args).thenCompose(n -> n == 1L
                 ? receipts.put(receipt.receipt(), receipt.ttl()).thenApply(x -> true)
                 : CompletableFuture.completedFuture(false)));
@@ -332,13 +409,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
-        return call(() -> RecordScripts.END.<Long>run(redis, recordKey(key), bytes(owner), millis(ttl), bytes("N"),
-                bytes(Integer.toString(attempts)), bytes(Integer.toString(status)), new byte[0]).thenApply(n -> n == 1L));
+        return end(key, owner, "N", ttl, RecordValue.endTail(attempts, status, null), null);
     }
 
     @Override
     public CompletionStage<Boolean> release(RecordKey key, String owner) {
-        return call(() -> RecordScripts.RELEASE.<Long>run(redis, recordKey(key), bytes(owner)).thenApply(n -> n == 1L));
+        return call(() -> RecordScripts.RELEASE.<Long>run(redis, recordKey(key), RecordValue.ownedPrefix(owner)).thenApply(n -> n == 1L));
     }
 
     @Override
@@ -348,7 +424,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
-        return call(() -> redis.hgetall(recordKey(key)).thenApply((Map<String, byte[]> h) -> Optional.ofNullable(RedisRecords.record(h))));
+        return call(() -> RecordScripts.READ.<List<Object>>run(redis, recordKey(key))
+                .thenApply(reply -> Optional.ofNullable(RecordValue.record(reply))));
     }
 
     @Override

@@ -69,8 +69,11 @@ final class RedisReceipts {
         if (receipt.bizId() == null) {
             return set.thenApply(x -> null);
         }
-        return set.thenCompose(x -> INDEX.<Long>run(redis, bizKey(receipt.bizId()),
-                receipt.sortKey().getBytes(UTF_8), Long.toString(ms).getBytes(UTF_8))).thenApply(x -> null);
+        // sent together, not one after the other's answer: a caller that does not wait for them
+        // (a native claim's receipt) relies on every command being on the wire, in order, at once
+        CompletionStage<Long> index = INDEX.run(redis, bizKey(receipt.bizId()),
+                receipt.sortKey().getBytes(UTF_8), Long.toString(ms).getBytes(UTF_8));
+        return set.thenCombine(index, (x, y) -> null);
     }
 
     CompletionStage<Optional<Receipt>> get(String callId) {
