@@ -38,6 +38,11 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
         return RedisIdempotencyStore.connect(new RedisPolicy(redisUri(), "standalone", "test:"), Duration.ofSeconds(5));
     }
 
+    /** The private redis-server. */
+    protected RedisServerFixture redisServer() {
+        return redis;
+    }
+
     /** The private redis-server's URI. */
     protected String redisUri() {
         return redis.uri();
