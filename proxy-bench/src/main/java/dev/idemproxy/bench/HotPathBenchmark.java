@@ -53,6 +53,7 @@ public class HotPathBenchmark {
     IdempotencyPolicy policy;
     MemoryIdempotencyStore store;
     StoredResponse response;
+    byte[] encodedResponse;
     AtomicLong seq = new AtomicLong();
 
     @Setup
@@ -68,6 +69,7 @@ public class HotPathBenchmark {
         store = MemoryIdempotencyStore.create(1_000_000, Clock.systemUTC());
         response = new StoredResponse(201, List.of(new StoredHeader("content-type", "application/json")),
                 "{\"id\":\"T-1\"}".getBytes(StandardCharsets.UTF_8));
+        encodedResponse = dev.idemproxy.core.store.StoreCodec.encodeResponse(response);
     }
 
     @TearDown
@@ -127,6 +129,12 @@ public class HotPathBenchmark {
     @Benchmark
     public Fingerprint fingerprintJsonBody() {
         return Fingerprint.of(List.of(RequestPart.parse("body")), clientKeyed);
+    }
+
+    /** What every replay from a remote store (Redis) decodes: the stored response. */
+    @Benchmark
+    public StoredResponse decodeStoredResponse() {
+        return dev.idemproxy.core.store.StoreCodec.decodeResponse(encodedResponse);
     }
 
     @Benchmark

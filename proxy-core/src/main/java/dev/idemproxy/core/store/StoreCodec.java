@@ -7,6 +7,8 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -47,13 +49,47 @@ public final class StoreCodec {
         return decodeResponse(bytes, 0);
     }
 
-    /** A response encoded at {@code offset} of {@code bytes}, up to their end. */
+    /**
+     * A response encoded at {@code offset} of {@code bytes}, up to their end. Read straight from the
+     * array (no stream: every replay from a remote store decodes one), as {@link #readResponse} would.
+     */
     public static StoredResponse decodeResponse(byte[] bytes, int offset) {
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, offset, bytes.length - offset))) {
-            return readResponse(in);
-        } catch (IOException e) {
-            throw new IllegalStateException("corrupt store value: " + e.getMessage(), e);
+        ByteBuffer in = ByteBuffer.wrap(bytes, offset, bytes.length - offset);
+        try {
+            int m = in.get() & 0xff;
+            int v = in.get() & 0xff;
+            if (m != 'S' || v != VERSION) {
+                throw new IllegalStateException("corrupt store value: unknown encoding '" + (char) m + "' version " + v
+                        + " (expected: 'S' version " + VERSION + ")");
+            }
+            int status = in.getInt();
+            int n = in.getInt();
+            if (n < 0) {
+                throw new IllegalStateException("corrupt store value: " + n + " headers");
+            }
+            StoredHeader[] headers = new StoredHeader[n];
+            for (int i = 0; i < n; i++) {
+                headers[i] = new StoredHeader(string(in), string(in));
+            }
+            byte[] body = new byte[in.getInt()];
+            in.get(body);
+            return new StoredResponse(status, List.of(headers), body, true);
+        } catch (BufferUnderflowException | NegativeArraySizeException | NullPointerException e) {
+            throw new IllegalStateException("corrupt store value: " + e, e);
         }
+    }
+
+    private static String string(ByteBuffer in) {
+        int n = in.getInt();
+        if (n < 0) {
+            return null;
+        }
+        if (n > in.remaining()) {
+            throw new BufferUnderflowException();
+        }
+        String s = new String(in.array(), in.arrayOffset() + in.position(), n, StandardCharsets.UTF_8);
+        in.position(in.position() + n);
+        return s;
     }
 
     public static byte[] encodeRecord(IdempotencyRecord r) {

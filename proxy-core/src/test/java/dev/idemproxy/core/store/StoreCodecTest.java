@@ -1,0 +1,45 @@
+package dev.idemproxy.core.store;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The stored response's encoding: what is written is read back, at any offset; damage is named, never misread. */
+class StoreCodecTest {
+    private static final StoredResponse RESPONSE = new StoredResponse(201,
+            List.of(new StoredHeader("Content-Type", "application/json"), new StoredHeader("X-Ünïcode", "wert ✓")),
+            "{\"id\":\"t-1\"}\n".getBytes(UTF_8));
+
+    @Test
+    void aResponseReadsBackFieldByFieldFromTheStartOrFromAnOffset() {
+        byte[] encoded = StoreCodec.encodeResponse(RESPONSE);
+        assertThat(StoreCodec.decodeResponse(encoded)).isEqualTo(RESPONSE);
+        byte[] behindAHeader = new byte[encoded.length + 7];
+        System.arraycopy(encoded, 0, behindAHeader, 7, encoded.length);
+        assertThat(StoreCodec.decodeResponse(behindAHeader, 7)).isEqualTo(RESPONSE);
+    }
+
+    @Test
+    void anEmptyBodyAndNoHeadersRoundTrip() {
+        StoredResponse empty = new StoredResponse(204, List.of(), new byte[0]);
+        assertThat(StoreCodec.decodeResponse(StoreCodec.encodeResponse(empty))).isEqualTo(empty);
+    }
+
+    @Test
+    void aTruncatedOrForeignValueIsCorruptNotMisread() {
+        byte[] encoded = StoreCodec.encodeResponse(RESPONSE);
+        for (int cut : new int[] {1, 6, 12, encoded.length - 1}) {
+            assertThatThrownBy(() -> StoreCodec.decodeResponse(Arrays.copyOf(encoded, cut)))
+                    .as("cut at %d of %d", cut, encoded.length)
+                    .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("corrupt store value");
+        }
+        byte[] other = StoreCodec.encodeReceipt(new Receipt("c", null, "k", "r", "PROCESSING", null, 0, 0,
+                java.time.Instant.EPOCH, null));
+        assertThatThrownBy(() -> StoreCodec.decodeResponse(other))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("unknown encoding 'C'");
+    }
+}
