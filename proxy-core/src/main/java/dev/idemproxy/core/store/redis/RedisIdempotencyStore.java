@@ -74,9 +74,9 @@ import org.slf4j.LoggerFactory;
  * 7.0 (no {@code NX} with {@code GET}) every claim is that script. Every owner-checked write is a
  * script too ({@code EVALSHA}, falling back to {@code EVAL}), so each is atomic, and lease ends and
  * expiry are the server's clock: the proxies' clocks play no part (they only stamp the informative
- * creation time of a native claim). Expiry is the key's {@code PX}. Dead letters share one slot (hash tag {@code {dlq}}); receipts are
- * one key each plus a per-business-id index; task retry counters are one integer each, charged
- * by a script. A completion's receipt, and a scripted claim's, is written by the record's own
+ * creation time of a native claim). Expiry is the key's {@code PX}. Dead letters share one slot
+ * (hash tag {@code {dlq}}); receipts are one key each plus a per-business-id index; task retry
+ * counters are one integer each, charged by a script. A completion's receipt, and a scripted claim's, is written by the record's own
  * script in standalone and Sentinel mode (atomic with the record); a native claim's is a second
  * command sent right behind it on the same connection; in a cluster the receipt's keys live in
  * other slots, so it is a second command right after, awaited.
@@ -406,17 +406,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * caller writes the receipt on its own).
      */
     private CompletionStage<Boolean> end(RecordKey key, String owner, String state, Duration ttl, byte[] tail, ReceiptPut receipt) {
-        byte[][] args = {RecordValue.ownedPrefix(owner), bytes(state), millis(ttl), tail};
-        if (receipt == null) {
-            return call(() -> RecordScripts.END.<Long>run(redis, recordKey(key), args).thenApply(n -> n == 1L));
-        }
-        if (!cluster) {
-            return call(() -> RecordScripts.END.<Long>run(redis, receipts.scriptKeys(recordKey(key), receipt.receipt()),
-                    concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl()))).thenApply(n -> n == 1L));
-        }
-        return call(() -> RecordScripts.END.<Long>run(redis, recordKey(key), args).thenCompose(n -> n == 1L
-                ? receipts.put(receipt.receipt(), receipt.ttl()).thenApply(x -> true)
-                : CompletableFuture.completedFuture(false)));
+        return call(() -> {
+            byte[][] args = {RecordValue.ownedPrefix(owner), bytes(state), millis(ttl), tail};
+            if (receipt == null) {
+                return RecordScripts.END.<Long>run(redis, recordKey(key), args).thenApply(n -> n == 1L);
+            }
+            if (!cluster) {
+                return RecordScripts.END.<Long>run(redis, receipts.scriptKeys(recordKey(key), receipt.receipt()),
+                        concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl()))).thenApply(n -> n == 1L);
+            }
+            return RecordScripts.END.<Long>run(redis, recordKey(key), args).thenCompose(n -> n == 1L
+                    ? receipts.put(receipt.receipt(), receipt.ttl()).thenApply(x -> true)
+                    : CompletableFuture.completedFuture(false));
+        });
     }
 
     private static byte[][] concat(byte[][] a, byte[][] b) {
