@@ -1,9 +1,7 @@
 package dev.idemproxy.core.store;
 
 import dev.idemproxy.core.store.IdempotencyRecord.State;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,47 +47,9 @@ public final class StoreCodec {
         return decodeResponse(bytes, 0);
     }
 
-    /**
-     * A response encoded at {@code offset} of {@code bytes}, up to their end. Read straight from the
-     * array (no stream: every replay from a remote store decodes one), as {@link #readResponse} would.
-     */
+    /** A response encoded at {@code offset} of {@code bytes}, up to their end. */
     public static StoredResponse decodeResponse(byte[] bytes, int offset) {
-        ByteBuffer in = ByteBuffer.wrap(bytes, offset, bytes.length - offset);
-        try {
-            int m = in.get() & 0xff;
-            int v = in.get() & 0xff;
-            if (m != 'S' || v != VERSION) {
-                throw new IllegalStateException("corrupt store value: unknown encoding '" + (char) m + "' version " + v
-                        + " (expected: 'S' version " + VERSION + ")");
-            }
-            int status = in.getInt();
-            int n = in.getInt();
-            if (n < 0) {
-                throw new IllegalStateException("corrupt store value: " + n + " headers");
-            }
-            StoredHeader[] headers = new StoredHeader[n];
-            for (int i = 0; i < n; i++) {
-                headers[i] = new StoredHeader(string(in), string(in));
-            }
-            byte[] body = new byte[in.getInt()];
-            in.get(body);
-            return new StoredResponse(status, List.of(headers), body, true);
-        } catch (BufferUnderflowException | NegativeArraySizeException | NullPointerException e) {
-            throw new IllegalStateException("corrupt store value: " + e, e);
-        }
-    }
-
-    private static String string(ByteBuffer in) {
-        int n = in.getInt();
-        if (n < 0) {
-            return null;
-        }
-        if (n > in.remaining()) {
-            throw new BufferUnderflowException();
-        }
-        String s = new String(in.array(), in.arrayOffset() + in.position(), n, StandardCharsets.UTF_8);
-        in.position(in.position() + n);
-        return s;
+        return read(ByteBuffer.wrap(bytes, offset, bytes.length - offset), StoreCodec::readResponse);
     }
 
     public static byte[] encodeRecord(IdempotencyRecord r) {
@@ -115,10 +75,10 @@ public final class StoreCodec {
     public static IdempotencyRecord decodeRecord(byte[] bytes) {
         return read(bytes, in -> {
             expect(in, 'R');
-            State state = State.values()[in.readUnsignedByte()];
+            State state = State.values()[in.get() & 0xff];
             return new IdempotencyRecord(state, readString(in), readString(in), readString(in), readInstant(in),
-                    readInstant(in), readInstant(in), readInstant(in), in.readInt(), in.readInt(),
-                    in.readBoolean() ? readResponse(in) : null);
+                    readInstant(in), readInstant(in), readInstant(in), in.getInt(), in.getInt(),
+                    in.get() != 0 ? readResponse(in) : null);
         });
     }
 
@@ -139,7 +99,7 @@ public final class StoreCodec {
         return read(bytes, in -> {
             expect(in, 'C');
             return new Receipt(readString(in), readString(in), readString(in), readString(in), readString(in),
-                    readString(in), in.readInt(), in.readInt(), readInstant(in), readInstant(in));
+                    readString(in), in.getInt(), in.getInt(), readInstant(in), readInstant(in));
         });
     }
 
@@ -170,8 +130,8 @@ public final class StoreCodec {
             String bizId = readString(in);
             RecordKey key = new RecordKey(readString(in), readString(in), readString(in));
             String reason = readString(in);
-            int lastStatus = in.readInt();
-            int attempts = in.readInt();
+            int lastStatus = in.getInt();
+            int attempts = in.getInt();
             Instant failedAt = readInstant(in);
             StoredRequest req = new StoredRequest(readString(in), readString(in), readHeaders(in), readBytes(in));
             return new DeadLetter(id, callId, taskId, bizId, key, reason, lastStatus, attempts, failedAt, req);
@@ -185,9 +145,9 @@ public final class StoreCodec {
         writeBytes(out, response.bodyArray());
     }
 
-    private static StoredResponse readResponse(DataInputStream in) throws IOException {
+    private static StoredResponse readResponse(ByteBuffer in) throws IOException {
         expect(in, 'S');
-        int status = in.readInt();
+        int status = in.getInt();
         return new StoredResponse(status, readHeaders(in), readBytes(in), true);
     }
 
@@ -196,9 +156,9 @@ public final class StoreCodec {
         out.writeByte(VERSION);
     }
 
-    private static void expect(DataInputStream in, char magic) throws IOException {
-        int m = in.readUnsignedByte();
-        int v = in.readUnsignedByte();
+    private static void expect(ByteBuffer in, char magic) throws IOException {
+        int m = in.get() & 0xff;
+        int v = in.get() & 0xff;
         if (m != magic || v != VERSION) {
             throw new IOException("unknown encoding '" + (char) m + "' version " + v + " (expected: '" + magic + "' version " + VERSION + ")");
         }
@@ -212,8 +172,11 @@ public final class StoreCodec {
         }
     }
 
-    private static List<StoredHeader> readHeaders(DataInputStream in) throws IOException {
-        int n = in.readInt();
+    private static List<StoredHeader> readHeaders(ByteBuffer in) throws IOException {
+        int n = in.getInt();
+        if (n < 0 || n > in.remaining() / 8) {  // a header is at least its two lengths
+            throw new IOException(n + " headers with " + in.remaining() + " bytes left");
+        }
         List<StoredHeader> headers = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             headers.add(new StoredHeader(readString(in), readString(in)));
@@ -226,10 +189,19 @@ public final class StoreCodec {
         out.write(b);
     }
 
-    private static byte[] readBytes(DataInputStream in) throws IOException {
-        byte[] b = new byte[in.readInt()];
-        in.readFully(b);
+    private static byte[] readBytes(ByteBuffer in) throws IOException {
+        byte[] b = new byte[length(in)];
+        in.get(b);
         return b;
+    }
+
+    /** A length read from {@code in}, checked against what is left: a damaged one is an error, not an allocation. */
+    private static int length(ByteBuffer in) throws IOException {
+        int n = in.getInt();
+        if (n < 0 || n > in.remaining()) {
+            throw new IOException("a length of " + n + " with " + in.remaining() + " bytes left");
+        }
+        return n;
     }
 
     private static void writeString(DataOutputStream out, String s) throws IOException {
@@ -240,22 +212,23 @@ public final class StoreCodec {
         writeBytes(out, s.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static String readString(DataInputStream in) throws IOException {
-        int n = in.readInt();
-        if (n < 0) {
+    private static String readString(ByteBuffer in) throws IOException {
+        if (in.getInt(in.position()) == -1) {
+            in.getInt();
             return null;
         }
-        byte[] b = new byte[n];
-        in.readFully(b);
-        return new String(b, StandardCharsets.UTF_8);
+        int n = length(in);
+        String str = new String(in.array(), in.arrayOffset() + in.position(), n, StandardCharsets.UTF_8);
+        in.position(in.position() + n);
+        return str;
     }
 
     private static void writeInstant(DataOutputStream out, Instant t) throws IOException {
         out.writeLong(t == null ? -1 : t.toEpochMilli());
     }
 
-    private static Instant readInstant(DataInputStream in) throws IOException {
-        long ms = in.readLong();
+    private static Instant readInstant(ByteBuffer in) throws IOException {
+        long ms = in.getLong();
         return ms < 0 ? null : Instant.ofEpochMilli(ms);
     }
 
@@ -264,7 +237,7 @@ public final class StoreCodec {
     }
 
     private interface Reader<T> {
-        T read(DataInputStream in) throws IOException;
+        T read(ByteBuffer in) throws IOException;
     }
 
     private static byte[] write(Writer w) {
@@ -278,10 +251,15 @@ public final class StoreCodec {
     }
 
     private static <T> T read(byte[] bytes, Reader<T> r) {
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+        return read(ByteBuffer.wrap(bytes), r);
+    }
+
+    /** Reads straight from the array (no stream, no copy but the fields'): every replay from Redis decodes one. */
+    private static <T> T read(ByteBuffer in, Reader<T> r) {
+        try {
             return r.read(in);
-        } catch (IOException e) {
-            throw new IllegalStateException("corrupt store value: " + e.getMessage(), e);
+        } catch (IOException | BufferUnderflowException e) {
+            throw new IllegalStateException("corrupt store value: " + e, e);
         }
     }
 }

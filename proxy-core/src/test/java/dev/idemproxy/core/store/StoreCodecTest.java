@@ -37,6 +37,10 @@ class StoreCodecTest {
                     .as("cut at %d of %d", cut, encoded.length)
                     .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("corrupt store value");
         }
+        byte[] hugeCount = encoded.clone();
+        hugeCount[6] = 0x7f;  // the header count's high byte (after 'S', the version and the status): 2 billion
+        assertThatThrownBy(() -> StoreCodec.decodeResponse(hugeCount))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("headers with");
         byte[] other = StoreCodec.encodeReceipt(new Receipt("c", null, "k", "r", "PROCESSING", null, 0, 0,
                 java.time.Instant.EPOCH, null));
         assertThatThrownBy(() -> StoreCodec.decodeResponse(other))

@@ -70,7 +70,8 @@ final class RedisReceipts {
             return set.thenApply(x -> null);
         }
         // sent together, not one after the other's answer: a caller that does not wait for them
-        // (a native claim's receipt) relies on every command being on the wire, in order, at once
+        // (a native claim's receipt) relies on the commands leaving in order, at once (the one
+        // exception: a script the server no longer knows is sent again a round trip later)
         CompletionStage<Long> index = INDEX.run(redis, bizKey(receipt.bizId()),
                 receipt.sortKey().getBytes(UTF_8), Long.toString(ms).getBytes(UTF_8));
         return set.thenCombine(index, (x, y) -> null);
