@@ -17,8 +17,9 @@ import java.util.concurrent.CompletionStage;
  * {@code IN_FLIGHT} record is kept after its lease ends for the claim's
  * {@link ClaimContext#retention()} (at least one more lease length) so that a takeover can say so
  * ({@link ClaimResult.Claimed#takeover()}); after that it is gone and a claim is fresh. A renewal
- * never shortens that: the record lives until the later of the claim's lease end plus its
- * retention and the renewed lease end plus one lease.
+ * never shortens that: the record lives at least until the later of the claim's lease end plus its
+ * retention and the renewed lease end plus one lease (Redis keeps it until the renewed lease end
+ * plus the retention, since its lease end is the key's expiry less the retention).
  *
  * <p><b>Asynchrony.</b> Every operation returns at once and never blocks its caller (an event
  * loop); stages complete on a store thread, so callers hop back to their own executor. A store that
