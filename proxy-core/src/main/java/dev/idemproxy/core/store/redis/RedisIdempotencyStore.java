@@ -324,7 +324,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 return scriptClaim(key, fingerprint, owner, lease, ctx);
             }
             if (found == null) {
-                return claimed(ctx);
+                return withReceipt(ClaimResult.Claimed.FRESH, ctx, cluster);
             }
             ClaimResult known = RecordValue.existing(found, fingerprint);
             // in flight: whether its lease has lapsed is the server clock's to say, in the script
@@ -343,23 +343,24 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * A native claim claimed: its receipt is a second command. Outside a cluster it is sent without
-     * waiting (one connection keeps the order, so every later read or write of it comes after);
-     * in a cluster the answer is awaited. A failure there is logged, not the claim's (it only loses
-     * the PROCESSING state).
+     * A claim whose receipt was not written with it (a native claim; any claim in a cluster, where
+     * the receipt's keys live in other slots): when it claimed, the receipt is a second command. It
+     * is awaited when {@code await}; otherwise it is only sent (outside a cluster one connection
+     * keeps the order, so every later read or write of it comes after). A failure there is logged,
+     * not the claim's (it only loses the PROCESSING state).
      */
-    private CompletionStage<ClaimResult> claimed(ClaimContext ctx) {
+    private CompletionStage<ClaimResult> withReceipt(ClaimResult result, ClaimContext ctx, boolean await) {
         ReceiptPut receipt = ctx.receipt();
-        if (receipt == null) {
-            return CompletableFuture.completedFuture(ClaimResult.Claimed.FRESH);
+        if (receipt == null || !(result instanceof ClaimResult.Claimed)) {
+            return CompletableFuture.completedFuture(result);
         }
         CompletionStage<ClaimResult> written = receipts.put(receipt.receipt(), receipt.ttl()).handle((x, err) -> {
             if (err != null) {
                 log.warn("[call={}] could not write the receipt: {}", ctx.callId(), err.toString());
             }
-            return ClaimResult.Claimed.FRESH;
+            return result;
         });
-        return cluster ? written : CompletableFuture.completedFuture(ClaimResult.Claimed.FRESH);
+        return await ? written : CompletableFuture.completedFuture(result);
     }
 
     /** The whole claim as one script ({@link RecordScripts#CLAIM}), with its receipt in it outside a cluster. */
@@ -367,23 +368,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         ReceiptPut receipt = ctx.receipt();
         byte[][] args = {bytes(RecordValue.line(fingerprint)), bytes(RecordValue.line(owner)), bytes(RecordValue.line(ctx.callId())),
             millis(lease), bytes(Long.toString(ctx.retention().toMillis()))};
-        if (receipt == null) {
-            return RecordScripts.CLAIM.<List<Object>>run(redis, recordKey(key), args).thenApply(RecordValue::claimResult);
-        }
-        if (!cluster) {  // one script writes the claim and its receipt
+        if (receipt != null && !cluster) {  // one script writes the claim and its receipt
             return RecordScripts.CLAIM.<List<Object>>run(redis, receipts.scriptKeys(recordKey(key), receipt.receipt()),
                     concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl()))).thenApply(RecordValue::claimResult);
         }
-        // In a cluster the receipt's key lives in another slot: written right after a claim that
-        // claimed; a failure there is logged, not the claim's (it only loses the PROCESSING state).
         return RecordScripts.CLAIM.<List<Object>>run(redis, recordKey(key), args).thenApply(RecordValue::claimResult)
-                .thenCompose(result -> !(result instanceof ClaimResult.Claimed) ? CompletableFuture.completedFuture(result)
-                        : receipts.put(receipt.receipt(), receipt.ttl()).handle((x, err) -> {
-                            if (err != null) {
-                                log.warn("[call={}] could not write the receipt: {}", ctx.callId(), err.toString());
-                            }
-                            return result;
-                        }));
+                .thenCompose(result -> withReceipt(result, ctx, true));
     }
 
     @Override
