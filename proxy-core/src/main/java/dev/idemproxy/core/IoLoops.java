@@ -30,6 +30,15 @@ public final class IoLoops implements AutoCloseable {
         return new IoLoops(Transport.best(), threads);
     }
 
+    /**
+     * {@code threads} event loops on the transport {@code choice} selects.
+     *
+     * @throws IllegalStateException when the chosen native transport cannot run here
+     */
+    public static IoLoops start(Transport.Choice choice, int threads) {
+        return new IoLoops(Transport.select(choice), threads);
+    }
+
     public Transport transport() {
         return transport;
     }

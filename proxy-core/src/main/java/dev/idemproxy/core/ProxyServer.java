@@ -78,7 +78,7 @@ public final class ProxyServer implements AutoCloseable {
         this.sharedLoops = loops;
         ProxyMetrics metrics = new ProxyMetrics(registry);
         IdempotencyStore metered = store == null ? null : new MeteredStore(store, metrics);
-        this.transport = loops == null ? Transport.best() : loops.transport();
+        this.transport = loops == null ? Transport.select(config.server().transport()) : loops.transport();
         this.pools = new UpstreamPools(transport);
         Clock clock = Clock.systemUTC();
         // With a store, task retries are counted there, so every proxy sharing it spends one budget.
@@ -98,7 +98,7 @@ public final class ProxyServer implements AutoCloseable {
     public synchronized void start() throws Exception {
         apply(config);
         bossGroup = transport.newGroup(1, "idemproxy-accept");
-        loops = sharedLoops != null ? sharedLoops : IoLoops.start(config.server().effectiveIoThreads());
+        loops = sharedLoops != null ? sharedLoops : IoLoops.start(config.server().transport(), config.server().effectiveIoThreads());
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, loops.group())
                 .channel(transport.serverChannel())

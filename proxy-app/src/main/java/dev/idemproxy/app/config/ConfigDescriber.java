@@ -75,7 +75,7 @@ public final class ConfigDescriber {
         root.put("admin", map("listen", c.admin().listen().toString(), "token", c.admin().hasToken() ? REDACTED : ""));
         root.put("server", map("ioThreads", c.server().ioThreads(), "clientIdle", d(c.server().clientIdle()),
                 "maxHeaderSize", SizeParser.format(c.server().maxHeaderSize()),
-                "maxInitialLine", SizeParser.format(c.server().maxInitialLine())));
+                "maxInitialLine", SizeParser.format(c.server().maxInitialLine()), "transport", c.server().transport().spelling()));
         root.put("store", store(c.store()));
         root.put("tasks", map("header", c.tasks().header(),
                 "budget", map("maxRetries", c.tasks().maxRetries(), "window", d(c.tasks().window()))));

@@ -4,6 +4,7 @@ import dev.idemproxy.core.AdminPolicy;
 import dev.idemproxy.core.HostPort;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ServerPolicy;
+import dev.idemproxy.core.Transport;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
@@ -63,8 +64,10 @@ final class ConfigReader {
         var clientIdle = m.duration("clientIdle", d.clientIdle(), false);
         int maxHeaderSize = (int) m.size("maxHeaderSize", d.maxHeaderSize(), 1024, 1024 * 1024);
         int maxInitialLine = (int) m.size("maxInitialLine", d.maxInitialLine(), 256, 1024 * 1024);
+        Transport.Choice transport = m.parsed("transport", d.transport(), "a transport",
+                t -> Choices.of(Transport.Choice.values(), Transport.Choice::spelling, t));
         ServerPolicy s = m.reading().problems().build(m.at("ioThreads"), m.path(),
-                () -> new ServerPolicy(ioThreads, clientIdle, maxHeaderSize, maxInitialLine));
+                () -> new ServerPolicy(ioThreads, clientIdle, maxHeaderSize, maxInitialLine, transport));
         return s == null ? d : s;
     }
 

@@ -66,7 +66,12 @@ public final class Assembly implements AutoCloseable {
     public static Assembly start(ProxyConfig config, Path configFile, YamlConfigLoader loader) throws StartupException {
         requireNonNull(config, "config");
         requireNonNull(loader, "loader");
-        IoLoops loops = IoLoops.start(config.server().effectiveIoThreads());
+        IoLoops loops;
+        try {
+            loops = IoLoops.start(config.server().transport(), config.server().effectiveIoThreads());
+        } catch (IllegalStateException e) {
+            throw new StartupException("server.transport: " + e.getMessage(), e);
+        }
         IdempotencyStore store;
         try {
             store = StoreFactory.open(config.store(), Clock.systemUTC(), loops);

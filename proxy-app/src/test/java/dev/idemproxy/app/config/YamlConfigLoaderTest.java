@@ -1,12 +1,14 @@
 package dev.idemproxy.app.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.idemproxy.core.AdminPolicy;
 import dev.idemproxy.core.HostPort;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ServerPolicy;
+import dev.idemproxy.core.Transport;
 import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.KeyPolicy;
@@ -114,6 +116,19 @@ class YamlConfigLoaderTest {
         Route route = config.routes().get(0);
         assertThat(route.tls()).isEqualTo(new TlsPolicy(dir.resolve("certs/ca.pem"), "api.example.com"));
         assertThat(route.pool()).isEqualTo(new PoolPolicy(8, Duration.ofSeconds(90)));
+    }
+
+    @Test
+    void theTransportIsAutoByDefaultAndOtherwiseOneOfTheFourSpellings(@TempDir Path dir) throws Exception {
+        assertThat(loader.parse("listen: 127.0.0.1:8080\n", "t.yaml", dir).server().transport()).isEqualTo(Transport.Choice.AUTO);
+        for (Transport.Choice c : Transport.Choice.values()) {
+            ProxyConfig config = loader.parse("server: { transport: " + c.spelling() + " }\n", "t.yaml", dir);
+            assertThat(config.server().transport()).isEqualTo(c);
+            assertThat(ConfigDescriber.effectiveConfig(config).get("server").toString()).contains("transport=" + c.spelling());
+        }
+        assertThatThrownBy(() -> loader.parse("server:\n  transport: uring\n", "t.yaml", dir))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageContaining("t.yaml:2:14: server.transport: 'uring' (expected one of: auto, io_uring, epoll, nio)");
     }
 
     @Test

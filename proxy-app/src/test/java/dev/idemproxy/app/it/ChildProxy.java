@@ -2,6 +2,7 @@ package dev.idemproxy.app.it;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import dev.idemproxy.core.Transport;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,7 +31,9 @@ final class ChildProxy implements AutoCloseable {
     static final Path JAR = Path.of("target/idemproxy.jar");
     /** Small heap, paranoid leak detection; C1 only, as a child lives for seconds and starts on a busy machine. */
     static final List<String> JVM_FLAGS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-Dio.netty.leakDetection.level=paranoid");
+            "-Dio.netty.leakDetection.level=paranoid",
+            // the test run's transport override (mvn verify -Didemproxy.transport=epoll), passed on
+            "-D" + Transport.OVERRIDE_PROPERTY + "=" + System.getProperty(Transport.OVERRIDE_PROPERTY, "auto"));
     static final Duration DEFAULT_WAIT = Duration.ofSeconds(15);
 
     /** One line of output and the stream it came from. */

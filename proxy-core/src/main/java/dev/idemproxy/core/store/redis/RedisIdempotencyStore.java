@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.Checks;
 import dev.idemproxy.core.IoLoops;
+import dev.idemproxy.core.Transport;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.DeadLetter;
@@ -170,6 +171,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         // Lettuce's own per-command latency statistics (on when LatencyUtils is on the class path)
         // cost its I/O thread about a sixth of its time here; idemproxy_store_duration_seconds
         // measures the same from the caller's side.
+        preferTransport(loops != null ? loops.transport() : Transport.best());
         DefaultClientResources.Builder builder = DefaultClientResources.builder()
                 .commandLatencyRecorder(CommandLatencyRecorder.disabled())
                 .nettyCustomizer(FLUSH_ONCE_PER_LOOP_TURN);
@@ -223,6 +225,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         } catch (RedisException e) {
             resources.shutdown();
             throw new StoreUnavailableException("cannot connect to Redis at " + policy.redactedUri() + ": " + describe(e), e);
+        }
+    }
+
+    /**
+     * Points Lettuce at {@code transport}, so that its connections can share the proxy's loops:
+     * Lettuce picks its transport once per JVM, when its transports first load, from its own
+     * switches ({@code io.lettuce.core.epoll}, {@code io.lettuce.core.iouring}), and prefers
+     * epoll when both native transports load. A switch set by hand is left alone; once Lettuce
+     * has picked, {@link SharedLoopsProvider#fits} tells whether the pick matches.
+     */
+    private static void preferTransport(Transport transport) {
+        if (transport != Transport.EPOLL) {
+            System.getProperties().putIfAbsent("io.lettuce.core.epoll", "false");
+        }
+        if (transport == Transport.NIO) {
+            System.getProperties().putIfAbsent("io.lettuce.core.iouring", "false");
         }
     }
 

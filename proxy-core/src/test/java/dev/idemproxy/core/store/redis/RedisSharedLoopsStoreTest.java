@@ -29,7 +29,6 @@ class RedisSharedLoopsStoreTest extends RedisStandaloneStoreTest {
     @BeforeAll
     void startLoops() {
         loops = IoLoops.start(1);
-        assertThat(SharedLoopsProvider.fits(loops)).as("Lettuce's transport is the proxy's").isTrue();
     }
 
     @AfterAll
@@ -46,6 +45,8 @@ class RedisSharedLoopsStoreTest extends RedisStandaloneStoreTest {
 
     @Test
     void answersArriveOnTheProxysEventLoopAndClosingTheStoreLeavesTheLoopsRunning() throws Exception {
+        // the store (opened before each test) has pointed Lettuce at the loops' transport
+        assertThat(SharedLoopsProvider.fits(loops)).as("Lettuce's transport is the proxy's (" + loops.transport() + ")").isTrue();
         // the loop waits until the callback is attached, so the answer cannot come before it
         CountDownLatch attached = new CountDownLatch(1);
         loops.group().next().execute(() -> await(attached));
