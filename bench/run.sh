@@ -7,6 +7,7 @@
 #                [--targets direct,nginx,haproxy,idemproxy]
 #                [--scenarios get,post,post16k,protected-post,replay]
 #                [--stores memory,embedded,redis] [--near-cache] [--near-cache-entries 10000]
+#                [--transports auto,epoll]
 #                [--record-ttl 2m] [--redis-cpu 1] [--jar PATH] [--jvm-opts "..."] [--nice N]
 #                [--quiet-wait SECONDS] [--noise-retries N] [--out FILE]
 #
@@ -29,6 +30,7 @@ SCENARIOS=get,post,post16k,protected-post,replay
 STORES=memory,embedded,redis
 NEAR_CACHE=0         # also run protected-post and replay with store.nearCache enabled (embedded, redis)
 NEAR_CACHE_ENTRIES=10000
+TRANSPORTS=auto      # idemproxy's server.transport: one set of idemproxy JVMs (and rows) per item
 RECORD_TTL=2m        # idempotency.ttl of the protected route: keeps the stores from growing without bound
 JAR=""
 OUT=""
@@ -59,6 +61,7 @@ while [[ $# -gt 0 ]]; do
         --stores) STORES=$2; shift 2 ;;
         --near-cache) NEAR_CACHE=1; shift ;;
         --near-cache-entries) NEAR_CACHE_ENTRIES=$2; shift 2 ;;
+        --transports) TRANSPORTS=$2; shift 2 ;;
         --record-ttl) RECORD_TTL=$2; shift 2 ;;
         --redis-cpu) REDIS_CPU=$2; shift 2 ;;
         --jar) JAR=$2; shift 2 ;;
@@ -94,6 +97,11 @@ split_list() { # name "a,b" -> array name, empty items dropped
 split_list TARGET_LIST "$TARGETS"
 split_list SCENARIO_LIST "$SCENARIOS"
 split_list STORE_LIST "$STORES"
+split_list TRANSPORT_LIST "$TRANSPORTS"
+[[ ${#TRANSPORT_LIST[@]} -gt 0 ]] || { echo "--transports is empty" >&2; exit 2; }
+for tr in "${TRANSPORT_LIST[@]}"; do
+    case "$tr" in auto|io_uring|epoll|nio) ;; *) echo "unknown transport: $tr (expected auto, io_uring, epoll, nio)" >&2; exit 2 ;; esac
+done
 [[ ${#TARGET_LIST[@]} -gt 0 ]] || { echo "--targets is empty" >&2; exit 2; }
 [[ ${#SCENARIO_LIST[@]} -gt 0 ]] || { echo "--scenarios is empty" >&2; exit 2; }
 for t in "${TARGET_LIST[@]}"; do
@@ -323,9 +331,9 @@ upstream_hits() { # requests the upstream has accepted so far (this status reque
 
 # Units: what a row of the table measures. direct, nginx and haproxy, and one idemproxy per store
 # ("idemproxy@memory", "idemproxy@embedded+nc" with the near-cache, ...).
-declare -A URL=() PID_UNDER_TEST=() ADMIN_URL=() STORE_OF=() NC_OF=()
+declare -A URL=() PID_UNDER_TEST=() ADMIN_URL=() STORE_OF=() NC_OF=() TRANSPORT_OF=() USED_TRANSPORT=()
 REF_UNITS=()
-IDP_UNITS=() PROT_UNITS=()
+IDP_UNITS=() PROT_UNITS=() PASS_UNITS=()
 
 # ---------------------------------------------------------------- direct
 if has_target direct; then
@@ -454,7 +462,7 @@ if has_target idemproxy; then
     mkdir -p "$WORK/idemproxy"
     cp "$JAR" "$WORK/idemproxy/idemproxy-bench-copy.jar"
 
-    write_idemproxy_config() { # dir store near_cache(0|1) port admin_port
+    write_idemproxy_config() { # dir store near_cache(0|1) port admin_port transport
         local dir=$1 store=$2 nc=$3
         {
             cat <<EOC
@@ -463,6 +471,7 @@ admin:
   listen: 127.0.0.1:$5
 server:
   ioThreads: 1
+  transport: $6
 store:
   type: $store
 EOC
@@ -510,14 +519,22 @@ EOC
         fi
     fi
     declare -A IDP_PORT=()
-    for v in "${idp_variants[@]}"; do
+    # Every variant once per transport: "idemproxy@memory" on auto, "idemproxy@memory~epoll" on epoll.
+    all_variants=()
+    for tr in "${TRANSPORT_LIST[@]}"; do
+        for base in "${idp_variants[@]}"; do
+            if [[ $tr == auto ]]; then all_variants+=("$base"); else all_variants+=("$base~$tr"); fi
+        done
+    done
+    for v in "${all_variants[@]}"; do
         u="idemproxy@$v"
-        st=${v%+nc}; nc=0; [[ $v == *+nc ]] && nc=1; [[ $v == pass ]] && st=memory
+        base=${v%%~*}; tr=auto; [[ $v == *~* ]] && tr=${v#*~}
+        st=${base%+nc}; nc=0; [[ $base == *+nc ]] && nc=1; [[ $base == pass ]] && st=memory
         dir="$WORK/idemproxy/${v/+/-}"
         mkdir -p "$dir"
         port=$(pick_port); admin=$(pick_port)
         mkdir -p "$dir/conf"
-        write_idemproxy_config "$dir" "$st" "$nc" "$port" "$admin"
+        write_idemproxy_config "$dir" "$st" "$nc" "$port" "$admin" "$tr"
         if ! validate_idemproxy_config "$dir"; then
             if (( nc )); then
                 log "WARNING: idemproxy rejects store.nearCache ($(grep -m1 -i 'nearCache' "$dir/validate.log" || head -n1 "$dir/validate.log")): the $st+nc rows are skipped"
@@ -536,9 +553,10 @@ EOC
         PID_UNDER_TEST[$u]=$pid
         STORE_OF[$u]=$st
         NC_OF[$u]=$nc
+        TRANSPORT_OF[$u]=$tr
         IDP_PORT[$u]=$port
         IDP_UNITS+=("$u")
-        [[ $v == pass ]] || PROT_UNITS+=("$u")
+        if [[ $base == pass ]]; then PASS_UNITS+=("$u"); else PROT_UNITS+=("$u"); fi
     done
     # The JVMs start together on one core (AlwaysPreTouch, JIT): allow them 180 s in all.
     deadline=$((SECONDS + 180))
@@ -551,9 +569,13 @@ EOC
         done
         log "$u on ${URL[$u]#http://} (pid ${PID_UNDER_TEST[$u]}, admin ${ADMIN_URL[$u]#http://}, cpu $PROXY_CPU, $JVM_OPTS)"
     done
+    # What server.transport: auto picked here, from the start-up line ("... (io_uring transport, ...").
+    for u in "${IDP_UNITS[@]}"; do
+        tr_used=$(sed -nE 's/.*listening on .* \(([a-zA-Z_]+) transport,.*/\1/p' "$(unit_dir "$u")/stdout.log" | head -n1)
+        USED_TRANSPORT[$u]=${tr_used:-unknown}
+        log "$u runs on the ${USED_TRANSPORT[$u]} transport (server.transport: ${TRANSPORT_OF[$u]})"
+    done
 fi
-PASS_UNIT=""
-(( PASS_SELECTED )) && [[ ${#IDP_UNITS[@]} -gt 0 ]] && PASS_UNIT=idemproxy@pass
 
 # ---------------------------------------------------------------- sanity: every unit answers
 units_for() { # scenario -> the units that run it
@@ -561,8 +583,8 @@ units_for() { # scenario -> the units that run it
     printf '%s\n' "${REF_UNITS[@]}"
     if is_protected "$s"; then
         (( ${#PROT_UNITS[@]} )) && printf '%s\n' "${PROT_UNITS[@]}"
-    elif [[ -n "$PASS_UNIT" ]]; then
-        echo "$PASS_UNIT"
+    elif (( ${#PASS_UNITS[@]} )); then
+        printf '%s\n' "${PASS_UNITS[@]}"
     fi
     return 0
 }
@@ -792,7 +814,11 @@ scenario_name() {
         replay) echo "replay of one stored key" ;;
     esac
 }
-target_name() { [[ $1 == idemproxy@* ]] && echo idemproxy || echo "$1"; }
+target_name() { # unit -> "idemproxy", "idemproxy (epoll)" for another transport than auto, or the unit
+    if [[ $1 != idemproxy@* ]]; then echo "$1"; return 0; fi
+    local tr=${TRANSPORT_OF[$1]:-auto}
+    if [[ $tr == auto ]]; then echo idemproxy; else echo "idemproxy ($tr)"; fi
+}
 store_name() { # unit scenario
     if [[ $1 != idemproxy@* ]]; then echo "—"; return 0; fi
     if ! is_protected "$2"; then echo "— (route without idempotency)"; return 0; fi
@@ -843,6 +869,18 @@ bar_of() { # unit scenario -> "ratio p99_limit_ms label" (ratio 0: no bar)
     fi
     echo "- $JAVA_VERSION; $NGINX_VERSION; ${HAPROXY_VERSION:+$HAPROXY_VERSION; }${REDIS_VERSION:+$REDIS_VERSION; }$WRK_VERSION"
     [[ -n "$IDP_VERSION" ]] && echo "- idemproxy: $IDP_VERSION (git $GIT_REV), JVM options \`$JVM_OPTS\`, \`server.ioThreads: 1\`; one JVM per store, protected route \`idempotency: {enabled: true, methods: [POST], ttl: $RECORD_TTL}\`$( (( NEAR_CACHE )) && echo "; near-cache variants with \`store.nearCache: {enabled: true, maxEntries: $NEAR_CACHE_ENTRIES, ttl: 30s}\`")"
+    if [[ ${#IDP_UNITS[@]} -gt 0 ]]; then
+        tr_notes=()
+        for tr in "${TRANSPORT_LIST[@]}"; do
+            for u in "${IDP_UNITS[@]}"; do
+                if [[ ${TRANSPORT_OF[$u]} == "$tr" ]]; then
+                    tr_notes+=("\`server.transport: $tr\` ran on ${USED_TRANSPORT[$u]}$( [[ $tr == auto ]] && echo " (rows *idemproxy*)" || echo " (rows *idemproxy ($tr)*)")")
+                    break
+                fi
+            done
+        done
+        echo "- idemproxy transports: $(IFS=';'; echo "${tr_notes[*]}" | sed 's/;/; /g')"
+    fi
     for n in "${IDEMPROXY_NOTES[@]}"; do echo "- $n"; done
     echo "- wrk: $THREADS thread(s), $CONNECTIONS connections, $DURATION per run after a $WARMUP warm-up; each cell is the median of $REPEAT runs"
     for p in "${PAIRS[@]}"; do

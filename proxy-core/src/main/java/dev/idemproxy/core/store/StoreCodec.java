@@ -1,20 +1,21 @@
 package dev.idemproxy.core.store;
 
 import dev.idemproxy.core.store.IdempotencyRecord.State;
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * The compact binary encoding shared by the embedded and Redis backends. Big-endian, as
- * {@link DataOutputStream} writes it:
+ * The compact binary encoding shared by the embedded and Redis backends. Big-endian (as
+ * {@code DataOutputStream} writes it):
  * <pre>
  *   string    := int32 length (-1 = null) , UTF-8 bytes
  *   instant   := int64 epoch milliseconds (-1 = null)
@@ -69,6 +70,22 @@ public final class StoreCodec {
             if (r.response() != null) {
                 writeResponse(out, r.response());
             }
+        });
+    }
+
+    /**
+     * When an encoded record expires (epoch ms), read without decoding it: the embedded store's
+     * purge looks at every record this way.
+     */
+    public static long recordExpiresAtMillis(byte[] bytes) {
+        return read(bytes, in -> {
+            expect(in, 'R');
+            in.get();  // state
+            for (int i = 0; i < 3; i++) {  // owner, callId, fingerprint
+                skipString(in);
+            }
+            in.position(in.position() + 3 * Long.BYTES);  // leaseExpiresAt, createdAt, completedAt
+            return in.getLong();
         });
     }
 
@@ -138,7 +155,7 @@ public final class StoreCodec {
         });
     }
 
-    private static void writeResponse(DataOutputStream out, StoredResponse response) throws IOException {
+    private static void writeResponse(Out out, StoredResponse response) {
         header(out, 'S');
         out.writeInt(response.status());
         writeHeaders(out, response.headers());
@@ -151,7 +168,7 @@ public final class StoreCodec {
         return new StoredResponse(status, readHeaders(in), readBytes(in), true);
     }
 
-    private static void header(DataOutputStream out, char magic) throws IOException {
+    private static void header(Out out, char magic) {
         out.writeByte(magic);
         out.writeByte(VERSION);
     }
@@ -164,7 +181,7 @@ public final class StoreCodec {
         }
     }
 
-    private static void writeHeaders(DataOutputStream out, List<StoredHeader> headers) throws IOException {
+    private static void writeHeaders(Out out, List<StoredHeader> headers) {
         out.writeInt(headers.size());
         for (StoredHeader h : headers) {
             writeString(out, h.name());
@@ -184,9 +201,9 @@ public final class StoreCodec {
         return List.copyOf(headers);
     }
 
-    private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+    private static void writeBytes(Out out, byte[] b) {
         out.writeInt(b.length);
-        out.write(b);
+        out.write(b, 0, b.length);
     }
 
     private static byte[] readBytes(ByteBuffer in) throws IOException {
@@ -204,12 +221,21 @@ public final class StoreCodec {
         return n;
     }
 
-    private static void writeString(DataOutputStream out, String s) throws IOException {
+    private static void writeString(Out out, String s) {
         if (s == null) {
             out.writeInt(-1);
             return;
         }
         writeBytes(out, s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void skipString(ByteBuffer in) throws IOException {
+        if (in.getInt(in.position()) == -1) {
+            in.getInt();
+            return;
+        }
+        int n = length(in);
+        in.position(in.position() + n);
     }
 
     private static String readString(ByteBuffer in) throws IOException {
@@ -223,7 +249,7 @@ public final class StoreCodec {
         return str;
     }
 
-    private static void writeInstant(DataOutputStream out, Instant t) throws IOException {
+    private static void writeInstant(Out out, Instant t) {
         out.writeLong(t == null ? -1 : t.toEpochMilli());
     }
 
@@ -233,7 +259,56 @@ public final class StoreCodec {
     }
 
     private interface Writer {
-        void write(DataOutputStream out) throws IOException;
+        void write(Out out);
+    }
+
+    /**
+     * A growing array written big-endian: what {@code DataOutputStream} over a
+     * {@code ByteArrayOutputStream} wrote, without a stream and a lock per field.
+     */
+    private static final class Out {
+        private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+        private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+        private byte[] buf = new byte[256];
+        private int size;
+
+        private void ensure(int more) {
+            if (size + more > buf.length) {
+                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + more));
+            }
+        }
+
+        void writeByte(int b) {
+            ensure(1);
+            buf[size++] = (byte) b;
+        }
+
+        void writeBoolean(boolean b) {
+            writeByte(b ? 1 : 0);
+        }
+
+        void writeInt(int v) {
+            ensure(Integer.BYTES);
+            INT.set(buf, size, v);
+            size += Integer.BYTES;
+        }
+
+        void writeLong(long v) {
+            ensure(Long.BYTES);
+            LONG.set(buf, size, v);
+            size += Long.BYTES;
+        }
+
+        void write(byte[] b, int off, int len) {
+            ensure(len);
+            System.arraycopy(b, off, buf, size, len);
+            size += len;
+        }
+
+        byte[] toByteArray() {
+            return Arrays.copyOf(buf, size);
+        }
     }
 
     private interface Reader<T> {
@@ -241,13 +316,9 @@ public final class StoreCodec {
     }
 
     private static byte[] write(Writer w) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            w.write(out);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
+        Out out = new Out();
+        w.write(out);
+        return out.toByteArray();
     }
 
     private static <T> T read(byte[] bytes, Reader<T> r) {

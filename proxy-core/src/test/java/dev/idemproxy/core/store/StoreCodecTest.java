@@ -46,4 +46,20 @@ class StoreCodecTest {
         assertThatThrownBy(() -> StoreCodec.decodeResponse(other))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("unknown encoding 'C'");
     }
+
+    @Test
+    void aRecordsExpiryIsReadWithoutDecodingItAndMatchesTheDecodedOne() {
+        java.time.Instant t = java.time.Instant.ofEpochMilli(1_764_000_000_123L);
+        IdempotencyRecord inFlight = new IdempotencyRecord(IdempotencyRecord.State.IN_FLIGHT, "owner-ü", "call-1", "fp",
+                t.plusSeconds(30), t, null, t.plusSeconds(90), 0, 0, null);
+        IdempotencyRecord done = new IdempotencyRecord(IdempotencyRecord.State.COMPLETED, "owner", "call-2", "f".repeat(64),
+                t.plusSeconds(30), t, t.plusSeconds(1), t.plusSeconds(86_400), 2, 201, RESPONSE);
+        for (IdempotencyRecord r : List.of(inFlight, done)) {
+            byte[] encoded = StoreCodec.encodeRecord(r);
+            assertThat(StoreCodec.recordExpiresAtMillis(encoded)).isEqualTo(StoreCodec.decodeRecord(encoded).expiresAt().toEpochMilli())
+                    .isEqualTo(r.expiresAt().toEpochMilli());
+        }
+        assertThatThrownBy(() -> StoreCodec.recordExpiresAtMillis(StoreCodec.encodeResponse(RESPONSE)))
+                .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("corrupt store value");
+    }
 }

@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -37,10 +38,13 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import org.h2.mvstore.Cursor;
 import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
+import org.h2.mvstore.type.ByteArrayDataType;
+import org.h2.mvstore.type.StringDataType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +54,15 @@ import org.slf4j.LoggerFactory;
  * <p><b>Threads.</b> Every operation runs on one dedicated store thread, which serialises all
  * access (atomicity per key is therefore trivial); callers get a {@link CompletableFuture} that
  * completes on that thread and are never blocked. The same thread purges expired entries every
- * {@code purgeInterval}. Thread-safe.
+ * {@code purgeInterval}, sweeping the maps a slice at a time between operations. Thread-safe.
+ *
+ * <p><b>Layout.</b> Records ({@value #RECORDS}: record id → encoded record), receipts
+ * ({@value #RECEIPTS}, {@value #RECEIPTS_BY_BIZ}) and task counters ({@value #TASKS}) are typed
+ * maps (string keys, byte-array or string values, written without MVStore's per-value type tag);
+ * dead letters keep their first maps ({@code dlq}, {@code dlqIds}). There is no expiry index: a
+ * value carries its expiry, reads skip what expired, and the purge deletes it later. A protected
+ * call thus costs the store two reads and four writes (its record and receipt, claimed and
+ * ended); with the index it was twelve B-tree updates and a receipt read.
  *
  * <p><b>Group commit.</b> The store thread takes the operations queued so far (up to
  * {@value #MAX_BATCH}), runs them in arrival order, commits once, and only then completes the
@@ -90,7 +102,17 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     static final String FILE_NAME = "idemproxy.mv.db";
     private static final Logger log = LoggerFactory.getLogger(EmbeddedIdempotencyStore.class);
-    private static final int PURGE_BATCH = 1000;
+    /** Entries the purge's sweep looks at in one turn of the store thread. */
+    private static final int SWEEP_SLICE = 4096;
+    /**
+     * The maps of the second file layout: typed (keys and values written without a type tag) and
+     * without an expiry index, which cost every write two more B-tree updates; the purge sweeps
+     * the maps instead. See {@link #migrateFirstLayout}.
+     */
+    static final String RECORDS = "records.2";
+    static final String RECEIPTS = "receipts.2";
+    static final String RECEIPTS_BY_BIZ = "receiptsByBiz.2";
+    static final String TASKS = "tasks.2";
     /** Most operations per commit, so a steady stream of them cannot hold answers back for long. */
     private static final int MAX_BATCH = 256;
     /**
@@ -108,10 +130,14 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     private final Clock clock;
     private final MVStore mv;
     private final MVMap<String, byte[]> records;
-    private final ExpiryIndex expiry;
     private final EmbeddedReceipts receipts;
     private final EmbeddedDeadLetters deadLetters;
     private final EmbeddedTaskCounters taskCounters;
+    private final MVMap<String, byte[]> receiptsMap;
+    private final MVMap<String, String> receiptsByBizMap;
+    private final MVMap<String, byte[]> tasksMap;
+    /** Store thread only: a purge sweep is under way. */
+    private boolean sweeping;
     private final ScheduledExecutorService thread;
     /** Operations waiting for the store thread, in arrival order. */
     private final ConcurrentLinkedQueue<Op<?>> queue = new ConcurrentLinkedQueue<>();
@@ -128,14 +154,17 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     private EmbeddedIdempotencyStore(Clock clock, MVStore mv, Duration purgeInterval, int syncMillis) {
         this.clock = clock;
         this.mv = mv;
-        this.records = mv.openMap("records");
-        this.expiry = new ExpiryIndex(mv.openMap("expiry"));
-        this.receipts = new EmbeddedReceipts(mv.openMap("receipts"), mv.openMap("receiptsByBiz"), expiry);
+        this.records = mv.openMap(RECORDS, bytesBy());
+        this.receiptsMap = mv.openMap(RECEIPTS, bytesBy());
+        this.receiptsByBizMap = mv.openMap(RECEIPTS_BY_BIZ, stringsBy());
+        this.tasksMap = mv.openMap(TASKS, bytesBy());
+        migrateFirstLayout(mv, records, receiptsMap, receiptsByBizMap, tasksMap);
+        this.receipts = new EmbeddedReceipts(receiptsMap, receiptsByBizMap);
         this.deadLetters = new EmbeddedDeadLetters(mv.openMap("dlq"), mv.openMap("dlqIds"));
-        this.taskCounters = new EmbeddedTaskCounters(mv.openMap("tasks"), expiry);
+        this.taskCounters = new EmbeddedTaskCounters(tasksMap);
         this.thread = daemonThread("idemproxy-embedded-store");
         long every = purgeInterval.toMillis();
-        thread.scheduleWithFixedDelay(this::purgeQuietly, every, every, TimeUnit.MILLISECONDS);
+        thread.scheduleWithFixedDelay(this::startSweep, every, every, TimeUnit.MILLISECONDS);
         this.syncThread = daemonThread("idemproxy-embedded-sync");
         syncThread.scheduleWithFixedDelay(this::syncQuietly, syncMillis, syncMillis, TimeUnit.MILLISECONDS);
     }
@@ -214,7 +243,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             IdempotencyRecord stored = read(id);
             ClaimTransition t = RecordTransitions.claim(RecordTransitions.live(stored, now), fingerprint, owner, lease, ctx, now);
             if (t.next() != null) {
-                write(id, stored, t.next());
+                write(id, t.next());
                 // A claim is durable before its call is forwarded: after a crash it comes back as
                 // an in-flight record whose lease lapses, never as a fresh key that would run again.
                 commitBeforeAnswering();
@@ -256,7 +285,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             if (!RecordTransitions.heldBy(RecordTransitions.live(stored, now()), owner)) {
                 return false;
             }
-            write(id, stored, null);
+            write(id, null);
             commitBeforeAnswering();
             return true;
         });
@@ -267,7 +296,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         return submit(() -> {
             String id = key.id();
             IdempotencyRecord stored = read(id);
-            write(id, stored, null);
+            write(id, null);
             return RecordTransitions.live(stored, now()) != null;
         });
     }
@@ -364,42 +393,169 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         mv.close();
     }
 
-    /** Deletes entries that expired by now; returns how many. Runs on the store thread. */
+    /** Deletes every entry that expired by now, in one go; completes with how many. */
     CompletionStage<Integer> purgeExpired() {
-        return submit(this::purge);
+        return sweep(Integer.MAX_VALUE);
     }
 
-    private int purge() {
-        int purged = 0;
-        List<ExpiryIndex.Due> due;
-        do {
-            due = expiry.pollDue(now(), PURGE_BATCH);
-            for (ExpiryIndex.Due d : due) {
-                if (d.kind() == ExpiryIndex.RECORD) {
-                    IdempotencyRecord stored = read(d.id());
-                    if (stored != null && RecordTransitions.live(stored, now()) == null) {
-                        records.remove(d.id());
-                    }
-                } else if (d.kind() == ExpiryIndex.TASK) {
-                    taskCounters.removeIfExpired(d.id(), now());
-                } else if (receipts.get(d.id(), now()) == null) {
-                    receipts.remove(d.id());
-                }
-                purged++;
-            }
-        } while (due.size() == PURGE_BATCH);
-        return purged;
-    }
-
-    private void purgeQuietly() {
+    /**
+     * One sweep in slices of {@code slice} entries, each slice a turn of the store thread with the
+     * operations that arrived meanwhile run between them; completes with how many it deleted.
+     */
+    CompletionStage<Integer> sweep(int slice) {
+        CompletableFuture<Integer> done = new CompletableFuture<>();
         try {
-            int n = purge();
-            if (n > 0) {
-                log.debug("embedded store: purged {} expired entries", n);
-            }
+            thread.execute(() -> continueSweep(new Sweep(), slice, done));
+        } catch (RejectedExecutionException e) {
+            done.completeExceptionally(new StoreUnavailableException("embedded store is closed", e));
+        }
+        return done;
+    }
+
+    /**
+     * The purge, every {@code purgeInterval}: a sweep of every record, receipt, receipt index entry
+     * and task counter in key order, {@value #SWEEP_SLICE} entries a turn, so a sweep of a large
+     * file never holds callers up for more than a slice; none starts while one is under way.
+     * Store thread only.
+     */
+    private void startSweep() {
+        if (sweeping) {
+            return;
+        }
+        sweeping = true;
+        continueSweep(new Sweep(), SWEEP_SLICE, null);
+    }
+
+    private void continueSweep(Sweep sweep, int slice, CompletableFuture<Integer> done) {
+        boolean over;
+        try {
+            over = sweep.slice(slice);
         } catch (RuntimeException e) {
             log.warn("embedded store: purge failed: {}", e.toString());
+            finishSweep(sweep, done, e);
+            return;
         }
+        if (!over) {
+            try {
+                thread.execute(() -> continueSweep(sweep, slice, done));
+                return;
+            } catch (RejectedExecutionException e) {
+                finishSweep(sweep, done, new StoreUnavailableException("embedded store is closed", e));  // the next start sweeps again
+                return;
+            }
+        }
+        finishSweep(sweep, done, null);
+    }
+
+    private void finishSweep(Sweep sweep, CompletableFuture<Integer> done, Exception failure) {
+        if (done == null) {
+            sweeping = false;
+        } else if (failure != null) {
+            done.completeExceptionally(failure);
+        } else {
+            done.complete(sweep.purged);
+        }
+        if (sweep.purged > 0) {
+            log.debug("embedded store: purged {} expired entries", sweep.purged);
+        }
+    }
+
+    /**
+     * One pass over the maps whose entries expire, in key order, resumable after any entry. An
+     * entry is looked at through its value's expiry field, not decoded. Store thread only.
+     */
+    private final class Sweep {
+        private int map;
+        private String from;
+        int purged;
+
+        /** Looks at up to {@code budget} entries; true when the pass is over. */
+        boolean slice(int budget) {
+            long now = clock.millis();
+            int seen = 0;
+            while (map < 4 && seen < budget) {
+                MVMap<String, ?> m = map == 0 ? records : map == 1 ? receiptsMap : map == 2 ? receiptsByBizMap : tasksMap;
+                List<String> keys = new ArrayList<>();
+                List<Object> values = new ArrayList<>();
+                Cursor<String, ?> c = m.cursor(from);
+                while (seen < budget && c.hasNext()) {
+                    keys.add(c.next());
+                    values.add(c.getValue());
+                    seen++;
+                }
+                for (int i = 0; i < keys.size(); i++) {
+                    if (purge(map, keys.get(i), values.get(i), now)) {
+                        purged++;
+                    }
+                }
+                if (c.hasNext()) {
+                    from = keys.get(keys.size() - 1) + '\0';  // the next key after the last one seen
+                } else {
+                    map++;
+                    from = null;
+                }
+            }
+            return map >= 4;
+        }
+
+        private boolean purge(int kind, String key, Object value, long now) {
+            switch (kind) {
+                case 0:
+                    if (StoreCodec.recordExpiresAtMillis((byte[]) value) > now) {
+                        return false;
+                    }
+                    records.remove(key);  // read in this same turn of the store thread: unchanged
+                    return true;
+                case 1:
+                    return receipts.purgeIfExpired(key, (byte[]) value, now);
+                case 2:
+                    return receipts.purgeIfOrphaned(key, (String) value);
+                default:
+                    return taskCounters.purgeIfExpired(key, (byte[]) value, now);
+            }
+        }
+    }
+
+    /**
+     * Files written before the typed maps (idemproxy 0.1.0 up to 2026-12-01) kept records,
+     * receipts, their index and task counters in untyped maps beside an expiry index: their
+     * entries move to the typed maps (the values' bytes are the same), the old maps go, and the
+     * move is committed before the store answers anything.
+     */
+    private static void migrateFirstLayout(MVStore mv, MVMap<String, byte[]> records, MVMap<String, byte[]> receipts,
+            MVMap<String, String> receiptsByBiz, MVMap<String, byte[]> tasks) {
+        long moved = moveAll(mv, "records", records) + moveAll(mv, "receipts", receipts)
+                + moveAll(mv, "receiptsByBiz", receiptsByBiz) + moveAll(mv, "tasks", tasks);
+        boolean hadIndex = mv.hasMap("expiry");
+        if (hadIndex) {
+            mv.removeMap(mv.openMap("expiry"));
+        }
+        if (moved > 0 || hadIndex) {
+            mv.commit();
+            log.info("embedded store: moved {} entries of the first file layout to the typed maps", moved);
+        }
+    }
+
+    private static <V> long moveAll(MVStore mv, String oldName, MVMap<String, V> to) {
+        if (!mv.hasMap(oldName)) {
+            return 0;
+        }
+        MVMap<String, V> old = mv.openMap(oldName);
+        long n = 0;
+        for (Map.Entry<String, V> e : old.entrySet()) {
+            to.putIfAbsent(e.getKey(), e.getValue());
+            n++;
+        }
+        mv.removeMap(old);
+        return n;
+    }
+
+    private static MVMap.Builder<String, byte[]> bytesBy() {
+        return new MVMap.Builder<String, byte[]>().keyType(StringDataType.INSTANCE).valueType(ByteArrayDataType.INSTANCE);
+    }
+
+    private static MVMap.Builder<String, String> stringsBy() {
+        return new MVMap.Builder<String, String>().keyType(StringDataType.INSTANCE).valueType(StringDataType.INSTANCE);
     }
 
     /**
@@ -429,17 +585,13 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         return value == null ? null : StoreCodec.decodeRecord(value);
     }
 
-    /** Replaces {@code stored} by {@code next} (null: delete), keeping the expiry index in step. */
-    private void write(String id, IdempotencyRecord stored, IdempotencyRecord next) {
-        if (stored != null) {
-            expiry.remove(stored.expiresAt(), ExpiryIndex.RECORD, id);
-        }
+    /** Replaces the record under {@code id} by {@code next} (null: delete). */
+    private void write(String id, IdempotencyRecord next) {
         if (next == null) {
             records.remove(id);
-            return;
+        } else {
+            records.put(id, StoreCodec.encodeRecord(next));
         }
-        records.put(id, StoreCodec.encodeRecord(next));
-        expiry.add(next.expiresAt(), ExpiryIndex.RECORD, id);
     }
 
     private interface Step {
@@ -455,7 +607,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             if (next == null) {
                 return false;
             }
-            write(id, stored, next);
+            write(id, next);
             if (commit) {
                 commitBeforeAnswering();
             }

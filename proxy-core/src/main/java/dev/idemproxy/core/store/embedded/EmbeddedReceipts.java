@@ -4,49 +4,44 @@ import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.StoreCodec;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Iterator;
+import java.util.List;
 import org.h2.mvstore.MVMap;
 
 /**
  * Receipts in MVStore: {@code receipts} (call id → expiry millis + encoded receipt) and
- * {@code receiptsByBiz} ({@code bizId NUL sortKey} → call id). Not thread-safe: used only on the
- * store thread.
+ * {@code receiptsByBiz} ({@code bizId NUL sortKey} → call id). A call's receipts (PROCESSING,
+ * then its end) share its call id, business id and creation time, so a later one replaces the
+ * receipt and its index entry in place: a put writes, it never reads first. Expired receipts
+ * stay until the store's purge sweeps them ({@link #purgeIfExpired}); reads skip them. Not
+ * thread-safe: used only on the store thread.
  */
 final class EmbeddedReceipts {
     private final MVMap<String, byte[]> receipts;
     private final MVMap<String, String> byBiz;
-    private final ExpiryIndex expiry;
 
-    EmbeddedReceipts(MVMap<String, byte[]> receipts, MVMap<String, String> byBiz, ExpiryIndex expiry) {
+    EmbeddedReceipts(MVMap<String, byte[]> receipts, MVMap<String, String> byBiz) {
         this.receipts = receipts;
         this.byBiz = byBiz;
-        this.expiry = expiry;
-    }
-
-    /** A stored receipt with its expiry. */
-    private record Stored(Receipt receipt, Instant expiresAt) {
     }
 
     void put(Receipt receipt, Instant expiresAt) {
-        remove(receipt.callId());
         byte[] encoded = StoreCodec.encodeReceipt(receipt);
-        byte[] value = new byte[8 + encoded.length];
+        byte[] value = new byte[Long.BYTES + encoded.length];
         long at = expiresAt.toEpochMilli();
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < Long.BYTES; i++) {
             value[i] = (byte) (at >>> (56 - 8 * i));
         }
-        System.arraycopy(encoded, 0, value, 8, encoded.length);
+        System.arraycopy(encoded, 0, value, Long.BYTES, encoded.length);
         receipts.put(receipt.callId(), value);
-        expiry.add(expiresAt, ExpiryIndex.RECEIPT, receipt.callId());
         if (receipt.bizId() != null) {
             byBiz.put(bizKey(receipt), receipt.callId());
         }
     }
 
     Receipt get(String callId, Instant now) {
-        Stored s = read(callId);
-        return s == null || !s.expiresAt().isAfter(now) ? null : s.receipt();
+        byte[] value = receipts.get(callId);
+        return value == null || expiresAt(value) <= now.toEpochMilli() ? null : decode(value);
     }
 
     List<Receipt> byBizId(String bizId, int limit, Instant now) {
@@ -58,38 +53,50 @@ final class EmbeddedReceipts {
                 break;
             }
             Receipt r = get(byBiz.get(key), now);
-            if (r != null) {
+            if (r != null && bizId.equals(r.bizId())) {
                 found.add(r);
             }
         }
         return found;
     }
 
-    /** Deletes the receipt and its index entries. */
-    void remove(String callId) {
-        Stored old = read(callId);
-        if (old == null) {
-            return;
+    /**
+     * Deletes the receipt {@code value} (found under {@code callId} by the purge's sweep) and its
+     * index entry if it expired by {@code nowMillis}; returns whether it did.
+     */
+    boolean purgeIfExpired(String callId, byte[] value, long nowMillis) {
+        if (expiresAt(value) > nowMillis) {
+            return false;
         }
         receipts.remove(callId);
-        expiry.remove(old.expiresAt(), ExpiryIndex.RECEIPT, callId);
-        if (old.receipt().bizId() != null) {
-            byBiz.remove(bizKey(old.receipt()));
+        Receipt old = decode(value);
+        if (old.bizId() != null) {
+            byBiz.remove(bizKey(old), callId);
         }
+        return true;
     }
 
-    private Stored read(String callId) {
-        byte[] value = receipts.get(callId);
-        if (value == null) {
-            return null;
+    /** Deletes an index entry (seen by the sweep) whose receipt is gone; returns whether it did. */
+    boolean purgeIfOrphaned(String indexKey, String callId) {
+        if (receipts.containsKey(callId)) {
+            return false;
         }
+        byBiz.remove(indexKey, callId);
+        return true;
+    }
+
+    private static long expiresAt(byte[] value) {
         long at = 0;
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < Long.BYTES; i++) {
             at = (at << 8) | (value[i] & 0xFF);
         }
-        byte[] encoded = new byte[value.length - 8];
-        System.arraycopy(value, 8, encoded, 0, encoded.length);
-        return new Stored(StoreCodec.decodeReceipt(encoded), Instant.ofEpochMilli(at));
+        return at;
+    }
+
+    private static Receipt decode(byte[] value) {
+        byte[] encoded = new byte[value.length - Long.BYTES];
+        System.arraycopy(value, Long.BYTES, encoded, 0, encoded.length);
+        return StoreCodec.decodeReceipt(encoded);
     }
 
     private static String bizKey(Receipt r) {

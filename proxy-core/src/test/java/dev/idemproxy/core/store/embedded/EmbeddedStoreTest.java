@@ -107,4 +107,94 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         store = EmbeddedIdempotencyStore.open(dir, clock);
         assertThat(await(store.taskRetriesUsed("t@1"))).isEqualTo(1L);
     }
+
+    /**
+     * A purge sweep in slices of 7 entries (each a turn of the store thread) deletes exactly the
+     * expired records, receipts and counters among 200 of each, whatever slice they fall in, and
+     * leaves the live ones readable; calls made between the slices are served.
+     */
+    @Test
+    void aSweepInSlicesDeletesWhatExpiredAndKeepsTheRest() throws Exception {
+        EmbeddedIdempotencyStore embedded = (EmbeddedIdempotencyStore) store;
+        StoredResponse response = new StoredResponse(200, List.of(), "ok".getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; i < 200; i++) {
+            Duration ttl = i % 2 == 0 ? Duration.ofMinutes(1) : Duration.ofHours(1);
+            RecordKey key = new RecordKey("r", "s", "k" + i);
+            await(store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i)));
+            await(store.complete(key, "o" + i, response, 1, ttl));
+            await(store.putReceipt(new Receipt("c" + i, "biz" + (i % 3), "k" + i, "r", "SUCCESS", null, 200, 1,
+                    clock.instant(), clock.instant()), ttl));
+            await(store.chargeTaskRetry("t" + i + "@1", 5, ttl));
+        }
+        clock.advance(Duration.ofMinutes(2));
+        java.util.concurrent.CompletableFuture<Integer> sweep = embedded.sweep(7).toCompletableFuture();
+        RecordKey fresh = new RecordKey("r", "s", "during-the-sweep");
+        assertThat(await(store.claim(fresh, "fp", "o", Duration.ofSeconds(30), new ClaimContext("cf"))))
+                .isInstanceOf(ClaimResult.Claimed.class);
+        // 100 expired records, 100 receipts (each with its index entry) and 100 counters
+        assertThat(sweep.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(300);
+        for (int i = 0; i < 200; i++) {
+            boolean live = i % 2 == 1;
+            assertThat(await(store.get(new RecordKey("r", "s", "k" + i))).isPresent()).as("record %d", i).isEqualTo(live);
+            assertThat(await(store.receipt("c" + i)).isPresent()).as("receipt %d", i).isEqualTo(live);
+            assertThat(await(store.taskRetriesUsed("t" + i + "@1"))).isEqualTo(live ? 1L : 0L);
+        }
+        assertThat(await(store.receiptsByBizId("biz1", 1000))).extracting(Receipt::callId)
+                .allSatisfy(id -> assertThat(Integer.parseInt(id.substring(1)) % 6).isEqualTo(1)).hasSize(34);
+        assertThat(await(embedded.purgeExpired())).isZero();
+        assertThat(embedded.mvStore().openMap(EmbeddedIdempotencyStore.RECEIPTS_BY_BIZ).size()).isEqualTo(100);
+    }
+
+    /**
+     * A file of the first layout (untyped maps and an expiry index, as written until 2026-12-01)
+     * opens with everything in it: a completed call is replayed, an in-flight one is still in
+     * flight, receipts are found by call and business id, a counter keeps its count; the old maps
+     * are gone, and the next open finds nothing left to move.
+     */
+    @Test
+    void aFileOfTheFirstLayoutOpensWithItsRecordsReceiptsAndCounters() throws Exception {
+        store.close();
+        store = null;
+        Path old = dir.resolve("first-layout");
+        java.nio.file.Files.createDirectories(old);
+        StoredResponse response = new StoredResponse(201, List.of(new StoredHeader("A", "1")), "made".getBytes(StandardCharsets.UTF_8));
+        java.time.Instant now = clock.instant();
+        RecordKey done = new RecordKey("r", "s", "done");
+        RecordKey running = new RecordKey("r", "s", "running");
+        Receipt receipt = new Receipt("c1", "order-7", "done", "r", "SUCCESS", null, 201, 1, now, now);
+        org.h2.mvstore.MVStore mv = new org.h2.mvstore.MVStore.Builder()
+                .fileName(old.resolve(EmbeddedIdempotencyStore.FILE_NAME).toString()).open();
+        org.h2.mvstore.MVMap<String, byte[]> records = mv.openMap("records");
+        records.put(done.id(), dev.idemproxy.core.store.StoreCodec.encodeRecord(new dev.idemproxy.core.store.IdempotencyRecord(
+                dev.idemproxy.core.store.IdempotencyRecord.State.COMPLETED, "o1", "c1", "fp", now.plusSeconds(30), now, now,
+                now.plus(Duration.ofHours(1)), 1, 201, response)));
+        records.put(running.id(), dev.idemproxy.core.store.StoreCodec.encodeRecord(new dev.idemproxy.core.store.IdempotencyRecord(
+                dev.idemproxy.core.store.IdempotencyRecord.State.IN_FLIGHT, "o2", "c2", "fp", now.plusSeconds(30), now, null,
+                now.plus(Duration.ofHours(1)), 0, 0, null)));
+        byte[] encoded = dev.idemproxy.core.store.StoreCodec.encodeReceipt(receipt);
+        byte[] value = java.nio.ByteBuffer.allocate(8 + encoded.length).putLong(now.plus(Duration.ofHours(1)).toEpochMilli())
+                .put(encoded).array();
+        mv.<String, byte[]>openMap("receipts").put("c1", value);
+        mv.<String, String>openMap("receiptsByBiz").put("order-7\0" + receipt.sortKey(), "c1");
+        mv.<String, byte[]>openMap("tasks").put("t@1", java.nio.ByteBuffer.allocate(16).putLong(3)
+                .putLong(now.plus(Duration.ofHours(1)).toEpochMilli()).array());
+        mv.<String, String>openMap("expiry").put("0000000000000001 R " + done.id(), "");
+        mv.close();
+
+        store = EmbeddedIdempotencyStore.open(old, clock);
+        assertThat(await(store.claim(done, "fp", "o3", Duration.ofSeconds(30), new ClaimContext("c3"))))
+                .isEqualTo(new ClaimResult.Completed(response, "c1", 1));
+        assertThat(await(store.claim(running, "fp", "o3", Duration.ofSeconds(30), new ClaimContext("c3"))))
+                .isInstanceOf(ClaimResult.InFlight.class);
+        assertThat(await(store.receipt("c1"))).contains(receipt);
+        assertThat(await(store.receiptsByBizId("order-7", 10))).containsExactly(receipt);
+        assertThat(await(store.taskRetriesUsed("t@1"))).isEqualTo(3L);
+        org.h2.mvstore.MVStore reopened = ((EmbeddedIdempotencyStore) store).mvStore();
+        assertThat(reopened.getMapNames()).doesNotContain("records", "receipts", "receiptsByBiz", "tasks", "expiry")
+                .contains(EmbeddedIdempotencyStore.RECORDS, EmbeddedIdempotencyStore.RECEIPTS);
+        store.close();
+        store = EmbeddedIdempotencyStore.open(old, clock);
+        assertThat(await(store.claim(done, "fp", "o4", Duration.ofSeconds(30), new ClaimContext("c4"))))
+                .isEqualTo(new ClaimResult.Completed(response, "c1", 1));
+    }
 }
