@@ -21,6 +21,9 @@ import dev.idemproxy.core.store.StorePolicy;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,10 +105,30 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         claim(pending);
     }
 
+    /**
+     * Claims the record. An answer the store already had when it returned (the memory store, a
+     * near-cache hit) is handled at once, in this turn of the loop, so a replay's response leaves
+     * with the reads of the same turn; a later answer (it completes on the store's thread, or
+     * inside Lettuce's read) comes back to the loop as a task of its own.
+     */
     private void claim(Pending p) {
         IdempotencyPolicy policy = p.call.route().idempotency();
-        services.store().claim(p.key, p.fingerprint, p.identity.callId(), policy.lease(), claimContext(p))
-                .whenComplete((result, error) -> ctx.executor().execute(() -> onClaim(p, result, error)));
+        CompletableFuture<ClaimResult> answer = services.store()
+                .claim(p.key, p.fingerprint, p.identity.callId(), policy.lease(), claimContext(p)).toCompletableFuture();
+        if (answer.isDone() && ctx.executor().inEventLoop()) {
+            ClaimResult result = null;
+            Throwable error = null;
+            try {
+                result = answer.join();
+            } catch (CompletionException e) {
+                error = e.getCause() == null ? e : e.getCause();
+            } catch (CancellationException e) {
+                error = e;
+            }
+            onClaim(p, result, error);
+            return;
+        }
+        answer.whenComplete((result, error) -> ctx.executor().execute(() -> onClaim(p, result, error)));
     }
 
     /**
