@@ -105,6 +105,12 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     /** Entries the purge's sweep looks at in one turn of the store thread. */
     private static final int SWEEP_SLICE = 4096;
     /**
+     * The pause between two slices of the background sweep: at most about 40,000 entries a
+     * second, so that sweeping a large, long-lived file (millions of 24-hour records) costs a few
+     * per cent of a core for minutes rather than a core for seconds.
+     */
+    private static final long SWEEP_PAUSE_MILLIS = 100;
+    /**
      * The maps of the second file layout: typed (keys and values written without a type tag) and
      * without an expiry index, which cost every write two more B-tree updates; the purge sweeps
      * the maps instead. See {@link #migrateFirstLayout}.
@@ -405,7 +411,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     CompletionStage<Integer> sweep(int slice) {
         CompletableFuture<Integer> done = new CompletableFuture<>();
         try {
-            thread.execute(() -> continueSweep(new Sweep(), slice, done));
+            thread.execute(() -> continueSweep(new Sweep(), slice, 0, done));
         } catch (RejectedExecutionException e) {
             done.completeExceptionally(new StoreUnavailableException("embedded store is closed", e));
         }
@@ -414,19 +420,19 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
 
     /**
      * The purge, every {@code purgeInterval}: a sweep of every record, receipt, receipt index entry
-     * and task counter in key order, {@value #SWEEP_SLICE} entries a turn, so a sweep of a large
-     * file never holds callers up for more than a slice; none starts while one is under way.
-     * Store thread only.
+     * and task counter in key order, {@value #SWEEP_SLICE} entries a turn and
+     * {@value #SWEEP_PAUSE_MILLIS} ms between turns, so a sweep of a large file never holds callers
+     * up for more than a slice; none starts while one is under way. Store thread only.
      */
     private void startSweep() {
         if (sweeping) {
             return;
         }
         sweeping = true;
-        continueSweep(new Sweep(), SWEEP_SLICE, null);
+        continueSweep(new Sweep(), SWEEP_SLICE, SWEEP_PAUSE_MILLIS, null);
     }
 
-    private void continueSweep(Sweep sweep, int slice, CompletableFuture<Integer> done) {
+    private void continueSweep(Sweep sweep, int slice, long pauseMillis, CompletableFuture<Integer> done) {
         boolean over;
         try {
             over = sweep.slice(slice);
@@ -437,7 +443,12 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         }
         if (!over) {
             try {
-                thread.execute(() -> continueSweep(sweep, slice, done));
+                Runnable next = () -> continueSweep(sweep, slice, pauseMillis, done);
+                if (pauseMillis > 0) {
+                    thread.schedule(next, pauseMillis, TimeUnit.MILLISECONDS);
+                } else {
+                    thread.execute(next);
+                }
                 return;
             } catch (RejectedExecutionException e) {
                 finishSweep(sweep, done, new StoreUnavailableException("embedded store is closed", e));  // the next start sweeps again

@@ -197,4 +197,28 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         assertThat(await(store.claim(done, "fp", "o4", Duration.ofSeconds(30), new ClaimContext("c4"))))
                 .isEqualTo(new ClaimResult.Completed(response, "c1", 1));
     }
+
+    /** The background purge runs by itself every purgeInterval, slice after slice, until the pass is over. */
+    @Test
+    void theBackgroundPurgeSweepsEveryIntervalInSlicesUntilNothingExpiredIsLeft() throws Exception {
+        store.close();
+        EmbeddedIdempotencyStore often = EmbeddedIdempotencyStore.open(dir.resolve("often"), clock, Duration.ofMillis(100));
+        store = often;
+        StoredResponse response = new StoredResponse(200, List.of(), new byte[0]);
+        int n = 10_000;  // three slices of 4,096
+        for (int i = 0; i < n; i++) {
+            RecordKey key = new RecordKey("r", "s", "k" + i);
+            often.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i));
+            often.complete(key, "o" + i, response, 1, Duration.ofMinutes(1));
+        }
+        await(often.get(new RecordKey("r", "s", "k" + (n - 1))));
+        org.h2.mvstore.MVMap<String, byte[]> records = often.mvStore().openMap(EmbeddedIdempotencyStore.RECORDS);
+        assertThat(records.size()).isEqualTo(n);
+        clock.advance(Duration.ofMinutes(2));
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (records.size() > 0 && System.nanoTime() < until) {
+            Thread.sleep(50);
+        }
+        assertThat(records.size()).as("records left after the sweeps").isZero();
+    }
 }
