@@ -3,7 +3,7 @@
 # proxies and against idemproxy, on loopback, with fixed CPU pinning, in one run. See
 # docs/benchmarks.md.
 #
-#   bench/run.sh [--duration 10s] [--warmup 10s] [--connections 50] [--threads 1] [--repeat 3]
+#   bench/run.sh [--duration 10s] [--warmup 10s] [--ref-warmup 10s] [--connections 50] [--threads 1] [--repeat 3]
 #                [--targets direct,nginx,haproxy,idemproxy]
 #                [--scenarios get,post,post16k,protected-post,replay]
 #                [--stores memory,embedded,redis] [--near-cache] [--near-cache-entries 10000]
@@ -22,6 +22,7 @@ CMDLINE="bench/run.sh${*:+ $*}"
 
 DURATION=10s
 WARMUP=10s
+REF_WARMUP=""        # the reference targets' warm-up (direct, nginx, HAProxy: no JIT to warm); default --warmup
 CONNECTIONS=50
 THREADS=1
 REPEAT=3
@@ -53,6 +54,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --duration) DURATION=$2; shift 2 ;;
         --warmup) WARMUP=$2; shift 2 ;;
+        --ref-warmup) REF_WARMUP=$2; shift 2 ;;
         --connections) CONNECTIONS=$2; shift 2 ;;
         --threads) THREADS=$2; shift 2 ;;
         --repeat) REPEAT=$2; shift 2 ;;
@@ -84,6 +86,7 @@ done
 [[ "$NEAR_CACHE_ENTRIES" =~ ^[1-9][0-9]*$ ]] || { echo "--near-cache-entries must be a positive integer" >&2; exit 2; }
 [[ "$RECORD_TTL" =~ ^[0-9]+(ms|s|m|h|d)$ ]] || { echo "--record-ttl must be a duration such as 2m" >&2; exit 2; }
 [[ -z "$REDIS_CPU" ]] && REDIS_CPU=$LOAD_CPU
+[[ -z "$REF_WARMUP" ]] && REF_WARMUP=$WARMUP
 [[ "$REDIS_CPU" =~ ^[0-9]+$ ]] || { echo "--redis-cpu must be a core number" >&2; exit 2; }
 
 split_list() { # name "a,b" -> array name, empty items dropped
@@ -775,14 +778,15 @@ median_col() { # column(1-based) <<< lines -> median ("" when the column is "-")
     awk -v c="$1" 'NF && $c != "-" { print $c }' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-log "warm-up: $WARMUP per target and scenario"
+log "warm-up: $WARMUP per idemproxy and scenario, $REF_WARMUP per reference target and scenario"
 for s in "${SCENARIO_LIST[@]}"; do
     mapfile -t units < <(units_for "$s")
     for u in "${units[@]}"; do
         [[ -n "$u" ]] || continue
         nonce="$(safe_name "$u")-warmup-$RANDOM$RANDOM"
         [[ $s == replay ]] && prime_replay "$u" "$nonce"
-        run_wrk "$u" "$s" "$WARMUP" "$WORK/wrk-$(safe_name "$u")-$s-warmup.log" "$nonce" \
+        wu=$WARMUP; [[ $u == idemproxy@* ]] || wu=$REF_WARMUP
+        run_wrk "$u" "$s" "$wu" "$WORK/wrk-$(safe_name "$u")-$s-warmup.log" "$nonce" \
             || die "warm-up failed for $u/$s: $(cat "$WORK/wrk-$(safe_name "$u")-$s-warmup.log")"
     done
 done
@@ -882,7 +886,7 @@ bar_of() { # unit scenario -> "ratio p99_limit_ms label" (ratio 0: no bar)
         echo "- idemproxy transports: $(IFS=';'; echo "${tr_notes[*]}" | sed 's/;/; /g')"
     fi
     for n in "${IDEMPROXY_NOTES[@]}"; do echo "- $n"; done
-    echo "- wrk: $THREADS thread(s), $CONNECTIONS connections, $DURATION per run after a $WARMUP warm-up; each cell is the median of $REPEAT runs"
+    echo "- wrk: $THREADS thread(s), $CONNECTIONS connections, $DURATION per run after a $WARMUP warm-up ($REF_WARMUP for the reference targets); each cell is the median of $REPEAT runs"
     for p in "${PAIRS[@]}"; do
         n=$(grep -c . <<<"${RESULTS[$p]:-}" || true)
         if [[ "$n" -lt "$REPEAT" ]]; then
