@@ -54,8 +54,17 @@ public final class CanonicalJson {
         return subtype.equals("json") || subtype.endsWith("+json");
     }
 
-    /** The canonical form of a whole JSON document, or empty when it is not JSON. */
+    /**
+     * The canonical form of a whole JSON document, or empty when it is not JSON. Plain documents
+     * (see {@link PlainJson}) are written without the full parser; the result is the same.
+     */
     public static Optional<byte[]> canonicalize(byte[] json) {
+        byte[] plain = PlainJson.canonical(json);
+        return plain != null ? Optional.of(plain) : canonicalizeFully(json);
+    }
+
+    /** {@link #canonicalize} with the full parser, whatever the document. */
+    static Optional<byte[]> canonicalizeFully(byte[] json) {
         try (JsonParser p = parser(json)) {
             JsonToken t = p.nextToken();
             if (t == null) {
