@@ -120,6 +120,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     };
 
     private final ClientResources resources;
+    /** Lettuce does not close a resolver group it was given: the store does. */
+    private final OffLoopAddressResolverGroup resolver;
     private final AutoCloseable client;
     private final StatefulConnection<String, byte[]> connection;
     private final RedisClusterAsyncCommands<String, byte[]> redis;
@@ -136,10 +138,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private volatile Boolean lastPingOk;
     private ScheduledFuture<?> heartbeat;
 
-    private RedisIdempotencyStore(ClientResources resources, AutoCloseable client, StatefulConnection<String, byte[]> connection,
-            RedisClusterAsyncCommands<String, byte[]> redis, String prefix) {
+    private RedisIdempotencyStore(ClientResources resources, OffLoopAddressResolverGroup resolver, AutoCloseable client,
+            StatefulConnection<String, byte[]> connection, RedisClusterAsyncCommands<String, byte[]> redis, String prefix) {
         this.cluster = connection instanceof StatefulRedisClusterConnection;
         this.resources = resources;
+        this.resolver = resolver;
         this.client = client;
         this.connection = connection;
         this.redis = redis;
@@ -172,7 +175,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         // cost its I/O thread about a sixth of its time here; idemproxy_store_duration_seconds
         // measures the same from the caller's side.
         preferTransport(loops != null ? loops.transport() : Transport.best());
+        OffLoopAddressResolverGroup resolver = new OffLoopAddressResolverGroup();
         DefaultClientResources.Builder builder = DefaultClientResources.builder()
+                .addressResolverGroup(resolver)
                 .commandLatencyRecorder(CommandLatencyRecorder.disabled())
                 .nettyCustomizer(FLUSH_ONCE_PER_LOOP_TURN);
         if (loops != null && SharedLoopsProvider.fits(loops)) {
@@ -198,7 +203,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 for (RedisClusterNode node : c.getPartitions()) {
                     c.getConnection(node.getNodeId());
                 }
-                store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
+                store = new RedisIdempotencyStore(resources, resolver, client::shutdown, c, c.async(), policy.keyPrefix());
             } else if (policy.mode().equals("sentinel")) {
                 // Master/replica over Sentinel, not a plain connection to the master Sentinel named at
                 // connect time: that one moves only when the old master drops it, which Sentinel does
@@ -211,19 +216,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 StatefulRedisMasterReplicaConnection<String, byte[]> c = MasterReplica.connect(client, CODEC,
                         RedisURI.create(policy.uri()));
                 c.setReadFrom(ReadFrom.UPSTREAM);  // reads too: a replica may lag behind a claim just made
-                store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
+                store = new RedisIdempotencyStore(resources, resolver, client::shutdown, c, c.async(), policy.keyPrefix());
                 store.startHeartbeat();
             } else {
                 RedisClient client = RedisClient.create(resources, RedisURI.create(policy.uri()));
                 client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
                 StatefulRedisConnection<String, byte[]> c = client.connect(CODEC);
-                store = new RedisIdempotencyStore(resources, client::shutdown, c, c.async(), policy.keyPrefix());
+                store = new RedisIdempotencyStore(resources, resolver, client::shutdown, c, c.async(), policy.keyPrefix());
             }
             store.checkEvictionPolicy(policy, commandTimeout);
             return store;
         } catch (RedisException e) {
             resources.shutdown();
+            resolver.close();
             throw new StoreUnavailableException("cannot connect to Redis at " + policy.redactedUri() + ": " + describe(e), e);
         }
     }
@@ -531,6 +537,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             log.debug("closing Redis client: {}", e.toString());
         } finally {
             resources.shutdown();
+            resolver.close();
         }
     }
 
