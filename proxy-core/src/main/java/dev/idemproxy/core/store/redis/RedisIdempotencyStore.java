@@ -421,7 +421,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      */
     private CompletionStage<Boolean> end(RecordKey key, String owner, String state, Duration ttl, byte[] tail, ReceiptPut receipt) {
         return call(() -> {
-            byte[][] args = {RecordValue.ownedPrefix(owner), bytes(state), millis(ttl), tail};
+            byte[][] args = {RecordValue.ownedPrefix(owner), bytes(state), millis(ttl), tail,
+                    bytes(Long.toString(System.currentTimeMillis()))};
             if (receipt == null) {
                 return RecordScripts.END.<Long>run(redis, recordKey(key), args).thenApply(n -> n == 1L);
             }
