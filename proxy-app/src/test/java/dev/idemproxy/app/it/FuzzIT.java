@@ -128,6 +128,7 @@ class FuzzIT {
             printSummary(warnings.size());
         } finally {
             upstream.close();
+            proxy.deleteFiles();
         }
         assertThat(problems).as("fuzz findings after the run (seed %d)", SEED).isEmpty();
     }

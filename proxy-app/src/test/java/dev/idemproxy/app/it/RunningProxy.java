@@ -9,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 /**
  * The real app, started in this JVM through the same loader and {@link Assembly} as
@@ -67,8 +69,19 @@ final class RunningProxy implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + assembly.adminAddress().getPort() + path);
     }
 
+    /** Stops the proxy and deletes the temp directory with its config file. */
     @Override
     public void close() {
         assembly.stop(Duration.ofSeconds(2));
+        deleteFiles();
+    }
+
+    /** Deletes the temp directory with its config file (for a test that stopped the proxy itself). */
+    void deleteFiles() {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

@@ -466,10 +466,14 @@ class PackagingTest {
 
         ProxyConfig config() throws IOException {
             Path dir = Files.createTempDirectory("packaging");
+            Path config = configFile(dir);
             try {
-                return new YamlConfigLoader(ENV::get).load(configFile(dir));
+                return new YamlConfigLoader(ENV::get).load(config);
             } catch (InvalidConfigException e) {
                 throw new AssertionError(file.getFileName() + ": " + e.getMessage(), e);
+            } finally {
+                Files.deleteIfExists(config);
+                Files.deleteIfExists(dir);
             }
         }
 
