@@ -1,7 +1,9 @@
 package dev.idemproxy.core.pipeline;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -18,6 +20,8 @@ import java.util.List;
  * {@code Content-Length} is refused (an invalid message, answered 400 and closed) instead of
  * having its Content-Length dropped, so no smuggled second request can reach an upstream that
  * reads the header differently. Conflicting or duplicate Content-Lengths are refused too.
+ * Its encoder also writes a replay's stored header lines, which a replay carries encoded
+ * ({@link Replays}).
  * Not thread-safe: one instance per channel.
  */
 final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictRequestDecoder, ServerCodec.ResponseEncoder> {
@@ -73,6 +77,15 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
                 method = methods.poll();
             }
             return HttpMethod.HEAD.equals(method) || super.isContentAlwaysEmpty(msg);
+        }
+
+        /** A replay's stored header lines go first, as they are (see {@link Replays}). */
+        @Override
+        protected void encodeHeaders(HttpHeaders headers, ByteBuf buf) {
+            if (headers instanceof Replays.ReplayHeaders) {
+                buf.writeBytes(((Replays.ReplayHeaders) headers).storedLines());
+            }
+            super.encodeHeaders(headers, buf);
         }
     }
 }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A final upstream response kept for replay: status, headers in their original order (hop-by-hop
@@ -15,6 +16,10 @@ public final class StoredResponse {
     private final int status;
     private final List<StoredHeader> headers;
     private final byte[] body;
+    /** What {@link #derived} last computed, and with which function; null until then. */
+    private volatile Derived<?> derived;
+
+    private record Derived<T>(Function<StoredResponse, T> f, T value) {}
 
     public StoredResponse(int status, List<StoredHeader> headers, byte[] body) {
         this(status, List.copyOf(requireNonNull(headers, "headers")), requireNonNull(body, "body").clone(), true);
@@ -55,6 +60,22 @@ public final class StoredResponse {
 
     byte[] bodyArray() {
         return body;
+    }
+
+    /**
+     * {@code f} of this response, computed once and kept while the same {@code f} asks again (a
+     * reader's encoding of it, such as the replay's header lines, for a response replayed many
+     * times from a cache). {@code f} must be a pure function of the response, held in a constant.
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T derived(Function<StoredResponse, T> f) {
+        Derived<?> d = derived;
+        if (d != null && d.f() == f) {
+            return (T) d.value();
+        }
+        T value = f.apply(this);
+        derived = new Derived<>(f, value);
+        return value;
     }
 
     @Override
