@@ -21,13 +21,27 @@ final class PartHasher {
 
     /** Hex of the first {@code bytes} bytes of the digest (at most 32). */
     static String hex(String purpose, List<RequestPart> parts, RequestView request, int bytes) {
+        return hex(purpose, parts, values(parts, request), bytes);
+    }
+
+    /** Each part's value in {@code request} (null where absent), in the order of {@code parts}. */
+    static byte[][] values(List<RequestPart> parts, RequestView request) {
+        byte[][] values = new byte[parts.size()][];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = RequestValues.bytes(parts.get(i), request);
+        }
+        return values;
+    }
+
+    /** As {@link #hex(String, List, RequestView, int)}, over values already taken by {@link #values}. */
+    static String hex(String purpose, List<RequestPart> parts, byte[][] values, int bytes) {
         MessageDigest d = sha256();
         d.update(purpose.getBytes(StandardCharsets.UTF_8));
         d.update((byte) 0);
-        for (RequestPart part : parts) {
-            d.update(part.toString().getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; i < values.length; i++) {
+            d.update(parts.get(i).toString().getBytes(StandardCharsets.UTF_8));
             d.update((byte) 0);
-            byte[] value = RequestValues.bytes(part, request);
+            byte[] value = values[i];
             if (value == null) {
                 d.update((byte) 0);
             } else {

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -42,6 +43,8 @@ public final class ProxyMetrics {
     private final AtomicLong dlqEntries = new AtomicLong();
     /** requests_total per route, one slot per outcome: the per-call path does no string work. */
     private final ConcurrentHashMap<String, Counter[]> requestCounters = new ConcurrentHashMap<>();
+    /** store_duration_seconds by op, keyed by the op alone (no name to join per call). */
+    private final ConcurrentHashMap<String, Timer> storeTimers = new ConcurrentHashMap<>();
 
     public ProxyMetrics(MeterRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
@@ -55,7 +58,10 @@ public final class ProxyMetrics {
 
     /** A finished call; {@code outcome} is one of {@link CallOutcome}'s spellings. */
     public void request(String route, CallOutcome outcome) {
-        Counter[] byOutcome = requestCounters.computeIfAbsent(route, r -> new Counter[CallOutcome.values().length]);
+        Counter[] byOutcome = requestCounters.get(route);
+        if (byOutcome == null) {
+            byOutcome = requestCounters.computeIfAbsent(route, r -> new Counter[CallOutcome.values().length + 1]);
+        }
         Counter c = byOutcome[outcome.ordinal()];
         if (c == null) {
             c = counter(REQUESTS, "route", route, "outcome", outcome.spelling());
@@ -63,7 +69,13 @@ public final class ProxyMetrics {
         }
         c.increment();
         if (outcome == CallOutcome.REPLAYED) {
-            counter(REPLAYS, "route", route, null, null).increment();
+            // the slot after the outcomes: replays_total of the route
+            Counter r = byOutcome[byOutcome.length - 1];
+            if (r == null) {
+                r = counter(REPLAYS, "route", route, null, null);
+                byOutcome[byOutcome.length - 1] = r;
+            }
+            r.increment();
         }
     }
 
@@ -98,7 +110,16 @@ public final class ProxyMetrics {
     }
 
     public void storeOp(String op, Duration took, boolean failed) {
-        timer(STORE_DURATION, "op", op).record(took);
+        storeOp(op, took.toNanos(), failed);
+    }
+
+    /** As above, with the time taken in nanoseconds. */
+    public void storeOp(String op, long tookNanos, boolean failed) {
+        Timer t = storeTimers.get(op);
+        if (t == null) {
+            t = storeTimers.computeIfAbsent(op, o -> timer(STORE_DURATION, "op", o));
+        }
+        t.record(tookNanos, TimeUnit.NANOSECONDS);
         if (failed) {
             counter(STORE_ERRORS, "op", op, null, null).increment();
         }

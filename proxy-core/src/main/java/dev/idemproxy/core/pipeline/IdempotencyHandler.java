@@ -40,6 +40,8 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     private static final long POLL_MILLIS = 100;
 
     private final CallServices services;
+    /** This connection's last scope: its client sends the same credentials each time. */
+    private final Scope.Memo scopes = new Scope.Memo();
     private ChannelHandlerContext ctx;
     private Pending pending;
 
@@ -80,7 +82,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         String callId = replay != null ? replay.callId() : CallId.next();
-        RecordKey rk = new RecordKey(c.route().name(), Scope.of(policy.scope(), view).hash(), key.storeKey());
+        RecordKey rk = new RecordKey(c.route().name(), scopes.of(policy.scope(), view).hash(), key.storeKey());
         String fingerprint = Fingerprint.of(policy, key, view).value();
         CallIdentity identity = new CallIdentity(callId, policy.key().header(), key.headerValue(), services.taskId(c.request()),
                 services.bizId(c, view));

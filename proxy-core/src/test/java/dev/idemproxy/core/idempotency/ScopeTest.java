@@ -59,4 +59,32 @@ class ScopeTest {
         assertThat(Scope.of(AUTH, TestRequest.post("/").withHeader("Authorization", "Bearer alice")).hash())
                 .isEqualTo("a21a62fe8dfc2b99650eef56720f8611");
     }
+
+    @Test
+    void aConnectionsMemoGivesWhatScopeOfGivesWhateverTheSequence() {
+        List<RequestPart> two = List.of(RequestPart.parse("header:Authorization"), RequestPart.parse("header:X-Tenant"));
+        List<RequestPart> twoAgain = List.of(RequestPart.parse("header:Authorization"), RequestPart.parse("header:X-Tenant"));
+        String[] auth = {null, "", "Bearer alice", "Bearer alicf", "Bearer bob"};
+        String[] tenant = {null, "t1", "t2"};
+        java.util.Random rnd = new java.util.Random(3);
+        Scope.Memo memo = new Scope.Memo();
+        for (int i = 0; i < 2_000; i++) {
+            List<RequestPart> parts = switch (rnd.nextInt(4)) {
+                case 0 -> AUTH;
+                case 1 -> two;
+                case 2 -> twoAgain;
+                default -> List.of();
+            };
+            TestRequest r = TestRequest.post("/p" + rnd.nextInt(3));
+            String a = auth[rnd.nextInt(auth.length)];
+            String t = tenant[rnd.nextInt(tenant.length)];
+            if (a != null) {
+                r = r.withHeader("Authorization", a);
+            }
+            if (t != null) {
+                r = r.withHeader("X-Tenant", t);
+            }
+            assertThat(memo.of(parts, r)).as("request %d: %s / %s / %s", i, parts, a, t).isEqualTo(Scope.of(parts, r));
+        }
+    }
 }
