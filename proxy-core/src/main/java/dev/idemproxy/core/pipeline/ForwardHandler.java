@@ -21,6 +21,7 @@ import dev.idemproxy.core.upstream.UpstreamPools;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
@@ -107,7 +108,11 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         }
         call = c;
         long seq = ++callSeq;
-        requestDone = false;
+        // a request read whole (no body, or all of it in one read) comes as one FullHttpRequest
+        requestDone = c.request() instanceof LastHttpContent;
+        if (requestDone) {
+            startHeadTimer();
+        }
         responseStarted = false;
         responseDone = false;
         upstreamWantsClose = false;
@@ -242,6 +247,10 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         if (call == null) {
             return;
         }
+        onResponseHead(resp, true);
+    }
+
+    private void onResponseHead(HttpResponse resp, boolean write) {
         cancelHeadTimer();
         responseStarted = true;
         status = resp.status().code();
@@ -249,7 +258,24 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         HttpMethod method = call.request().method();
         HttpVersion clientVersion = call.request().protocolVersion();
         HeaderRewrite.toClient(resp, method, clientVersion, state.draining());
-        ctx.write(resp, ctx.voidPromise());
+        if (write) {
+            ctx.write(resp, ctx.voidPromise());
+        }
+    }
+
+    /** A response read whole goes to the client as one message: one pass through the pipeline, one buffer. */
+    @Override
+    public void onFullResponse(HttpResponse head, LastHttpContent last) {
+        if (call == null) {
+            last.release();
+            return;
+        }
+        onResponseHead(head, false);
+        ctx.write(new DefaultFullHttpResponse(head.protocolVersion(), head.status(), last.content(), head.headers(),
+                last.trailingHeaders()), ctx.voidPromise());
+        responseDone = true;
+        ctx.flush();
+        maybeFinish();
     }
 
     @Override

@@ -8,6 +8,9 @@ import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.route.Route;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
@@ -18,7 +21,9 @@ import java.util.Optional;
 /**
  * Matches a request head against the live route table, before any body is read. A match
  * becomes a {@link ProxyCall} passed on in place of the head; no match is answered 404
- * {@code no-route} and the request body is discarded. Ownership: discarded contents are
+ * {@code no-route} and the request body is discarded. A request the decoder read whole (a
+ * {@link FullHttpRequest}) stays whole for an unprotected call; a protected call gets its head
+ * and its body apart, as if streamed. Ownership: discarded contents are
  * released here; everything else is passed on. Not thread-safe: one instance per channel.
  */
 final class RouteHandler extends ChannelInboundHandlerAdapter {
@@ -52,20 +57,43 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
         long start = System.nanoTime();
         RequestTarget target = RequestTarget.of(req.uri(), req.headers().get(HttpHeaderNames.HOST));
         if (target == null) {
-            discarding = true;
+            refuse(req);
             log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.BAD_REQUEST.status(), start, null, null, null, 0, "bad_target");
             ctx.writeAndFlush(ProblemResponses.build(ctx.alloc(), Problem.BAD_REQUEST, "unusable request target", null));
             return;
         }
         Optional<Route> route = state.routes().match(target.host(), target.path(), req.method().name());
         if (route.isEmpty()) {
-            discarding = true;
+            refuse(req);
             log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.NO_ROUTE.status(), start, null, null, null, 0, "no_route");
             ctx.writeAndFlush(ProblemResponses.build(ctx.alloc(), Problem.NO_ROUTE,
                     "no route for " + req.method() + " " + (target.host() == null ? "" : target.host()) + target.path(), null));
             return;
         }
         discarding = false;
+        if (req instanceof FullHttpRequest full) {
+            ProxyCall whole = new ProxyCall(req, route.get(), target.authority(), target.pathAndQuery(), start);
+            if (!whole.isProtected()) {
+                ctx.fireChannelRead(whole);  // forwarded as it came: one message upstream too
+                return;
+            }
+            // A protected call buffers its body and sends it per attempt: head and body apart, as streamed.
+            HttpRequest head = new DefaultHttpRequest(full.protocolVersion(), full.method(), full.uri(), full.headers());
+            ctx.fireChannelRead(new ProxyCall(head, route.get(), target.authority(), target.pathAndQuery(), start));
+            ctx.fireChannelRead(full.content().isReadable() || !full.trailingHeaders().isEmpty()
+                    ? new DefaultLastHttpContent(full.content(), full.trailingHeaders()) : LastHttpContent.EMPTY_LAST_CONTENT);
+            return;
+        }
         ctx.fireChannelRead(new ProxyCall(req, route.get(), target.authority(), target.pathAndQuery(), start));
+    }
+
+    /** A request refused here: a whole one is let go now, the contents of a streamed one as they come. */
+    private void refuse(HttpRequest req) {
+        if (req instanceof FullHttpRequest) {
+            ReferenceCountUtil.release(req);
+            discarding = false;
+        } else {
+            discarding = true;
+        }
     }
 }

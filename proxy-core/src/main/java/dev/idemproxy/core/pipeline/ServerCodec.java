@@ -2,6 +2,8 @@ package dev.idemproxy.core.pipeline;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
@@ -11,6 +13,7 @@ import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.LastHttpContent;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -20,6 +23,9 @@ import java.util.List;
  * {@code Content-Length} is refused (an invalid message, answered 400 and closed) instead of
  * having its Content-Length dropped, so no smuggled second request can reach an upstream that
  * reads the header differently. Conflicting or duplicate Content-Lengths are refused too.
+ * A request read whole (no body, or the whole body in the read that brought the head) is handed
+ * on as one {@code FullHttpRequest}, so it passes the pipeline once instead of twice; a larger
+ * body streams as contents after its head, as with Netty's codec.
  * Its encoder also writes a replay's stored header lines, which a replay carries encoded
  * ({@link Replays}).
  * Not thread-safe: one instance per channel.
@@ -59,6 +65,24 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
                 throws Exception {
             int before = out.size();
             super.decode(ctx, buffer, out);
+            // The body may be here already: decode on while that makes progress and yields nothing yet
+            // (a chunk-size line, say); the first content ends it, joined below if it is the last.
+            while (out.size() == before + 1 && isStreamedHead(out.get(before)) && buffer.isReadable()) {
+                int readable = buffer.readableBytes();
+                super.decode(ctx, buffer, out);
+                if (out.size() == before + 1 && buffer.readableBytes() == readable) {
+                    break;
+                }
+            }
+            if (out.size() == before + 2 && isStreamedHead(out.get(before)) && out.get(before + 1) instanceof LastHttpContent) {
+                LastHttpContent last = (LastHttpContent) out.get(before + 1);
+                if (last.decoderResult().isSuccess()) {
+                    HttpRequest head = (HttpRequest) out.get(before);
+                    out.set(before, new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(), last.content(),
+                            head.headers(), last.trailingHeaders()));
+                    out.remove(before + 1);
+                }
+            }
             for (int i = before; i < out.size(); i++) {
                 Object o = out.get(i);
                 if (o instanceof HttpRequest) {
@@ -66,6 +90,11 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
                 }
             }
         }
+    }
+
+    /** A request head decoded well, whose body (if any) follows as contents. */
+    private static boolean isStreamedHead(Object o) {
+        return o instanceof HttpRequest && !(o instanceof HttpContent) && ((HttpRequest) o).decoderResult().isSuccess();
     }
 
     final class ResponseEncoder extends HttpResponseEncoder {

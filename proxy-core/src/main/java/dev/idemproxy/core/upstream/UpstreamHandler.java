@@ -13,21 +13,29 @@ import io.netty.util.ReferenceCountUtil;
  * Tail of an upstream connection's pipeline: hands the decoded response to the current
  * {@link UpstreamListener}. Drops 1xx interim responses (the proxy answers
  * {@code Expect: 100-continue} itself). Data arriving with no listener (an idle pooled
- * connection) is unexpected: released and the connection closed. Ownership: contents are passed
+ * connection) is unexpected: released and the connection closed. A response head is held until
+ * the next message of the same read: when that is the last content, head and content go to the
+ * listener together ({@link UpstreamListener#onFullResponse}), so a small response is written
+ * to the client as one message; otherwise, or at the end of the read, the head goes alone (a
+ * stream's head is never kept waiting for its first event). Ownership: contents are passed
  * to the listener, which releases them. Not thread-safe: used only on the channel's event loop.
  */
 final class UpstreamHandler extends ChannelInboundHandlerAdapter {
     private UpstreamListener listener;
     private boolean inInterim;
     private Throwable failure;
+    /** A final response head read in this read and not yet handed on; null otherwise. */
+    private HttpResponse heldHead;
 
     void attach(UpstreamListener l) {
         this.listener = l;
         this.inInterim = false;
+        this.heldHead = null;
     }
 
     void detach() {
         this.listener = null;
+        this.heldHead = null;
     }
 
     boolean isAttached() {
@@ -55,12 +63,29 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
                 ReferenceCountUtil.release(msg);
                 return;
             }
-            l.onResponseHead(r);
             if (!(msg instanceof HttpContent)) {
+                heldHead = r;
                 return;
             }
+            l.onResponseHead(r);
         }
         if (msg instanceof HttpContent) {
+            HttpResponse head = heldHead;
+            if (head != null) {
+                heldHead = null;
+                if (msg instanceof LastHttpContent) {
+                    l.onFullResponse(head, (LastHttpContent) msg);
+                    return;
+                }
+                l.onResponseHead(head);
+                l = listener;
+                if (l == null) {
+                    // the head let the connection go: what follows is unexpected, as above
+                    ReferenceCountUtil.release(msg);
+                    ctx.close();
+                    return;
+                }
+            }
             if (inInterim) {
                 inInterim = !(msg instanceof LastHttpContent);
                 ReferenceCountUtil.release(msg);
@@ -79,8 +104,20 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        handOnHeldHead();
         if (listener != null) {
             listener.onReadComplete();
+        }
+    }
+
+    /** A head whose body did not come in the same read goes on alone. */
+    private void handOnHeldHead() {
+        HttpResponse head = heldHead;
+        if (head != null) {
+            heldHead = null;
+            if (listener != null) {
+                listener.onResponseHead(head);
+            }
         }
     }
 
@@ -105,6 +142,7 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        handOnHeldHead();
         UpstreamListener l = listener;
         listener = null;
         if (l != null) {

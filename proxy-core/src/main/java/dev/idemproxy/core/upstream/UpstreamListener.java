@@ -2,6 +2,7 @@ package dev.idemproxy.core.upstream;
 
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
 
 /**
  * Receives what one leased upstream connection reads, on the connection's event loop (which
@@ -14,6 +15,16 @@ public interface UpstreamListener {
 
     /** A piece of the response body; the last one is a {@code LastHttpContent}. */
     void onResponseContent(HttpContent content);
+
+    /**
+     * A whole response read at once: its head and its last (often only) content, which the
+     * listener must release or pass on. By default the two callbacks above, in turn; a
+     * listener may write both as one message instead.
+     */
+    default void onFullResponse(HttpResponse head, LastHttpContent last) {
+        onResponseHead(head);
+        onResponseContent(last);
+    }
 
     /** The end of one read batch: a good moment to flush towards the client. */
     void onReadComplete();
