@@ -22,6 +22,9 @@ final class PlainJson {
      * string of at most 20,000,000, Jackson's defaults) then decide, as they would without this.
      */
     private static final int MAX_STRING_BYTES = 1000;
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+    private static final byte[] NULL = {'n', 'u', 'l', 'l'};
 
     private final byte[] in;
     private int pos;
@@ -39,7 +42,10 @@ final class PlainJson {
             return null;
         }
         p.skipWhitespace();
-        return p.pos == json.length ? value : null;
+        if (p.pos != json.length) {
+            return null;
+        }
+        return value == TRUE || value == FALSE || value == NULL ? value.clone() : value;  // never hand out a constant
     }
 
     private byte[] value(int depth) {
@@ -55,11 +61,11 @@ final class PlainJson {
                 int start = pos;
                 return string() ? Arrays.copyOfRange(in, start, pos) : null;
             case 't':
-                return literal("true");
+                return literal(TRUE);
             case 'f':
-                return literal("false");
+                return literal(FALSE);
             case 'n':
-                return literal("null");
+                return literal(NULL);
             default:
                 return integer();
         }
@@ -104,20 +110,13 @@ final class PlainJson {
             keyEnd[n] = ke;
             values[n] = v;
             n++;
-            skipWhitespace();
-            if (pos >= in.length) {
+            int next = next('}');
+            if (next == END) {
+                break;
+            }
+            if (next == BAD) {
                 return null;
             }
-            if (in[pos] == ',') {
-                pos++;
-                skipWhitespace();
-                continue;
-            }
-            if (in[pos] != '}') {
-                return null;
-            }
-            pos++;
-            break;
         }
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) {
@@ -171,23 +170,36 @@ final class PlainJson {
             }
             System.arraycopy(v, 0, out, o, v.length);
             o += v.length;
-            skipWhitespace();
-            if (pos >= in.length) {
+            int next = next(']');
+            if (next == BAD) {
                 return null;
             }
-            if (in[pos] == ',') {
-                out[o++] = ',';
-                pos++;
-                skipWhitespace();
-                continue;
+            out[o++] = next == MORE ? (byte) ',' : (byte) ']';
+            if (next == END) {
+                return Arrays.copyOf(out, o);
             }
-            if (in[pos] != ']') {
-                return null;
-            }
-            pos++;
-            out[o++] = ']';
-            return Arrays.copyOf(out, o);
         }
+    }
+
+    private static final int MORE = 0;
+    private static final int END = 1;
+    private static final int BAD = 2;
+
+    /**
+     * After a member or element: {@link #MORE} past a comma (and the whitespace after it),
+     * {@link #END} past {@code close}, {@link #BAD} for anything else.
+     */
+    private int next(char close) {
+        skipWhitespace();
+        if (pos >= in.length) {
+            return BAD;
+        }
+        byte b = in[pos++];
+        if (b == ',') {
+            skipWhitespace();
+            return MORE;
+        }
+        return b == close ? END : BAD;
     }
 
     /** Moves past a short string of printable ASCII without escapes; false for anything else. */
@@ -206,21 +218,17 @@ final class PlainJson {
         return false;
     }
 
-    private byte[] literal(String word) {
-        int n = word.length();
-        if (pos + n > in.length) {
+    /** {@code word} at pos, ending at a delimiter; the returned array is shared, never written to. */
+    private byte[] literal(byte[] word) {
+        int n = word.length;
+        if (pos + n > in.length || !Arrays.equals(in, pos, pos + n, word, 0, n)) {
             return null;
-        }
-        for (int i = 0; i < n; i++) {
-            if (in[pos + i] != word.charAt(i)) {
-                return null;
-            }
         }
         pos += n;
         if (pos < in.length && !isDelimiter(in[pos])) {
             return null;
         }
-        return word.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        return word;
     }
 
     /** {@code -?(0|[1-9][0-9]*)} of at most {@value #MAX_INT_DIGITS} digits, ending at a delimiter. */
@@ -248,15 +256,15 @@ final class PlainJson {
     }
 
     private static boolean isDelimiter(byte b) {
-        return b == ',' || b == '}' || b == ']' || b == ' ' || b == '\t' || b == '\n' || b == '\r';
+        return b == ',' || b == '}' || b == ']' || isWhitespace(b);
+    }
+
+    private static boolean isWhitespace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r';
     }
 
     private void skipWhitespace() {
-        while (pos < in.length) {
-            byte b = in[pos];
-            if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
-                return;
-            }
+        while (pos < in.length && isWhitespace(in[pos])) {
             pos++;
         }
     }

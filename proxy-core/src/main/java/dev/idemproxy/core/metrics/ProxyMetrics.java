@@ -41,8 +41,8 @@ public final class ProxyMetrics {
     private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
     private final AtomicLong dlqEntries = new AtomicLong();
-    /** requests_total per route, one slot per outcome: the per-call path does no string work. */
-    private final ConcurrentHashMap<String, Counter[]> requestCounters = new ConcurrentHashMap<>();
+    /** requests_total and replays_total per route: the per-call path does no string work. */
+    private final ConcurrentHashMap<String, RouteCounters> requestCounters = new ConcurrentHashMap<>();
     /** store_duration_seconds by op, keyed by the op alone (no name to join per call). */
     private final ConcurrentHashMap<String, Timer> storeTimers = new ConcurrentHashMap<>();
 
@@ -58,25 +58,31 @@ public final class ProxyMetrics {
 
     /** A finished call; {@code outcome} is one of {@link CallOutcome}'s spellings. */
     public void request(String route, CallOutcome outcome) {
-        Counter[] byOutcome = requestCounters.get(route);
-        if (byOutcome == null) {
-            byOutcome = requestCounters.computeIfAbsent(route, r -> new Counter[CallOutcome.values().length + 1]);
+        RouteCounters rc = requestCounters.get(route);
+        if (rc == null) {
+            rc = requestCounters.computeIfAbsent(route, r -> new RouteCounters());
         }
-        Counter c = byOutcome[outcome.ordinal()];
+        Counter c = rc.byOutcome[outcome.ordinal()];
         if (c == null) {
             c = counter(REQUESTS, "route", route, "outcome", outcome.spelling());
-            byOutcome[outcome.ordinal()] = c;
+            rc.byOutcome[outcome.ordinal()] = c;
         }
         c.increment();
         if (outcome == CallOutcome.REPLAYED) {
-            // the slot after the outcomes: replays_total of the route
-            Counter r = byOutcome[byOutcome.length - 1];
-            if (r == null) {
-                r = counter(REPLAYS, "route", route, null, null);
-                byOutcome[byOutcome.length - 1] = r;
+            if (rc.replays == null) {
+                rc.replays = counter(REPLAYS, "route", route, null, null);
             }
-            r.increment();
+            rc.replays.increment();
         }
+    }
+
+    /**
+     * A route's requests_total, one slot per outcome, and its replays_total, each filled on first
+     * use (a racing second fill finds the same meter in {@link #counters}).
+     */
+    private static final class RouteCounters {
+        final Counter[] byOutcome = new Counter[CallOutcome.values().length];
+        Counter replays;
     }
 
     /** kind: in_flight | payload_mismatch */
@@ -109,11 +115,7 @@ public final class ProxyMetrics {
         dlqEntries.set(count);
     }
 
-    public void storeOp(String op, Duration took, boolean failed) {
-        storeOp(op, took.toNanos(), failed);
-    }
-
-    /** As above, with the time taken in nanoseconds. */
+    /** One store operation, {@code tookNanos} long. */
     public void storeOp(String op, long tookNanos, boolean failed) {
         Timer t = storeTimers.get(op);
         if (t == null) {

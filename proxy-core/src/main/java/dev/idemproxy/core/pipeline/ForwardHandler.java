@@ -247,10 +247,12 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         if (call == null) {
             return;
         }
-        onResponseHead(resp, true);
+        toClient(resp);
+        ctx.write(resp, ctx.voidPromise());
     }
 
-    private void onResponseHead(HttpResponse resp, boolean write) {
+    /** The response has started: its head is made the client's (written by the caller). */
+    private void toClient(HttpResponse resp) {
         cancelHeadTimer();
         responseStarted = true;
         status = resp.status().code();
@@ -258,9 +260,6 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         HttpMethod method = call.request().method();
         HttpVersion clientVersion = call.request().protocolVersion();
         HeaderRewrite.toClient(resp, method, clientVersion, state.draining());
-        if (write) {
-            ctx.write(resp, ctx.voidPromise());
-        }
     }
 
     /** A response read whole goes to the client as one message: one pass through the pipeline, one buffer. */
@@ -270,7 +269,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             last.release();
             return;
         }
-        onResponseHead(head, false);
+        toClient(head);
         ctx.write(new DefaultFullHttpResponse(head.protocolVersion(), head.status(), last.content(), head.headers(),
                 last.trailingHeaders()), ctx.voidPromise());
         responseDone = true;

@@ -122,15 +122,18 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             Throwable error = null;
             try {
                 result = answer.join();
-            } catch (CompletionException e) {
-                error = e.getCause() == null ? e : e.getCause();
-            } catch (CancellationException e) {
+            } catch (CompletionException | CancellationException e) {
                 error = e;
             }
             onClaim(p, result, error);
             return;
         }
         answer.whenComplete((result, error) -> ctx.executor().execute(() -> onClaim(p, result, error)));
+    }
+
+    /** The store's own failure, not the future's wrapper around it. */
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
     /**
@@ -148,7 +151,9 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         return new ClaimContext(p.identity.callId(), keep, services.recorder().startReceipt(p.call, p.identity, p.createdAt));
     }
 
-    private void onClaim(Pending p, ClaimResult result, Throwable error) {
+    private void onClaim(Pending p, ClaimResult result, Throwable failure) {
+        p.claiming = false;
+        Throwable error = failure == null ? null : unwrap(failure);
         if (pending != p) {
             // A fresh claim whose client left is released; a takeover is not: the earlier owner
             // may have executed, so its record stays for the next duplicate's takeover rules.
@@ -216,11 +221,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         }
         p.stopWaiting(services);
         p.claiming = true;
-        services.store().claim(p.key, p.fingerprint, p.identity.callId(), p.call.route().idempotency().lease(),
-                claimContext(p)).whenComplete((result, error) -> ctx.executor().execute(() -> {
-                    p.claiming = false;
-                    onClaim(p, result, error);
-                }));
+        claim(p);
     }
 
     /**

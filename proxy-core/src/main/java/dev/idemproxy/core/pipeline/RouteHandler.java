@@ -71,13 +71,9 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         discarding = false;
-        if (req instanceof FullHttpRequest full) {
-            ProxyCall whole = new ProxyCall(req, route.get(), target.authority(), target.pathAndQuery(), start);
-            if (!whole.isProtected()) {
-                ctx.fireChannelRead(whole);  // forwarded as it came: one message upstream too
-                return;
-            }
-            // A protected call buffers its body and sends it per attempt: head and body apart, as streamed.
+        if (req instanceof FullHttpRequest full && ProxyCall.isProtected(route.get(), req.method().name())) {
+            // A protected call buffers its body and sends it per attempt: head and body apart, as
+            // streamed. An unprotected one is forwarded as it came (below): one message upstream too.
             HttpRequest head = new DefaultHttpRequest(full.protocolVersion(), full.method(), full.uri(), full.headers());
             ctx.fireChannelRead(new ProxyCall(head, route.get(), target.authority(), target.pathAndQuery(), start));
             ctx.fireChannelRead(full.content().isReadable() || !full.trailingHeaders().isEmpty()

@@ -91,12 +91,7 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
                 ReferenceCountUtil.release(msg);
                 return;
             }
-            if (msg instanceof HttpResponse) {
-                // A FullHttpResponse was passed as the head; hand over its content as well.
-                l.onResponseContent(((HttpContent) msg));
-                return;
-            }
-            l.onResponseContent((HttpContent) msg);
+            l.onResponseContent((HttpContent) msg);  // a FullHttpResponse's too, after its head above
             return;
         }
         ReferenceCountUtil.release(msg);
