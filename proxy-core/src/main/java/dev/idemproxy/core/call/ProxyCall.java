@@ -56,12 +56,8 @@ public final class ProxyCall {
      * idempotency, or may retry it. Everything else streams.
      */
     public boolean isProtected() {
-        return isProtected(route, request.method().name());
-    }
-
-    /** Whether a call with {@code method} on {@code route} is protected (its body buffered, its attempts run by the proxy). */
-    public static boolean isProtected(Route route, String method) {
-        return route.idempotency().protects(method) || route.retry().retries();
+        String m = request.method().name();
+        return route.idempotency().protects(m) || route.retry().retries();
     }
 
     /** The buffered request body of a protected call (empty buffer when none); null until aggregated. */

@@ -8,6 +8,7 @@ import dev.idemproxy.core.problem.ProblemResponses;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -16,7 +17,8 @@ import io.netty.util.ReferenceCountUtil;
 /**
  * Buffers the request body of a protected call (idempotency or retries need the whole body:
  * to fingerprint it and to send it again), up to the route's {@code maxRequestBody}; a larger
- * body is answered 413 {@code request-too-large} and the connection closed. Unprotected calls
+ * body is answered 413 {@code request-too-large} and the connection closed. A request the codec
+ * read whole ({@code FullHttpRequest}) brings its body with its head: it is taken from there. Unprotected calls
  * pass through untouched, so they stream. Ownership: contents of a protected call are
  * accumulated into the call's body buffer (released when the call ends) and not passed on.
  * Not thread-safe: one instance per channel.
@@ -60,11 +62,15 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         if (declared > limit) {
             log.finished(c.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), c.startNanos(), null, null,
                     null, 0, "request_too_large");
+            ReferenceCountUtil.release(c.request());  // a request read whole carries its body: let it go
             reject(ctx, declared);
             return;
         }
         call = c;
         body = ctx.alloc().compositeBuffer(64);
+        if (c.request() instanceof FullHttpRequest) {
+            append(ctx, (FullHttpRequest) c.request());  // read whole: its body is here already, and it is the last
+        }
     }
 
     private void append(ChannelHandlerContext ctx, HttpContent content) {

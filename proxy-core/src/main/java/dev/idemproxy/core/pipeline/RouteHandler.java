@@ -8,8 +8,6 @@ import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.route.Route;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -21,9 +19,8 @@ import java.util.Optional;
 /**
  * Matches a request head against the live route table, before any body is read. A match
  * becomes a {@link ProxyCall} passed on in place of the head; no match is answered 404
- * {@code no-route} and the request body is discarded. A request the decoder read whole (a
- * {@link FullHttpRequest}) stays whole for an unprotected call; a protected call gets its head
- * and its body apart, as if streamed. Ownership: discarded contents are
+ * {@code no-route} and the request body is discarded (a request the decoder read whole, a
+ * {@link FullHttpRequest}, is let go at once). Ownership: discarded contents are
  * released here; everything else is passed on. Not thread-safe: one instance per channel.
  */
 final class RouteHandler extends ChannelInboundHandlerAdapter {
@@ -71,15 +68,6 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         discarding = false;
-        if (req instanceof FullHttpRequest full && ProxyCall.isProtected(route.get(), req.method().name())) {
-            // A protected call buffers its body and sends it per attempt: head and body apart, as
-            // streamed. An unprotected one is forwarded as it came (below): one message upstream too.
-            HttpRequest head = new DefaultHttpRequest(full.protocolVersion(), full.method(), full.uri(), full.headers());
-            ctx.fireChannelRead(new ProxyCall(head, route.get(), target.authority(), target.pathAndQuery(), start));
-            ctx.fireChannelRead(full.content().isReadable() || !full.trailingHeaders().isEmpty()
-                    ? new DefaultLastHttpContent(full.content(), full.trailingHeaders()) : LastHttpContent.EMPTY_LAST_CONTENT);
-            return;
-        }
         ctx.fireChannelRead(new ProxyCall(req, route.get(), target.authority(), target.pathAndQuery(), start));
     }
 
