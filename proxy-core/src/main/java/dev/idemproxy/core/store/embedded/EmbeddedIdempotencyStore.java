@@ -44,7 +44,6 @@ import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
 import org.h2.mvstore.type.ByteArrayDataType;
-import org.h2.mvstore.type.StringDataType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +57,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Layout.</b> Records ({@value #RECORDS}: record id → encoded record), receipts
  * ({@value #RECEIPTS}, {@value #RECEIPTS_BY_BIZ}) and task counters ({@value #TASKS}) are typed
- * maps (string keys, byte-array or string values, written without MVStore's per-value type tag);
+ * maps (string keys, byte-array or string values, written without MVStore's per-value type tag;
+ * strings through {@link AsciiFastStringType}, which writes MVStore's string bytes in one copy);
  * dead letters keep their first maps ({@code dlq}, {@code dlqIds}). There is no expiry index: a
  * value carries its expiry, reads skip what expired, and the purge deletes it later. A protected
  * call thus costs the store two reads and four writes (its record and receipt, claimed and
@@ -562,11 +562,11 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     }
 
     private static MVMap.Builder<String, byte[]> bytesBy() {
-        return new MVMap.Builder<String, byte[]>().keyType(StringDataType.INSTANCE).valueType(ByteArrayDataType.INSTANCE);
+        return new MVMap.Builder<String, byte[]>().keyType(AsciiFastStringType.INSTANCE).valueType(ByteArrayDataType.INSTANCE);
     }
 
     private static MVMap.Builder<String, String> stringsBy() {
-        return new MVMap.Builder<String, String>().keyType(StringDataType.INSTANCE).valueType(StringDataType.INSTANCE);
+        return new MVMap.Builder<String, String>().keyType(AsciiFastStringType.INSTANCE).valueType(AsciiFastStringType.INSTANCE);
     }
 
     /**
