@@ -8,6 +8,7 @@ import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.RedisClusterFixture;
 import dev.idemproxy.core.testing.RedisSentinelFixture;
 import dev.idemproxy.core.testing.RedisServerFixture;
+import dev.idemproxy.core.testing.ReplyDroppingRelay;
 import dev.idemproxy.core.testing.TestUpstream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -313,6 +314,34 @@ class StoreIT {
                     .as("the client's key still reaches the upstream, which may dedupe by itself").isEqualTo(key);
             String metrics = get(proxy.admin("/metrics")).body();
             assertThat(metrics).contains("idemproxy_store_passthrough_total{route=\"tickets\"} 1.0");
+        }
+    }
+
+    /**
+     * Redis writes a claim but its answer is lost (a relay drops the reply and closes the
+     * connection): the caller gets 503 with nothing forwarded, and once Redis answers again the
+     * proxy releases that claim, so the caller's retry runs instead of waiting out the lease
+     * (default 30 s, beyond the route's 10 s waitTimeout: without the release it would get 409).
+     */
+    @Test
+    void aClaimWhoseAnswerWasLostIsReleasedSoTheRetryRuns() throws Exception {
+        try (ReplyDroppingRelay relay = new ReplyDroppingRelay(redis.port());
+                RunningProxy proxy = RunningProxy.start(redisStore("redis://127.0.0.1:" + relay.port(), "standalone", "reject"),
+                        routes())) {
+            String key = UUID.randomUUID().toString();
+            relay.dropNextReply();
+            HttpResponse<byte[]> lost = postKey(proxy, key, "{\"lost\":1}");
+            assertThat(lost.statusCode()).isEqualTo(503);
+            assertThat(new String(lost.body())).contains("urn:idemproxy:problem:store-unavailable");
+            assertThat(relay.dropped()).as("the claim's reply was the one dropped").isEqualTo(1);
+            assertThat(upstream.requestCount()).as("nothing forwarded").isEqualTo(before);
+
+            awaitStatus(proxy.admin("/readyz"), 200);
+            upstream.enqueue(respond(201, "after the lost answer"));
+            HttpResponse<byte[]> retry = postKey(proxy, key, "{\"lost\":1}");
+            assertThat(retry.statusCode()).isEqualTo(201);
+            assertThat(new String(retry.body())).isEqualTo("after the lost answer");
+            assertThat(upstream.requestCount()).isEqualTo(before + 1);
         }
     }
 

@@ -14,6 +14,7 @@ import dev.idemproxy.core.idempotency.KeyResolution;
 import dev.idemproxy.core.idempotency.KeyResolver;
 import dev.idemproxy.core.idempotency.Scope;
 import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.store.ClaimAnswerLostException;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.RecordKey;
@@ -159,6 +160,8 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             // may have executed, so its record stays for the next duplicate's takeover rules.
             if (error == null && result instanceof ClaimResult.Claimed && !((ClaimResult.Claimed) result).takeover()) {
                 releaseOrphanedClaim(p);
+            } else if (error instanceof ClaimAnswerLostException) {
+                services.store().releaseLostClaim(p.key, p.identity.callId(), (ClaimAnswerLostException) error);
             }
             return;
         }
@@ -249,6 +252,11 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             p.call.protection(CallProtection.unrecorded(p.identity));
             ctx.fireChannelRead(p.call);
             return;
+        }
+        if (error instanceof ClaimAnswerLostException) {
+            // Nothing is forwarded, so a claim the store may have written without answering is
+            // undone once it answers again, instead of holding the key for a lease.
+            services.store().releaseLostClaim(p.key, p.identity.callId(), (ClaimAnswerLostException) error);
         }
         answer(p, Problem.STORE_UNAVAILABLE, "the idempotency store did not answer; nothing was forwarded", null);
     }

@@ -51,6 +51,11 @@ public abstract class ForwardingStore implements IdempotencyStore {
     }
 
     @Override
+    public void releaseLostClaim(RecordKey key, String owner, ClaimAnswerLostException lost) {
+        delegate.releaseLostClaim(key, owner, lost);
+    }
+
+    @Override
     public CompletionStage<Boolean> evict(RecordKey key) {
         return delegate.evict(key);
     }

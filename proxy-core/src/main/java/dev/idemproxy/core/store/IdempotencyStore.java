@@ -81,6 +81,17 @@ public interface IdempotencyStore extends ReceiptStore, DeadLetterStore, TaskBud
     CompletionStage<Boolean> release(RecordKey key, String owner);
 
     /**
+     * The caller's claim failed with {@link ClaimAnswerLostException}, and the caller forwarded
+     * nothing for it and never will: releases the claim, should it have been written, once the
+     * store answers again. Returns at once; the store retries in the background (until the record
+     * would have expired anyway). Only {@code owner}'s record goes, as with {@link #release}, so a
+     * claim that was never written, or a record someone has since taken over, is left alone. The
+     * default does nothing: a store that never throws that exception has nothing to undo.
+     */
+    default void releaseLostClaim(RecordKey key, String owner, ClaimAnswerLostException lost) {
+    }
+
+    /**
      * Deletes the record whatever its state or owner (an operator's {@code DELETE /dlq/{id}?release=true});
      * false when there was none.
      */

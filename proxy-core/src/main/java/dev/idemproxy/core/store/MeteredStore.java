@@ -67,6 +67,11 @@ public final class MeteredStore implements IdempotencyStore {
     }
 
     @Override
+    public void releaseLostClaim(RecordKey key, String owner, ClaimAnswerLostException lost) {
+        store.releaseLostClaim(key, owner, lost);
+    }
+
+    @Override
     public CompletionStage<Boolean> evict(RecordKey key) {
         return timed("evict", () -> store.evict(key));
     }

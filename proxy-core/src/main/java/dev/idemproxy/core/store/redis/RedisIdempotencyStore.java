@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import dev.idemproxy.core.Checks;
 import dev.idemproxy.core.IoLoops;
 import dev.idemproxy.core.Transport;
+import dev.idemproxy.core.store.ClaimAnswerLostException;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.DeadLetter;
@@ -15,8 +16,8 @@ import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
-import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreCodec;
+import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredResponse;
 import io.lettuce.core.ClientOptions;
@@ -24,6 +25,7 @@ import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.SslOptions;
@@ -33,9 +35,9 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
@@ -56,9 +58,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,13 +101,19 @@ import org.slf4j.LoggerFactory;
  * <p><b>Failures.</b> Commands time out after {@code commandTimeout}. While disconnected, standalone
  * and sentinel commands fail at once (Lettuce reconnects in the background); cluster commands wait
  * for the reconnect up to {@code commandTimeout}. Every failure completes the stage with
- * {@link StoreUnavailableException}; {@link #isAvailable()} is the main connection's state (for a
+ * {@link StoreUnavailableException} (a native claim that was sent and not answered with its
+ * {@link ClaimAnswerLostException} subclass, which {@link #releaseLostClaim} can undo);
+ * {@link #isAvailable()} is the main connection's state (for a
  * cluster, the seed connection's, not every node's; for sentinel, the last once-a-second
  * {@code PING} to the master's). Stages complete on Lettuce's I/O threads. Thread-safe.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
     private static final Duration HEARTBEAT = Duration.ofSeconds(1);
+    /** How many releases of lost claims may wait for Redis at once. */
+    static final int MAX_LOST_CLAIMS = 10_000;
+    private static final long LOST_CLAIM_FIRST_RETRY_MILLIS = 100;
+    private static final long LOST_CLAIM_MAX_RETRY_MILLIS = 2_000;
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
     /**
@@ -137,6 +148,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** Sentinel mode only: the last heartbeat's outcome (see {@link #isAvailable()}); null in other modes. */
     private volatile Boolean lastPingOk;
     private ScheduledFuture<?> heartbeat;
+    /** Releases of claims whose answers were lost ({@link #releaseLostClaim}) now waiting for Redis. */
+    private final AtomicInteger lostClaims = new AtomicInteger();
+    private final AtomicBoolean lostClaimsOverflowLogged = new AtomicBoolean();
 
     private RedisIdempotencyStore(ClientResources resources, OffLoopAddressResolverGroup resolver, AutoCloseable client,
             StatefulConnection<String, byte[]> connection, RedisClusterAsyncCommands<String, byte[]> redis, String prefix) {
@@ -336,24 +350,94 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
         long leaseMs = Math.max(1, lease.toMillis());
         long kept = Math.max(leaseMs, ctx.retention().toMillis());
-        return call(() -> redis.setGet(recordKey(key), RecordValue.inFlight(owner, ctx.callId(), fingerprint, System.currentTimeMillis(),
-                kept), SetArgs.Builder.nx().px(leaseMs + kept)).handle((found, error) -> {
-            if (error != null) {
-                if (!isSyntaxError(error)) {
-                    return CompletableFuture.<ClaimResult>failedFuture(error);
+        return call(() -> {
+            RedisFuture<byte[]> sent = redis.setGet(recordKey(key), RecordValue.inFlight(owner, ctx.callId(), fingerprint,
+                    System.currentTimeMillis(), kept), SetArgs.Builder.nx().px(leaseMs + kept));
+            // While disconnected, a command is refused before it is written, and its future has failed by now.
+            boolean refusedUnsent = sent.isDone();
+            return sent.handle((found, error) -> {
+                if (error != null) {
+                    if (!isSyntaxError(error)) {
+                        return CompletableFuture.<ClaimResult>failedFuture(refusedUnsent ? error : lostOrRefused(error, leaseMs + kept));
+                    }
+                    // SET ... NX GET needs Redis 7.0; before that, every claim is the script
+                    nativeClaims = false;
+                    log.info("Redis does not take SET ... NX GET (before 7.0): every claim runs a script");
+                    return scriptClaim(key, fingerprint, owner, lease, ctx);
                 }
-                // SET ... NX GET needs Redis 7.0; before that, every claim is the script
-                nativeClaims = false;
-                log.info("Redis does not take SET ... NX GET (before 7.0): every claim runs a script");
-                return scriptClaim(key, fingerprint, owner, lease, ctx);
+                if (found == null) {
+                    return withReceipt(ClaimResult.Claimed.FRESH, ctx, cluster);
+                }
+                ClaimResult known = RecordValue.existing(found, fingerprint);
+                // in flight: whether its lease has lapsed is the server clock's to say, in the script
+                return known != null ? CompletableFuture.completedFuture(known) : scriptClaim(key, fingerprint, owner, lease, ctx);
+            }).thenCompose(stage -> stage);
+        });
+    }
+
+    /**
+     * The failure of a native claim that was sent: an error reply means Redis refused the command
+     * whole (nothing written); anything else (a timeout, the connection lost in flight) may have
+     * come after Redis wrote it, and what {@code SET ... NX} writes is always a fresh record under
+     * the caller's owner token, so the caller may undo it ({@link #releaseLostClaim}). A claim run
+     * as the script is never reported so: it may have been a takeover, which must stay.
+     */
+    private static Throwable lostOrRefused(Throwable error, long recordLifetimeMillis) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof RedisCommandExecutionException) {
+            return error;
+        }
+        return new ClaimAnswerLostException("Redis: the claim's answer was lost: " + cause.getMessage(), cause,
+                Duration.ofMillis(recordLifetimeMillis));
+    }
+
+    /**
+     * Releases a native claim whose answer was lost ({@link ClaimAnswerLostException}), should it
+     * have been written: at once, and while Redis does not answer, again after 100 ms, doubling up
+     * to 2 s, until Redis answers or the record would have expired. At most
+     * {@value #MAX_LOST_CLAIMS} such releases wait at once; past that a lost claim keeps its key
+     * until its lease lapses, as before this existed (logged once per overflow).
+     */
+    @Override
+    public void releaseLostClaim(RecordKey key, String owner, ClaimAnswerLostException lost) {
+        if (closed) {
+            return;
+        }
+        if (lostClaims.incrementAndGet() > MAX_LOST_CLAIMS) {
+            lostClaims.decrementAndGet();
+            if (lostClaimsOverflowLogged.compareAndSet(false, true)) {
+                log.warn("more than {} claims with lost answers wait for Redis: their keys stay held until their leases lapse",
+                        MAX_LOST_CLAIMS);
             }
-            if (found == null) {
-                return withReceipt(ClaimResult.Claimed.FRESH, ctx, cluster);
+            return;
+        }
+        releaseLost(key, owner, System.nanoTime() + lost.recordLifetime().toNanos(), LOST_CLAIM_FIRST_RETRY_MILLIS);
+    }
+
+    private void releaseLost(RecordKey key, String owner, long deadlineNanos, long retryMillis) {
+        if (closed || System.nanoTime() - deadlineNanos > 0) {
+            lostClaims.decrementAndGet();  // expired by now: nothing left to release
+            return;
+        }
+        release(key, owner).whenComplete((released, error) -> {
+            if (error == null) {
+                lostClaims.decrementAndGet();
+                if (lostClaims.get() == 0) {
+                    lostClaimsOverflowLogged.set(false);
+                }
+                if (released) {
+                    log.info("[call={}] released its claim, whose answer Redis had lost: the key is free again", owner);
+                }
+                return;
             }
-            ClaimResult known = RecordValue.existing(found, fingerprint);
-            // in flight: whether its lease has lapsed is the server clock's to say, in the script
-            return known != null ? CompletableFuture.completedFuture(known) : scriptClaim(key, fingerprint, owner, lease, ctx);
-        }).thenCompose(stage -> stage));
+            try {
+                resources.eventExecutorGroup().schedule(
+                        () -> releaseLost(key, owner, deadlineNanos, Math.min(2 * retryMillis, LOST_CLAIM_MAX_RETRY_MILLIS)),
+                        retryMillis, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                lostClaims.decrementAndGet();  // closing
+            }
+        });
     }
 
     /** For tests: every claim runs the script, as against a Redis before 7.0. */
