@@ -206,11 +206,11 @@ class ChaosIT {
     @Test
     void redisRestartedMidRun() throws Exception {
         try (RedisServerFixture redis = RedisServerFixture.startStandalone("--appendonly", "yes");
-                // A claim that reached Redis just before it stopped, its answer lost with the connection,
-                // holds its key (the agent was told 503, nothing forwarded) until its lease lapses; a
-                // duplicate then takes it over as an unknown outcome. A short lease, as for a kill, lets
-                // that happen within the verify window (with 30 s it could not, and the intent ended 409).
-                RunningProxy proxy = RunningProxy.start(redisStore(redis.uri(), "standalone"), routes("", Duration.ofSeconds(3)))) {
+                // A claim that reached Redis just before it stopped, its answer lost with the connection
+                // (the agent was told 503, nothing forwarded), is released by the proxy once Redis is
+                // back, so the 30 s lease holds no key past the verify window (it did before that
+                // release existed, and the intent ended 409).
+                RunningProxy proxy = RunningProxy.start(redisStore(redis.uri(), "standalone"), routes())) {
             check(run("redis restarted mid-run, client keys", true, target(proxy)).disruptAt(0.4, r -> {
                 redis.stop();
                 pause(500);

@@ -384,11 +384,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      */
     private static Throwable lostOrRefused(Throwable error, long recordLifetimeMillis) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        if (cause instanceof RedisCommandExecutionException) {
+        if (cause instanceof RedisCommandExecutionException || isRefusedWhileDisconnected(cause)) {
             return error;
         }
         return new ClaimAnswerLostException("Redis: the claim's answer was lost: " + cause.getMessage(), cause,
                 Duration.ofMillis(recordLifetimeMillis));
+    }
+
+    /**
+     * Lettuce's refusal of a command while disconnected ({@code REJECT_COMMANDS}), which reaches a
+     * caller on another thread only after the call returned: the command was never written. (Were
+     * the wording to change, such a claim would only be released for nothing: the release is fenced.)
+     */
+    private static boolean isRefusedWhileDisconnected(Throwable cause) {
+        return cause instanceof RedisException && String.valueOf(cause.getMessage()).startsWith("Currently not connected");
     }
 
     /**
