@@ -10,11 +10,13 @@ import dev.idemproxy.core.testing.RedisSentinelFixture;
 import dev.idemproxy.core.testing.RedisServerFixture;
 import dev.idemproxy.core.testing.ReplyDroppingRelay;
 import dev.idemproxy.core.testing.TestUpstream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -342,6 +344,40 @@ class StoreIT {
             assertThat(retry.statusCode()).isEqualTo(201);
             assertThat(new String(retry.body())).isEqualTo("after the lost answer");
             assertThat(upstream.requestCount()).isEqualTo(before + 1);
+        }
+    }
+
+    /**
+     * The same, but the client leaves while its claim is on the way (the reply is held, then
+     * lost): the proxy, which has no one to answer, still releases the claim.
+     */
+    @Test
+    void aLostClaimOfAClientThatLeftIsReleasedToo() throws Exception {
+        try (ReplyDroppingRelay relay = new ReplyDroppingRelay(redis.port());
+                RunningProxy proxy = RunningProxy.start(redisStore("redis://127.0.0.1:" + relay.port(), "standalone", "reject"),
+                        routes())) {
+            String key = UUID.randomUUID().toString();
+            relay.dropNextReplyAfter(1_000);
+            String body = "{\"left\":1}";
+            try (Socket agent = new Socket(proxy.uri("/").getHost(), proxy.uri("/").getPort())) {
+                agent.getOutputStream().write(("POST /tickets/new HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                        + "Idempotency-Key: " + key + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+                        .getBytes(StandardCharsets.US_ASCII));
+                agent.getOutputStream().flush();
+                Thread.sleep(300);  // the claim is at Redis, its reply held by the relay
+            }  // the agent leaves
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (relay.dropped() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(relay.dropped()).as("the claim's reply was the one dropped").isEqualTo(1);
+
+            awaitStatus(proxy.admin("/readyz"), 200);
+            upstream.enqueue(respond(201, "after the agent left"));
+            HttpResponse<byte[]> retry = postKey(proxy, key, body);
+            assertThat(retry.statusCode()).isEqualTo(201);
+            assertThat(new String(retry.body())).isEqualTo("after the agent left");
+            assertThat(upstream.requestCount()).as("the call ran once, on the retry").isEqualTo(before + 1);
         }
     }
 

@@ -21,6 +21,7 @@ public final class ReplyDroppingRelay implements AutoCloseable {
     private final int targetPort;
     private final AtomicBoolean dropNext = new AtomicBoolean();
     private final AtomicInteger dropped = new AtomicInteger();
+    private volatile long holdMillis;
     private volatile boolean closed;
 
     public ReplyDroppingRelay(int targetPort) throws IOException {
@@ -37,6 +38,15 @@ public final class ReplyDroppingRelay implements AutoCloseable {
 
     /** The next reply the server sends on any connection is dropped, and that connection closed. */
     public void dropNextReply() {
+        dropNextReplyAfter(0);
+    }
+
+    /**
+     * As {@link #dropNextReply}, but the reply is first held for {@code millis} (the connection
+     * stays open meanwhile), as when a server answers slowly and then goes away.
+     */
+    public void dropNextReplyAfter(long millis) {
+        holdMillis = millis;
         dropNext.set(true);
     }
 
@@ -71,6 +81,9 @@ public final class ReplyDroppingRelay implements AutoCloseable {
                 int n;
                 while ((n = in.read(buf)) >= 0) {
                     if (replies && dropNext.compareAndSet(true, false)) {
+                        if (holdMillis > 0) {
+                            Thread.sleep(holdMillis);
+                        }
                         dropped.incrementAndGet();
                         return;  // the reply is lost with the connection
                     }
@@ -79,6 +92,8 @@ public final class ReplyDroppingRelay implements AutoCloseable {
                 }
             } catch (IOException e) {
                 // the other direction closed the pair
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }, replies ? "relay-replies" : "relay-commands");
         t.setDaemon(true);
