@@ -7,6 +7,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -22,6 +24,7 @@ public final class ReplyDroppingRelay implements AutoCloseable {
     private final AtomicBoolean dropNext = new AtomicBoolean();
     private final AtomicInteger dropped = new AtomicInteger();
     private volatile long holdMillis;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     public ReplyDroppingRelay(int targetPort) throws IOException {
@@ -60,6 +63,8 @@ public final class ReplyDroppingRelay implements AutoCloseable {
             try {
                 Socket client = listener.accept();
                 Socket server = new Socket();
+                sockets.add(client);
+                sockets.add(server);
                 server.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2_000);
                 pump(client, server, false);
                 pump(server, client, true);
@@ -100,9 +105,13 @@ public final class ReplyDroppingRelay implements AutoCloseable {
         t.start();
     }
 
+    /** Stops accepting and closes every relayed connection: the server is unreachable from now on. */
     @Override
     public void close() throws IOException {
         closed = true;
         listener.close();
+        for (Socket socket : sockets) {
+            socket.close();
+        }
     }
 }

@@ -111,6 +111,21 @@ class RedisLostClaimTest {
         assertThat(await(direct.get(key))).map(IdempotencyRecord::owner).contains("owner-x");
     }
 
+    @Test
+    void aClaimRefusedWhileDisconnectedIsNotReportedAsLost() throws Exception {
+        assertThat(await(viaRelay.claim(key(), "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE))))
+                .isEqualTo(ClaimResult.Claimed.FRESH);
+        relay.close();  // Redis unreachable: Lettuce refuses commands until it reconnects
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (viaRelay.isAvailable() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(viaRelay.isAvailable()).isFalse();
+        Throwable failure = failureOf(viaRelay.claim(key(), "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE)));
+        assertThat(failure).isInstanceOf(StoreUnavailableException.class).isNotInstanceOf(ClaimAnswerLostException.class)
+                .hasMessageContaining("not connected");
+    }
+
     private RecordKey key() {
         return new RecordKey("route-" + run, "", "lost-" + (++n));
     }
