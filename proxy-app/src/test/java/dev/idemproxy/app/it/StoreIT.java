@@ -328,8 +328,7 @@ class StoreIT {
     @Test
     void aClaimWhoseAnswerWasLostIsReleasedSoTheRetryRuns() throws Exception {
         try (ReplyDroppingRelay relay = new ReplyDroppingRelay(redis.port());
-                RunningProxy proxy = RunningProxy.start(redisStore("redis://127.0.0.1:" + relay.port(), "standalone", "reject"),
-                        routes())) {
+                RunningProxy proxy = proxyThrough(relay)) {
             String key = UUID.randomUUID().toString();
             relay.dropNextReply();
             HttpResponse<byte[]> lost = postKey(proxy, key, "{\"lost\":1}");
@@ -338,12 +337,7 @@ class StoreIT {
             assertThat(relay.dropped()).as("the claim's reply was the one dropped").isEqualTo(1);
             assertThat(upstream.requestCount()).as("nothing forwarded").isEqualTo(before);
 
-            awaitStatus(proxy.admin("/readyz"), 200);
-            upstream.enqueue(respond(201, "after the lost answer"));
-            HttpResponse<byte[]> retry = postKey(proxy, key, "{\"lost\":1}");
-            assertThat(retry.statusCode()).isEqualTo(201);
-            assertThat(new String(retry.body())).isEqualTo("after the lost answer");
-            assertThat(upstream.requestCount()).isEqualTo(before + 1);
+            assertTheRetryRunsOnce(proxy, key, "{\"lost\":1}", "after the lost answer");
         }
     }
 
@@ -354,8 +348,7 @@ class StoreIT {
     @Test
     void aLostClaimOfAClientThatLeftIsReleasedToo() throws Exception {
         try (ReplyDroppingRelay relay = new ReplyDroppingRelay(redis.port());
-                RunningProxy proxy = RunningProxy.start(redisStore("redis://127.0.0.1:" + relay.port(), "standalone", "reject"),
-                        routes())) {
+                RunningProxy proxy = proxyThrough(relay)) {
             String key = UUID.randomUUID().toString();
             relay.dropNextReplyAfter(1_000);
             String body = "{\"left\":1}";
@@ -372,13 +365,23 @@ class StoreIT {
             }
             assertThat(relay.dropped()).as("the claim's reply was the one dropped").isEqualTo(1);
 
-            awaitStatus(proxy.admin("/readyz"), 200);
-            upstream.enqueue(respond(201, "after the agent left"));
-            HttpResponse<byte[]> retry = postKey(proxy, key, body);
-            assertThat(retry.statusCode()).isEqualTo(201);
-            assertThat(new String(retry.body())).isEqualTo("after the agent left");
-            assertThat(upstream.requestCount()).as("the call ran once, on the retry").isEqualTo(before + 1);
+            assertTheRetryRunsOnce(proxy, key, body, "after the agent left");
         }
+    }
+
+    /** A proxy (onUnavailable: reject) whose Redis connections go through {@code relay}. */
+    private RunningProxy proxyThrough(ReplyDroppingRelay relay) throws Exception {
+        return RunningProxy.start(redisStore("redis://127.0.0.1:" + relay.port(), "standalone", "reject"), routes());
+    }
+
+    /** Once Redis answers again, the retry of the call whose claim was lost runs, and only it reaches the upstream. */
+    private void assertTheRetryRunsOnce(RunningProxy proxy, String key, String body, String answer) throws Exception {
+        awaitStatus(proxy.admin("/readyz"), 200);
+        upstream.enqueue(respond(201, answer));
+        HttpResponse<byte[]> retry = postKey(proxy, key, body);
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(new String(retry.body())).isEqualTo(answer);
+        assertThat(upstream.requestCount()).as("the call ran once, on the retry").isEqualTo(before + 1);
     }
 
     // ------------------------------------------------------------------ task budget

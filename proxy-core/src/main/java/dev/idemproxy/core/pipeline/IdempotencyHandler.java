@@ -155,13 +155,18 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     private void onClaim(Pending p, ClaimResult result, Throwable failure) {
         p.claiming = false;
         Throwable error = failure == null ? null : unwrap(failure);
+        if (error instanceof ClaimAnswerLostException lost
+                && (pending != p || services.onUnavailable() != StorePolicy.OnUnavailable.PASSTHROUGH)) {
+            // Nothing is forwarded for this claim (its client left, or it is answered 503), so a
+            // claim the store may have written without answering is undone once the store answers
+            // again, instead of holding the key for a lease. Under passthrough the call goes on.
+            services.store().releaseLostClaim(p.key, p.identity.callId(), lost);
+        }
         if (pending != p) {
             // A fresh claim whose client left is released; a takeover is not: the earlier owner
             // may have executed, so its record stays for the next duplicate's takeover rules.
             if (error == null && result instanceof ClaimResult.Claimed && !((ClaimResult.Claimed) result).takeover()) {
                 releaseOrphanedClaim(p);
-            } else if (error instanceof ClaimAnswerLostException) {
-                services.store().releaseLostClaim(p.key, p.identity.callId(), (ClaimAnswerLostException) error);
             }
             return;
         }
@@ -252,11 +257,6 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             p.call.protection(CallProtection.unrecorded(p.identity));
             ctx.fireChannelRead(p.call);
             return;
-        }
-        if (error instanceof ClaimAnswerLostException) {
-            // Nothing is forwarded, so a claim the store may have written without answering is
-            // undone once it answers again, instead of holding the key for a lease.
-            services.store().releaseLostClaim(p.key, p.identity.callId(), (ClaimAnswerLostException) error);
         }
         answer(p, Problem.STORE_UNAVAILABLE, "the idempotency store did not answer; nothing was forwarded", null);
     }

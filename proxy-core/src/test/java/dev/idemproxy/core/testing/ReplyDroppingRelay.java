@@ -69,10 +69,9 @@ public final class ReplyDroppingRelay implements AutoCloseable {
                 pump(client, server, false);
                 pump(server, client, true);
             } catch (IOException e) {
-                if (!closed) {
-                    continue;
+                if (closed) {
+                    return;
                 }
-                return;
             }
         }
     }

@@ -111,7 +111,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
     private static final Duration HEARTBEAT = Duration.ofSeconds(1);
     /** How many releases of lost claims may wait for Redis at once. */
-    static final int MAX_LOST_CLAIMS = 10_000;
+    private static final int MAX_LOST_CLAIMS = 10_000;
     private static final long LOST_CLAIM_FIRST_RETRY_MILLIS = 100;
     private static final long LOST_CLAIM_MAX_RETRY_MILLIS = 2_000;
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
@@ -358,7 +358,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return sent.handle((found, error) -> {
                 if (error != null) {
                     if (!isSyntaxError(error)) {
-                        return CompletableFuture.<ClaimResult>failedFuture(refusedUnsent ? error : lostOrRefused(error, leaseMs + kept));
+                        return CompletableFuture.<ClaimResult>failedFuture(lostOrRefused(error, refusedUnsent, leaseMs + kept));
                     }
                     // SET ... NX GET needs Redis 7.0; before that, every claim is the script
                     nativeClaims = false;
@@ -376,15 +376,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The failure of a native claim that was sent: an error reply means Redis refused the command
-     * whole (nothing written); anything else (a timeout, the connection lost in flight) may have
-     * come after Redis wrote it, and what {@code SET ... NX} writes is always a fresh record under
-     * the caller's owner token, so the caller may undo it ({@link #releaseLostClaim}). A claim run
-     * as the script is never reported so: it may have been a takeover, which must stay.
+     * The failure of a native claim: a command refused before it was sent, or an error reply
+     * (Redis refused it whole), wrote nothing; anything else (a timeout, the connection lost in
+     * flight) may have come after Redis wrote it, and what {@code SET ... NX} writes is always a
+     * fresh record under the caller's owner token, so the caller may undo it
+     * ({@link #releaseLostClaim}). A claim run as the script is never reported so: it may have
+     * been a takeover, which must stay.
      */
-    private static Throwable lostOrRefused(Throwable error, long recordLifetimeMillis) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        if (cause instanceof RedisCommandExecutionException || isRefusedWhileDisconnected(cause)) {
+    private static Throwable lostOrRefused(Throwable error, boolean refusedUnsent, long recordLifetimeMillis) {
+        Throwable cause = causeOf(error);
+        if (refusedUnsent || cause instanceof RedisCommandExecutionException || isRefusedWhileDisconnected(cause)) {
             return error;
         }
         return new ClaimAnswerLostException("Redis: the claim's answer was lost: " + cause.getMessage(), cause,
@@ -413,7 +414,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return;
         }
         if (lostClaims.incrementAndGet() > MAX_LOST_CLAIMS) {
-            lostClaims.decrementAndGet();
+            lostClaimDone();
             if (lostClaimsOverflowLogged.compareAndSet(false, true)) {
                 log.warn("more than {} claims with lost answers wait for Redis: their keys stay held until their leases lapse",
                         MAX_LOST_CLAIMS);
@@ -425,15 +426,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private void releaseLost(RecordKey key, String owner, long deadlineNanos, long retryMillis) {
         if (closed || System.nanoTime() - deadlineNanos > 0) {
-            lostClaims.decrementAndGet();  // expired by now: nothing left to release
+            lostClaimDone();  // expired by now: nothing left to release
             return;
         }
         release(key, owner).whenComplete((released, error) -> {
             if (error == null) {
-                lostClaims.decrementAndGet();
-                if (lostClaims.get() == 0) {
-                    lostClaimsOverflowLogged.set(false);
-                }
+                lostClaimDone();
                 if (released) {
                     log.info("[call={}] released its claim, whose answer Redis had lost: the key is free again", owner);
                 }
@@ -444,9 +442,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                         () -> releaseLost(key, owner, deadlineNanos, Math.min(2 * retryMillis, LOST_CLAIM_MAX_RETRY_MILLIS)),
                         retryMillis, TimeUnit.MILLISECONDS);
             } catch (RejectedExecutionException e) {
-                lostClaims.decrementAndGet();  // closing
+                lostClaimDone();  // closing
             }
         });
+    }
+
+    /** One release of a lost claim no longer waits; when none does, a later overflow is logged again. */
+    private void lostClaimDone() {
+        if (lostClaims.decrementAndGet() == 0) {
+            lostClaimsOverflowLogged.set(false);
+        }
     }
 
     /** For tests: every claim runs the script, as against a Redis before 7.0. */
@@ -455,7 +460,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private static boolean isSyntaxError(Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        Throwable cause = causeOf(error);
         return cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).contains("syntax error");
     }
 
@@ -660,8 +665,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return result;
     }
 
+    /** The failure itself, not a future's wrapper around it. */
+    private static Throwable causeOf(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
     private static Throwable unavailable(Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        Throwable cause = causeOf(error);
         if (cause instanceof StoreUnavailableException || cause instanceof IllegalArgumentException) {
             return cause;
         }
