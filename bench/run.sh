@@ -195,6 +195,9 @@ pinned() { # cpu cmd... : run pinned to one core, at the chosen nice value
 cpu_busy_ticks() { # cpu index -> "busy total" from /proc/stat
     awk -v c="cpu$1" '$1 == c { t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6; print t - idle, t }' /proc/stat
 }
+steal_ticks() { # cpu index -> the ticks the hypervisor ran something else while this virtual CPU wanted to run
+    awk -v c="cpu$1" '$1 == c { print ($9 == "" ? 0 : $9) }' /proc/stat
+}
 busy_pct() { # "busy total" before, after -> percent
     awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[2] - x[2]) > 0 ? 100 * (y[1] - x[1]) / (y[2] - x[2]) : 0) }'
 }
@@ -694,6 +697,7 @@ measure() { # unit scenario rep [attempt]
     [[ -n "$REDIS_PID" ]] && { r0=$(cpu_ticks "$REDIS_PID") || die "redis-server ($REDIS_PID) is gone"; }
     t0=$(cpu_ticks "$pid") || { DEAD[$u]=1; PROBLEMS+=("$u (pid $pid) was gone before $s run $rep$(last_words "$u")"); return 0; }
     c0a=$(cpu_busy_ticks "$PROXY_CPU"); c1a=$(cpu_busy_ticks "$LOAD_CPU")
+    s0a=$(steal_ticks "$PROXY_CPU"); s1a=$(steal_ticks "$LOAD_CPU")
     if ! run_wrk "$u" "$s" "$DURATION" "$logf" "$nonce"; then
         PROBLEMS+=("$u/$s run $rep: wrk failed: $(tr '\n' ' ' <"$logf" | cut -c1-300)")
         log "ERROR: wrk failed for $u/$s run $rep: $(cat "$logf")"
@@ -702,6 +706,7 @@ measure() { # unit scenario rep [attempt]
     # a process that died during the run has no /proc entry left to read
     t1=$(cpu_ticks "$pid") || t1=""
     c0b=$(cpu_busy_ticks "$PROXY_CPU"); c1b=$(cpu_busy_ticks "$LOAD_CPU")
+    s0b=$(steal_ticks "$PROXY_CPU"); s1b=$(steal_ticks "$LOAD_CPU")
     u1=$(cpu_ticks "$UP_WORKER") || u1=$u0
     [[ -n "$REDIS_PID" ]] && { r1=$(cpu_ticks "$REDIS_PID") || r1=$r0; }
     times >"$WORK/times.after"
@@ -726,7 +731,7 @@ measure() { # unit scenario rep [attempt]
     reqs=$(field requests "$line")
     e_conn=$(field err_connect "$line"); e_read=$(field err_read "$line"); e_write=$(field err_write "$line")
     e_status=$(field err_status "$line"); e_timeout=$(field err_timeout "$line")
-    local cpu_us core0 core1 proc_pct others0 others1 store_us redis_pct
+    local cpu_us core0 core1 proc_pct others0 others1 store_us redis_pct steal0 steal1
     cpu_us=$(awk -v d="$((t1 - t0))" -v hz="$CLK_TCK" -v n="$reqs" 'BEGIN { printf "%.1f", (n > 0 ? d * 1e6 / hz / n : 0) }')
     store_us=-
     (( redis_here )) && store_us=$(awk -v d="$((r1 - r0))" -v hz="$CLK_TCK" -v n="$reqs" 'BEGIN { printf "%.1f", (n > 0 ? d * 1e6 / hz / n : 0) }')
@@ -735,9 +740,14 @@ measure() { # unit scenario rep [attempt]
     # the process's CPU time over the wall time (the core's total ticks), in percent of one core
     proc_pct=$(awk -v d="$((t1 - t0))" -v a="$c0a" -v b="$c0b" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[2] - x[2]) > 0 ? 100 * d / (y[2] - x[2]) : 0) }')
     redis_pct=$(awk -v d="$((r1 - r0))" -v a="$c0a" -v b="$c0b" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[2] - x[2]) > 0 ? 100 * d / (y[2] - x[2]) : 0) }')
+    # steal: the share of each core's time that the hypervisor gave to other guests while ours
+    # wanted to run (a virtual machine on a shared host); /proc/stat counts it as busy
+    steal0=$(awk -v d="$((s0b - s0a))" -v a="$c0a" -v b="$c0b" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[2] - x[2]) > 0 ? 100 * d / (y[2] - x[2]) : 0) }')
+    steal1=$(awk -v d="$((s1b - s1a))" -v a="$c1a" -v b="$c1b" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[2] - x[2]) > 0 ? 100 * d / (y[2] - x[2]) : 0) }')
     # what else ran on the proxy's core: its busy time less the process under test (direct: all
-    # of it), and less redis-server if it was put there (--redis-cpu)
+    # of it) and less the steal, and less redis-server if it was put there (--redis-cpu)
     if [[ $u == direct ]]; then others0=$core0; else others0=$(( core0 > proc_pct ? core0 - proc_pct : 0 )); fi
+    others0=$(( others0 > steal0 ? others0 - steal0 : 0 ))
     if [[ $REDIS_CPU == "$PROXY_CPU" ]]; then others0=$(( others0 > redis_pct ? others0 - redis_pct : 0 )); fi
     # what else ran on the load core: its busy time less wrk, the upstream worker and redis-server
     local redis_on_load=0
@@ -745,6 +755,7 @@ measure() { # unit scenario rep [attempt]
     others1=$(awk -v c="$core1" -v w="$((w1 - w0))" -v up="$((u1 - u0 + redis_on_load))" -v hz="$CLK_TCK" -v a="$c1a" -v b="$c1b" 'BEGIN {
         split(a, x, " "); split(b, y, " "); tot = y[2] - x[2]; if (tot <= 0) { print 0; exit }
         o = c - 100 * (w / 1000 * hz + up) / tot; printf "%.0f", (o > 0 ? o : 0) }')
+    others1=$(( others1 > steal1 ? others1 - steal1 : 0 ))
     local errs=""
     if grep -q 'Socket errors' "$logf"; then errs+=" $(grep 'Socket errors' "$logf" | sed 's/^ *//')"; fi
     if grep -q 'Non-2xx' "$logf"; then errs+=" $(grep 'Non-2xx' "$logf" | sed 's/^ *//')"; fi
@@ -756,20 +767,21 @@ measure() { # unit scenario rep [attempt]
     (( h0 < 0 || h1 < 0 )) && hits=-1
     [[ $u == idemproxy@* ]] && replays=$(( rp0 < 0 || rp1 < 0 ? -1 : rp1 - rp0 ))
     local summary
-    summary=$(printf '%-22s %-14s run %d: %9.0f req/s  p50 %6.3f ms  p99 %6.3f ms  p99.9 %6.3f ms  %6s CPU-us/req  RSS %s MiB  proc %s%%  others core%d %s%% core%d %s%%  upstream hits %s  replays %s%s' \
+    summary=$(printf '%-22s %-14s run %d: %9.0f req/s  p50 %6.3f ms  p99 %6.3f ms  p99.9 %6.3f ms  %6s CPU-us/req  RSS %s MiB  proc %s%%  others core%d %s%% core%d %s%%  steal core%d %s%% core%d %s%%  upstream hits %s  replays %s%s' \
         "$u" "$s" "$rep" "$rps" "$(us2ms "$p50")" "$(us2ms "$p99")" "$(us2ms "$p999")" "$cpu_us" "$((rss / 1024))" "$proc_pct" \
-        "$PROXY_CPU" "$others0" "$LOAD_CPU" "$others1" "$hits" "$replays" "${errs:+  !!$errs}")
+        "$PROXY_CPU" "$others0" "$LOAD_CPU" "$others1" "$PROXY_CPU" "$steal0" "$LOAD_CPU" "$steal1" "$hits" "$replays" "${errs:+  !!$errs}")
+    # noise: other processes and steal together took more than 15% of a core we use
     local noisy=0
-    (( others1 > 15 )) && noisy=1
-    [[ $u != direct ]] && (( others0 > 15 )) && noisy=1
+    (( others1 + steal1 > 15 )) && noisy=1
+    [[ $u != direct ]] && (( others0 + steal0 > 15 )) && noisy=1
     if (( noisy && attempt < NOISE_RETRIES )); then
-        log "$summary  -- other work on our cores: discarded, redoing in 5 s"
+        log "$summary  -- other work or steal on our cores: discarded, redoing in 5 s"
         NOISY_REDOS=$((NOISY_REDOS + 1))
         sleep 5
         measure "$u" "$s" "$rep" $((attempt + 1))
         return 0
     fi
-    RESULTS["$u/$s"]+="$rps $p50 $p99 $p999 $cpu_us $proc_pct $core0 $core1 $others0 $others1 $rss $store_us"$'\n'
+    RESULTS["$u/$s"]+="$rps $p50 $p99 $p999 $cpu_us $proc_pct $core0 $core1 $others0 $others1 $rss $store_us $steal0 $steal1"$'\n'
     CHECKS["$u/$s"]+="$reqs $hits $replays"$'\n'
     log "$summary$( (( noisy )) && echo '  -- noisy, kept (out of redos)')"
 }
@@ -804,7 +816,7 @@ done
 declare -A MED=()
 mapfile -t PAIRS < <(for s in "${SCENARIO_LIST[@]}"; do units_for "$s" | sed "/^$/d; s|\$|/$s|"; done)
 for p in "${PAIRS[@]}"; do
-    for col in $(seq 1 12); do
+    for col in $(seq 1 14); do
         MED["$p/$col"]=$(median_col "$col" <<<"${RESULTS[$p]:-}")
     done
 done
@@ -894,24 +906,24 @@ bar_of() { # unit scenario -> "ratio p99_limit_ms label" (ratio 0: no bar)
         fi
     done
     echo
-    echo "| target | store | scenario | req/s | p50 ms | p99 ms | p99.9 ms | CPU µs/req | RSS MiB | process CPU | Redis CPU µs/req | core$PROXY_CPU busy | core$LOAD_CPU busy | others on core$PROXY_CPU | others on core$LOAD_CPU |"
-    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| target | store | scenario | req/s | p50 ms | p99 ms | p99.9 ms | CPU µs/req | RSS MiB | process CPU | Redis CPU µs/req | core$PROXY_CPU busy | core$LOAD_CPU busy | others on core$PROXY_CPU | others on core$LOAD_CPU | steal core$PROXY_CPU | steal core$LOAD_CPU |"
+    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     for p in "${PAIRS[@]}"; do
         u=${p%/*}; s=${p##*/}
         if [[ -z "${MED[$p/1]}" ]]; then
-            printf '| %s | %s | %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |\n' "$(target_name "$u")" "$(store_name "$u" "$s")" "$(scenario_name "$s")"
+            printf '| %s | %s | %s | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |\n' "$(target_name "$u")" "$(store_name "$u" "$s")" "$(scenario_name "$s")"
             continue
         fi
         store_cpu="—"
         [[ -n "${MED[$p/12]}" ]] && store_cpu=$(printf '%.1f' "${MED[$p/12]}")
-        printf '| %s | %s | %s | %.0f | %s | %s | %s | %.1f | %s | %.0f%% | %s | %.0f%% | %.0f%% | %.0f%% | %.0f%% |\n' \
+        printf '| %s | %s | %s | %.0f | %s | %s | %s | %.1f | %s | %.0f%% | %s | %.0f%% | %.0f%% | %.0f%% | %.0f%% | %.0f%% | %.0f%% |\n' \
             "$(target_name "$u")" "$(store_name "$u" "$s")" "$(scenario_name "$s")" \
             "${MED[$p/1]}" "$(fmt_ms "${MED[$p/2]}")" "$(fmt_ms "${MED[$p/3]}")" "$(fmt_ms "${MED[$p/4]}")" \
             "${MED[$p/5]}" "$(fmt_mib "${MED[$p/11]}")" "${MED[$p/6]}" "$store_cpu" \
-            "${MED[$p/7]}" "${MED[$p/8]}" "${MED[$p/9]}" "${MED[$p/10]}"
+            "${MED[$p/7]}" "${MED[$p/8]}" "${MED[$p/9]}" "${MED[$p/10]}" "${MED[$p/13]:-0}" "${MED[$p/14]:-0}"
     done
     echo
-    echo "Rows: nginx, HAProxy and direct cannot protect a call, so their *protected POST* and *replay* rows are a plain pass-through of the same requests (the same body and \`Idempotency-Key\` header: a new key per request, or the one stored key); idemproxy's pass-through rows use a route without \`idempotency\`. CPU µs/req: user+system CPU time of the process under test (direct: the upstream nginx worker; nginx: the proxy's worker; HAProxy: its one process; idemproxy: the whole JVM, all threads, without the Redis server) divided by the requests of the run. RSS: VmRSS of that process at the end of the run (median over the runs). Process CPU: the CPU time over the run's wall time (100% = one core). Redis CPU µs/req: the private redis-server's CPU time per request. Core busy: all processes on that core (from /proc/stat), ours and anyone else's. Others on core $PROXY_CPU: its busy time less the process under test — work that competed with the proxy (for direct, everything on that core). Others on core $LOAD_CPU: its busy time less wrk$( [[ -n "$REDIS_PID" && $REDIS_CPU == "$LOAD_CPU" ]] && echo ", the upstream worker and redis-server" || echo " and the upstream worker"). A run where other work took more than 15% of a core we use is discarded and redone, up to $NOISE_RETRIES times (${NOISY_REDOS} redos in this run); the last attempt is kept."
+    echo "Rows: nginx, HAProxy and direct cannot protect a call, so their *protected POST* and *replay* rows are a plain pass-through of the same requests (the same body and \`Idempotency-Key\` header: a new key per request, or the one stored key); idemproxy's pass-through rows use a route without \`idempotency\`. CPU µs/req: user+system CPU time of the process under test (direct: the upstream nginx worker; nginx: the proxy's worker; HAProxy: its one process; idemproxy: the whole JVM, all threads, without the Redis server) divided by the requests of the run. RSS: VmRSS of that process at the end of the run (median over the runs). Process CPU: the CPU time over the run's wall time (100% = one core). Redis CPU µs/req: the private redis-server's CPU time per request. Core busy: all processes on that core (from /proc/stat), ours and anyone else's. Others on core $PROXY_CPU: its busy time less the process under test and less steal — work that competed with the proxy (for direct, everything on that core but steal). Others on core $LOAD_CPU: its busy time less wrk$( [[ -n "$REDIS_PID" && $REDIS_CPU == "$LOAD_CPU" ]] && echo ", the upstream worker and redis-server" || echo " and the upstream worker") and less steal. Steal: the share of that core's time in which the hypervisor ran other guests while this virtual CPU wanted to run (\`/proc/stat\`'s steal field, which it counts as busy): time the process under test was runnable and did not run, on this machine as on any shared cloud host. A run where other work and steal together took more than 15% of a core we use is discarded and redone, up to $NOISE_RETRIES times (${NOISY_REDOS} redos in this run); the last attempt is kept."
 
     if has_target nginx && [[ ${#IDP_UNITS[@]} -gt 0 ]]; then
         echo
@@ -933,12 +945,16 @@ bar_of() { # unit scenario -> "ratio p99_limit_ms label" (ratio 0: no bar)
                 -v ci="${MED[$p/5]}" -v cn="${MED[nginx/$s/5]}" \
                 -v oi="${MED[$p/9]}" -v on="${MED[nginx/$s/9]}" \
                 -v li="${MED[$p/10]}" -v ln="${MED[nginx/$s/10]}" \
+                -v si="$(awk -v a="${MED[$p/9]}" -v b="${MED[$p/13]:-0}" 'BEGIN { print a + b }')" \
+                -v sn="$(awk -v a="${MED[nginx/$s/9]}" -v b="${MED[nginx/$s/13]:-0}" 'BEGIN { print a + b }')" \
+                -v ti="$(awk -v a="${MED[$p/10]}" -v b="${MED[$p/14]:-0}" 'BEGIN { print a + b }')" \
+                -v tn="$(awk -v a="${MED[nginx/$s/10]}" -v b="${MED[nginx/$s/14]:-0}" 'BEGIN { print a + b }')" \
                 -v br="$bar_ratio" -v bp="$bar_p99" -v bl="$bar_label" 'BEGIN {
                     ratio = rn > 0 ? ri / rn : 0; diff = (pi - pn) / 1000; cr = cn > 0 ? ci / cn : 0
                     if (br + 0 == 0) ok = "no bar"
                     else ok = (ratio >= br && (bp == "-" || diff <= bp + 0)) ? "met" : "**missed**"
-                    m = oi; if (on > m) m = on; if (li > m) m = li; if (ln > m) m = ln
-                    if (m > 15) ok = ok " (inconclusive: other work took up to " m "% of a core we use)"
+                    m = si; if (sn > m) m = sn; if (ti > m) m = ti; if (tn > m) m = tn
+                    if (m > 15) ok = ok " (inconclusive: other work and steal took up to " m "% of a core we use)"
                     hap = (rh == "") ? "—" : sprintf("%.0f", rh)
                     printf "| %s | %s | %.0f | %.0f | %s | %.2f× | %+.3f ms | %.2f× | %s | %s |\n", name, store, ri, rn, hap, ratio, diff, cr, bl, ok }'
         done
