@@ -3,8 +3,11 @@ package dev.idemproxy.core.idempotency;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * SHA-256 over request parts, unambiguous by construction: a purpose label, then for each part
@@ -16,6 +19,9 @@ final class PartHasher {
     private static final HexFormat HEX = HexFormat.of();
     /** Looked up once: a provider lookup per call cost more than hashing a small request. */
     private static final MessageDigest SHA_256 = lookUpSha256();
+    /** {@link #label}s made so far, by purpose (a String) or part. */
+    private static final Map<Object, byte[]> LABELS = new ConcurrentHashMap<>();
+    private static final int MAX_LABELS = 4096;
 
     private PartHasher() {}
 
@@ -36,17 +42,17 @@ final class PartHasher {
     /** As {@link #hex(String, List, RequestView, int)}, over values already taken by {@link #values}. */
     static String hex(String purpose, List<RequestPart> parts, byte[][] values, int bytes) {
         MessageDigest d = sha256();
-        d.update(purpose.getBytes(StandardCharsets.UTF_8));
-        d.update((byte) 0);
+        d.update(label(purpose));
+        byte[] frame = new byte[9];  // the present marker and the value's length, in one update
+        frame[0] = 1;
         for (int i = 0; i < values.length; i++) {
-            d.update(parts.get(i).toString().getBytes(StandardCharsets.UTF_8));
-            d.update((byte) 0);
+            d.update(label(parts.get(i)));
             byte[] value = values[i];
             if (value == null) {
                 d.update((byte) 0);
             } else {
-                d.update((byte) 1);
-                updateLong(d, value.length);
+                putLong(frame, 1, value.length);
+                d.update(frame);
                 d.update(value);
             }
         }
@@ -54,9 +60,26 @@ final class PartHasher {
         return HEX.formatHex(digest, 0, Math.min(bytes, digest.length));
     }
 
-    private static void updateLong(MessageDigest d, long v) {
-        for (int shift = 56; shift >= 0; shift -= 8) {
-            d.update((byte) (v >>> shift));
+    /**
+     * A purpose's or a part's config spelling in UTF-8 followed by a zero byte, as {@link #hex}
+     * hashes it: made once per spelling (a route table names a few), not per request.
+     */
+    private static byte[] label(Object spelled) {
+        byte[] label = LABELS.get(spelled);
+        if (label == null) {
+            byte[] text = spelled.toString().getBytes(StandardCharsets.UTF_8);
+            label = Arrays.copyOf(text, text.length + 1);
+            if (LABELS.size() < MAX_LABELS) {  // config reloads may bring new parts; the old ones stay small
+                LABELS.put(spelled, label);
+            }
+        }
+        return label;
+    }
+
+    /** {@code v} big-endian into {@code out} from {@code at}. */
+    private static void putLong(byte[] out, int at, long v) {
+        for (int i = 0; i < 8; i++) {
+            out[at + i] = (byte) (v >>> (56 - 8 * i));
         }
     }
 

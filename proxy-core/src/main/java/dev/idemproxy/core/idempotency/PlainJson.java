@@ -17,6 +17,8 @@ final class PlainJson {
     /** Deeper documents go to the full parser (whose limit is higher). */
     private static final int MAX_DEPTH = 64;
     private static final int MAX_INT_DIGITS = 18;
+    /** Objects with at most this many names have them sorted by insertion (see {@link #sortedNames}). */
+    private static final int INSERTION_SORT_MAX = 16;
     /**
      * Longer strings go to the full parser, whose limits (a name of at most 50,000 characters, a
      * string of at most 20,000,000, Jackson's defaults) then decide, as they would without this.
@@ -118,13 +120,9 @@ final class PlainJson {
                 return null;
             }
         }
-        Integer[] order = new Integer[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
         int[] ks = keyStart;
         int[] ke = keyEnd;
-        Arrays.sort(order, (a, b) -> Arrays.compare(in, ks[a] + 1, ke[a] - 1, in, ks[b] + 1, ke[b] - 1));
+        int[] order = sortedNames(n, ks, ke);
         int size = 1 + n;  // braces and separators: '{', n - 1 commas, '}'
         for (int i = 0; i < n; i++) {
             if (i > 0 && Arrays.equals(in, ks[order[i - 1]], ke[order[i - 1]], in, ks[order[i]], ke[order[i]])) {
@@ -148,6 +146,41 @@ final class PlainJson {
         }
         out[o] = '}';
         return out;
+    }
+
+    /**
+     * The indices of an object's {@code n} names in name order (their bytes between the quotes,
+     * compared as {@link Arrays#compare(byte[], int, int, byte[], int, int)} does). Objects are
+     * small, so an insertion sort over the indices serves most of them without boxing them for a
+     * comparator; a large one is sorted by {@link Arrays#sort}. Equal names may come in either
+     * order: the caller rejects a document that has any.
+     */
+    private int[] sortedNames(int n, int[] ks, int[] ke) {
+        int[] order = new int[n];
+        if (n > INSERTION_SORT_MAX) {
+            Integer[] boxed = new Integer[n];
+            for (int i = 0; i < n; i++) {
+                boxed[i] = i;
+            }
+            Arrays.sort(boxed, (a, b) -> compareNames(a, b, ks, ke));
+            for (int i = 0; i < n; i++) {
+                order[i] = boxed[i];
+            }
+            return order;
+        }
+        for (int i = 0; i < n; i++) {
+            int j = i;
+            while (j > 0 && compareNames(order[j - 1], i, ks, ke) > 0) {
+                order[j] = order[j - 1];
+                j--;
+            }
+            order[j] = i;
+        }
+        return order;
+    }
+
+    private int compareNames(int a, int b, int[] ks, int[] ke) {
+        return Arrays.compare(in, ks[a] + 1, ke[a] - 1, in, ks[b] + 1, ke[b] - 1);
     }
 
     private byte[] array(int depth) {

@@ -66,6 +66,33 @@ class PlainJsonTest {
         assertThat(plain).as("documents that took the shortcut").isGreaterThan(5_000);
     }
 
+    @Test
+    void objectsOfEverySizeHaveTheirNamesInTheFullParsersOrder() {
+        // up to 16 names are sorted by insertion, more by Arrays.sort: both must give one order
+        Random random = new Random(1712);
+        String[] names = {"a", "b", "ab", "A", "id", "userId", "op", "z", "_x", "0", "", "a b"};  // no escapes: the shortcut's
+        for (int n = 0; n <= 40; n++) {
+            for (int round = 0; round < 20; round++) {
+                StringBuilder sb = new StringBuilder("{");
+                java.util.Set<String> used = new java.util.HashSet<>();
+                for (int i = 0; i < n; i++) {
+                    String name = names[random.nextInt(names.length)] + random.nextInt(n * 3 + 1);
+                    if (round % 4 != 0) {  // one round in four may repeat a name: not JSON the parser accepts
+                        while (!used.add(name)) {
+                            name = name + "x";
+                        }
+                    }
+                    sb.append(i > 0 ? "," : "").append('"').append(name).append("\":").append(random.nextInt(100));
+                }
+                byte[] doc = sb.append('}').toString().getBytes(UTF_8);
+                assertSame(doc);
+                if (round % 4 != 0) {
+                    assertThat(PlainJson.canonical(doc)).as("%d distinct names", n).isNotNull();
+                }
+            }
+        }
+    }
+
     private static void assertSame(byte[] doc) {
         Optional<byte[]> fast = CanonicalJson.canonicalize(doc);
         Optional<byte[]> full = CanonicalJson.canonicalizeFully(doc);

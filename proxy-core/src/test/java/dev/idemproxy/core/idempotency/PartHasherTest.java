@@ -1,0 +1,88 @@
+package dev.idemproxy.core.idempotency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class PartHasherTest {
+    private static final List<RequestPart> PARTS = List.of(RequestPart.parse("method"), RequestPart.parse("path"),
+            RequestPart.parse("header:X-Tenant"), RequestPart.parse("query:page"), RequestPart.parse("body:/userId"),
+            RequestPart.parse("body:/op"));
+
+    private static TestRequest ticket(String json) {
+        return TestRequest.post("/api/tickets").withQuery("page", "2").withJson(json);
+    }
+
+    @Test
+    void fingerprintsAndDerivedKeysArePinnedAcrossVersionsBecauseStoredRecordsHoldThem() {
+        // Computed by the build before 2026-12-01 17:00 UTC. A stored record keeps its fingerprint
+        // and derived keys name records: if these change, a retry across an upgrade gets a 422 or
+        // runs a second time. They must never change.
+        TestRequest r = ticket("{\"userId\":42,\"op\":\"create\",\"title\":\"printer jammed\",\"tags\":[\"b\",\"a\"]}");
+        assertThat(Fingerprint.of(List.of(RequestPart.parse("body")), r).value())
+                .isEqualTo("d9635223e08e1ab84388368740c1b89d901eab144c411bd34f5774df93e5709d");
+        assertThat(Fingerprint.of(PARTS, r).value()).isEqualTo("fbc164cdff7d16e77d7202cc46197e5549163c5c51f81cfcbccf4116b711df7e");
+        KeyResolver keys = new KeyResolver(new KeyPolicy("Idempotency-Key", PARTS, Duration.ofMinutes(10), false),
+                new SplittableRandom(1));
+        assertThat(keys.resolve(r).storeKey()).isEqualTo("d:1d365d29edbe39d366c01f9565087565");
+        assertThat(keys.resolve(ticket("{\"userId\":42,\"op\":\"create\"}").withHeader("X-Tenant", "t1")).storeKey())
+                .isEqualTo("d:f34dccfe74850b475cf1fef3e0e88c1d");
+    }
+
+    @Test
+    void theHashIsTheDocumentedFramingOverAnyPartsAndValues() {
+        Random rnd = new Random(11);
+        String[] spellings = {"method", "path", "body", "header:Authorization", "header:X-Tenant", "query:q", "body:/a/0",
+            "body:/ünï"};
+        for (int round = 0; round < 2_000; round++) {
+            List<RequestPart> parts = new ArrayList<>();
+            int n = rnd.nextInt(5);
+            byte[][] values = new byte[n][];
+            for (int i = 0; i < n; i++) {
+                parts.add(RequestPart.parse(spellings[rnd.nextInt(spellings.length)]));
+                if (rnd.nextInt(4) > 0) {
+                    values[i] = new byte[rnd.nextInt(rnd.nextBoolean() ? 4 : 300)];
+                    rnd.nextBytes(values[i]);
+                }
+            }
+            String purpose = rnd.nextBoolean() ? Fingerprint.PURPOSE : Scope.PURPOSE;
+            int bytes = rnd.nextBoolean() ? 16 : 32;
+            assertThat(PartHasher.hex(purpose, parts, values, bytes)).as("round %d", round)
+                    .isEqualTo(reference(purpose, parts, values, bytes));
+        }
+    }
+
+    /** The framing of {@link PartHasher}'s class comment, one byte at a time. */
+    private static String reference(String purpose, List<RequestPart> parts, byte[][] values, int bytes) {
+        try {
+            MessageDigest d = MessageDigest.getInstance("SHA-256");
+            d.update(purpose.getBytes(StandardCharsets.UTF_8));
+            d.update((byte) 0);
+            for (int i = 0; i < values.length; i++) {
+                d.update(parts.get(i).toString().getBytes(StandardCharsets.UTF_8));
+                d.update((byte) 0);
+                if (values[i] == null) {
+                    d.update((byte) 0);
+                    continue;
+                }
+                d.update((byte) 1);
+                long length = values[i].length;
+                for (int shift = 56; shift >= 0; shift -= 8) {
+                    d.update((byte) (length >>> shift));
+                }
+                d.update(values[i]);
+            }
+            return HexFormat.of().formatHex(d.digest(), 0, bytes);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
