@@ -23,7 +23,7 @@ class PartHasherTest {
 
     @Test
     void fingerprintsAndDerivedKeysArePinnedAcrossVersionsBecauseStoredRecordsHoldThem() {
-        // Computed by the build before 2026-12-01 17:00 UTC. A stored record keeps its fingerprint
+        // Computed by the build of git 51cc2ba, before the hashing was sped up. A stored record keeps its fingerprint
         // and derived keys name records: if these change, a retry across an upgrade gets a 422 or
         // runs a second time. They must never change.
         TestRequest r = ticket("{\"userId\":42,\"op\":\"create\",\"title\":\"printer jammed\",\"tags\":[\"b\",\"a\"]}");
