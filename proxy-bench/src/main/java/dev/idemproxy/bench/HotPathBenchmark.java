@@ -55,6 +55,7 @@ public class HotPathBenchmark {
     StoredResponse response;
     byte[] encodedResponse;
     AtomicLong seq = new AtomicLong();
+    final RecordKey replayKey = new RecordKey("tickets", "s", "c:replayed");
 
     @Setup
     public void setup() {
@@ -70,6 +71,8 @@ public class HotPathBenchmark {
         response = new StoredResponse(201, List.of(new StoredHeader("content-type", "application/json")),
                 "{\"id\":\"T-1\"}".getBytes(StandardCharsets.UTF_8));
         encodedResponse = dev.idemproxy.core.store.StoreCodec.encodeResponse(response);
+        store.claim(replayKey, "fp", "owner", Duration.ofSeconds(30), new ClaimContext("owner")).toCompletableFuture().join();
+        store.complete(replayKey, "owner", response, 1, Duration.ofHours(1)).toCompletableFuture().join();
     }
 
     @TearDown
@@ -135,6 +138,12 @@ public class HotPathBenchmark {
     @Benchmark
     public StoredResponse decodeStoredResponse() {
         return dev.idemproxy.core.store.StoreCodec.decodeResponse(encodedResponse);
+    }
+
+    /** What a duplicate of an ended call costs the memory store: a claim answered with the stored response. */
+    @Benchmark
+    public Object replayOnMemoryStore() {
+        return store.claim(replayKey, "fp", "other", Duration.ofSeconds(30), new ClaimContext("other")).toCompletableFuture().join();
     }
 
     @Benchmark

@@ -108,6 +108,20 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     @Override
     public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
         return run(() -> {
+            // A duplicate of a call that ended (or is in flight) changes nothing: answered from a
+            // read, without the write that compute costs. What the read saw was the record at that
+            // moment; any claim that would change it goes through compute, atomically.
+            IdempotencyRecord seen = records.getIfPresent(key.id());
+            if (seen != null) {
+                Instant now = now();
+                IdempotencyRecord live = RecordTransitions.live(seen, now);
+                if (live != null) {
+                    ClaimTransition t = RecordTransitions.claim(live, fingerprint, owner, lease, ctx, now);
+                    if (t.next() == null) {
+                        return t.result();
+                    }
+                }
+            }
             AtomicReference<ClaimResult> result = new AtomicReference<>();
             records.asMap().compute(key.id(), (k, current) -> {
                 Instant now = now();
