@@ -1,5 +1,6 @@
 package dev.idemproxy.core.pipeline;
 
+import dev.idemproxy.core.Failures;
 import dev.idemproxy.core.call.CallId;
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.call.CallProtection;
@@ -132,11 +133,6 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         answer.whenComplete((result, error) -> ctx.executor().execute(() -> onClaim(p, result, error)));
     }
 
-    /** The store's own failure, not the future's wrapper around it. */
-    private static Throwable unwrap(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    }
-
     /**
      * The claim keeps its record, should the call's owner die mid-call, as long as the outcome
      * would have been kept: the route's {@code ttl}, or for a derived key its window (capped at
@@ -154,7 +150,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
 
     private void onClaim(Pending p, ClaimResult result, Throwable failure) {
         p.claiming = false;
-        Throwable error = failure == null ? null : unwrap(failure);
+        Throwable error = failure == null ? null : Failures.cause(failure);
         if (error instanceof ClaimAnswerLostException lost
                 && (pending != p || services.onUnavailable() != StorePolicy.OnUnavailable.PASSTHROUGH)) {
             // Nothing is forwarded for this claim (its client left, or it is answered 503), so a

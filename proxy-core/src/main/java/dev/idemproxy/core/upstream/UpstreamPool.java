@@ -1,5 +1,6 @@
 package dev.idemproxy.core.upstream;
 
+import dev.idemproxy.core.Failures;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -65,7 +66,7 @@ final class UpstreamPool {
         Promise<Channel> promise = loop.newPromise();
         resolver.resolve(key.host(), key.port()).whenComplete((address, error) -> loop.execute(() -> {
             if (error != null) {
-                promise.tryFailure(error instanceof java.util.concurrent.CompletionException ? error.getCause() : error);
+                promise.tryFailure(Failures.cause(error));
                 return;
             }
             Bootstrap b = new Bootstrap()

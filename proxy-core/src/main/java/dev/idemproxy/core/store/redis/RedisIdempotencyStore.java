@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.Checks;
+import dev.idemproxy.core.Failures;
 import dev.idemproxy.core.IoLoops;
 import dev.idemproxy.core.Transport;
 import dev.idemproxy.core.store.ClaimAnswerLostException;
@@ -55,7 +56,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -384,7 +384,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * been a takeover, which must stay.
      */
     private static Throwable lostOrRefused(Throwable error, boolean refusedUnsent, long recordLifetimeMillis) {
-        Throwable cause = causeOf(error);
+        Throwable cause = Failures.cause(error);
         if (refusedUnsent || cause instanceof RedisCommandExecutionException || isRefusedWhileDisconnected(cause)) {
             return error;
         }
@@ -460,7 +460,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private static boolean isSyntaxError(Throwable error) {
-        Throwable cause = causeOf(error);
+        Throwable cause = Failures.cause(error);
         return cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).contains("syntax error");
     }
 
@@ -665,13 +665,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return result;
     }
 
-    /** The failure itself, not a future's wrapper around it. */
-    private static Throwable causeOf(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    }
-
     private static Throwable unavailable(Throwable error) {
-        Throwable cause = causeOf(error);
+        Throwable cause = Failures.cause(error);
         if (cause instanceof StoreUnavailableException || cause instanceof IllegalArgumentException) {
             return cause;
         }

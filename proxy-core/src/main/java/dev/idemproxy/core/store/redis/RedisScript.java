@@ -1,5 +1,6 @@
 package dev.idemproxy.core.store.redis;
 
+import dev.idemproxy.core.Failures;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -8,7 +9,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -41,7 +41,7 @@ final class RedisScript {
             if (error == null) {
                 return CompletableFuture.completedFuture(value);
             }
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = Failures.cause(error);
             if (cause instanceof RedisNoScriptException || String.valueOf(cause.getMessage()).startsWith("NOSCRIPT")) {
                 return redis.<T>eval(source, output, keys, args).toCompletableFuture();
             }
