@@ -32,12 +32,17 @@ public final class ReplayAuthority {
         HttpHeaders h = request.headers();
         String presented = h.get(TOKEN_HEADER);
         String record = h.get(RECORD_HEADER);
-        String callId = h.get(CallIdentity.X_CALL_ID);
-        h.remove(TOKEN_HEADER).remove(RECORD_HEADER);
+        if (presented != null) {  // a header's every value goes, but one that is absent costs no removal
+            h.remove(TOKEN_HEADER);
+        }
+        if (record != null) {
+            h.remove(RECORD_HEADER);
+        }
         if (presented == null || !MessageDigest.isEqual(presented.getBytes(StandardCharsets.US_ASCII),
                 token.getBytes(StandardCharsets.US_ASCII))) {
             return null;
         }
+        String callId = h.get(CallIdentity.X_CALL_ID);
         if (callId == null || !dev.idemproxy.core.Checks.isLowerHex(callId, 32)) {
             return null;
         }
