@@ -9,19 +9,18 @@ import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
-import dev.idemproxy.core.testing.RedisServerFixture;
+import dev.idemproxy.core.testing.RedisServerExtension;
 import dev.idemproxy.core.testing.ReplyDroppingRelay;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A claim Redis wrote but whose answer was lost on the way back (through a relay that drops the
@@ -33,31 +32,21 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisLostClaimTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
-    private RedisServerFixture redis;
+    @RegisterExtension
+    static final RedisServerExtension REDIS = RedisServerExtension.standalone();
     private ReplyDroppingRelay relay;
     private RedisIdempotencyStore viaRelay;
     private RedisIdempotencyStore direct;
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private int n;
 
-    @BeforeAll
-    void startRedis() {
-        redis = RedisServerFixture.startStandalone();
-    }
-
-    @AfterAll
-    void stopRedis() {
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     @BeforeEach
     void connect() throws Exception {
-        relay = new ReplyDroppingRelay(redis.port());
+        relay = new ReplyDroppingRelay(REDIS.server().port());
         viaRelay = RedisIdempotencyStore.connect(new RedisPolicy("redis://127.0.0.1:" + relay.port(), "standalone", "lost:"),
                 Duration.ofSeconds(2));
-        direct = RedisIdempotencyStore.connect(new RedisPolicy(redis.uri(), "standalone", "lost:"), Duration.ofSeconds(2));
+        direct = RedisIdempotencyStore.connect(new RedisPolicy(REDIS.server().uri(), "standalone", "lost:"), Duration.ofSeconds(2));
     }
 
     @AfterEach

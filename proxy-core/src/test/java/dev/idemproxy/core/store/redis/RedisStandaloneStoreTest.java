@@ -7,31 +7,20 @@ import dev.idemproxy.core.store.IdempotencyStoreContract;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
+import dev.idemproxy.core.testing.RedisServerExtension;
 import dev.idemproxy.core.testing.RedisServerFixture;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The store contract against a real standalone redis-server, plus an outage and a restart. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisStandaloneStoreTest extends IdempotencyStoreContract {
-    private RedisServerFixture redis;
-
-    @BeforeAll
-    void startRedis() {
-        redis = RedisServerFixture.startStandalone();
-    }
-
-    @AfterAll
-    void stopRedis() {
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final RedisServerExtension REDIS = RedisServerExtension.standalone();
 
     @Override
     protected IdempotencyStore newStore() {
@@ -40,12 +29,12 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
 
     /** The private redis-server. */
     protected RedisServerFixture redisServer() {
-        return redis;
+        return REDIS.server();
     }
 
     /** The private redis-server's URI. */
     protected String redisUri() {
-        return redis.uri();
+        return REDIS.server().uri();
     }
 
     @Override
@@ -64,7 +53,7 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
         RecordKey key = new RecordKey("r", "s", "outage");
         assertThat(await(store.get(key))).isEmpty();
         assertThat(store.isAvailable()).isTrue();
-        redis.stop();
+        REDIS.server().stop();
         try {
             assertThat(store.get(key).toCompletableFuture())
                     .failsWithin(Duration.ofSeconds(10))
@@ -77,7 +66,7 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
             }
             assertThat(store.isAvailable()).isFalse();
         } finally {
-            redis.start();
+            REDIS.server().start();
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!store.isAvailable() && System.nanoTime() < deadline) {
