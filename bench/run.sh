@@ -192,11 +192,12 @@ pinned() { # cpu cmd... : run pinned to one core, at the chosen nice value
     exec nice -n "$NICE" taskset -c "$cpu" "$@"
 }
 
-cpu_busy_ticks() { # cpu index -> "busy total" from /proc/stat
-    awk -v c="cpu$1" '$1 == c { t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6; print t - idle, t }' /proc/stat
+cpu_busy_ticks() { # cpu index -> "busy total steal" from /proc/stat (steal: the ticks the hypervisor
+    # ran other guests while this virtual CPU wanted to run; /proc/stat counts them as busy)
+    awk -v c="cpu$1" '$1 == c { t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6; print t - idle, t, $9 + 0 }' /proc/stat
 }
-steal_ticks() { # cpu index -> the ticks the hypervisor ran something else while this virtual CPU wanted to run
-    awk -v c="cpu$1" '$1 == c { print ($9 == "" ? 0 : $9) }' /proc/stat
+steal_of() { # "busy total steal" -> steal
+    echo "${1##* }"
 }
 share_pct() { # ticks, a core's "busy total" before and after -> those ticks in percent of the core's time
     awk -v d="$1" -v a="$2" -v b="$3" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[2] - x[2]) > 0 ? 100 * d / (y[2] - x[2]) : 0) }'
@@ -700,7 +701,6 @@ measure() { # unit scenario rep [attempt]
     [[ -n "$REDIS_PID" ]] && { r0=$(cpu_ticks "$REDIS_PID") || die "redis-server ($REDIS_PID) is gone"; }
     t0=$(cpu_ticks "$pid") || { DEAD[$u]=1; PROBLEMS+=("$u (pid $pid) was gone before $s run $rep$(last_words "$u")"); return 0; }
     c0a=$(cpu_busy_ticks "$PROXY_CPU"); c1a=$(cpu_busy_ticks "$LOAD_CPU")
-    s0a=$(steal_ticks "$PROXY_CPU"); s1a=$(steal_ticks "$LOAD_CPU")
     if ! run_wrk "$u" "$s" "$DURATION" "$logf" "$nonce"; then
         PROBLEMS+=("$u/$s run $rep: wrk failed: $(tr '\n' ' ' <"$logf" | cut -c1-300)")
         log "ERROR: wrk failed for $u/$s run $rep: $(cat "$logf")"
@@ -709,7 +709,6 @@ measure() { # unit scenario rep [attempt]
     # a process that died during the run has no /proc entry left to read
     t1=$(cpu_ticks "$pid") || t1=""
     c0b=$(cpu_busy_ticks "$PROXY_CPU"); c1b=$(cpu_busy_ticks "$LOAD_CPU")
-    s0b=$(steal_ticks "$PROXY_CPU"); s1b=$(steal_ticks "$LOAD_CPU")
     u1=$(cpu_ticks "$UP_WORKER") || u1=$u0
     [[ -n "$REDIS_PID" ]] && { r1=$(cpu_ticks "$REDIS_PID") || r1=$r0; }
     times >"$WORK/times.after"
@@ -745,8 +744,8 @@ measure() { # unit scenario rep [attempt]
     redis_pct=$(share_pct "$((r1 - r0))" "$c0a" "$c0b")
     # steal: the share of each core's time that the hypervisor gave to other guests while ours
     # wanted to run (a virtual machine on a shared host); /proc/stat counts it as busy
-    steal0=$(share_pct "$((s0b - s0a))" "$c0a" "$c0b")
-    steal1=$(share_pct "$((s1b - s1a))" "$c1a" "$c1b")
+    steal0=$(share_pct "$(( $(steal_of "$c0b") - $(steal_of "$c0a") ))" "$c0a" "$c0b")
+    steal1=$(share_pct "$(( $(steal_of "$c1b") - $(steal_of "$c1a") ))" "$c1a" "$c1b")
     # what else ran on the proxy's core: its busy time less the process under test (direct: all
     # of it) and less the steal, and less redis-server if it was put there (--redis-cpu)
     if [[ $u == direct ]]; then others0=$core0; else others0=$(( core0 > proc_pct ? core0 - proc_pct : 0 )); fi
