@@ -27,17 +27,16 @@ final class IdleConnections {
         return idle.size();
     }
 
-    void add(Channel ch) {
-        idle.addLast(new Idle(ch, System.nanoTime()));
+    void add(Channel ch, UpstreamHandler handler) {
+        idle.addLast(new Idle(ch, handler, System.nanoTime()));
         if (sweep == null) {
             sweep = loop.schedule(this::sweep, timeoutNanos, TimeUnit.NANOSECONDS);
         }
     }
 
     /** The most recently returned connection, or null. */
-    Channel pollNewest() {
-        Idle newest = idle.pollLast();
-        return newest == null ? null : newest.channel;
+    Idle pollNewest() {
+        return idle.pollLast();
     }
 
     void closeAll() {
@@ -58,12 +57,15 @@ final class IdleConnections {
         }
     }
 
-    private static final class Idle {
+    /** A pooled connection with its pipeline's {@link UpstreamHandler}, so reuse looks nothing up. */
+    static final class Idle {
         final Channel channel;
+        final UpstreamHandler handler;
         final long since;
 
-        Idle(Channel channel, long since) {
+        Idle(Channel channel, UpstreamHandler handler, long since) {
             this.channel = channel;
+            this.handler = handler;
             this.since = since;
         }
     }

@@ -1,9 +1,11 @@
 package dev.idemproxy.core.upstream;
 
+import dev.idemproxy.core.ProxyHeaders;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import javax.net.ssl.SSLEngine;
@@ -20,6 +22,13 @@ final class UpstreamChannelInitializer extends ChannelInitializer<SocketChannel>
     static final String IDLE = "idle";
     static final String UPSTREAM = "upstream";
 
+    /** Netty's client defaults but for the sizes, with the proxy's header-name check. */
+    private static final HttpDecoderConfig DECODER = new HttpDecoderConfig()
+            .setMaxInitialLineLength(8192)
+            .setMaxHeaderSize(64 * 1024)
+            .setMaxChunkSize(64 * 1024)
+            .setHeadersFactory(ProxyHeaders.HEADERS);
+
     private final PoolKey key;
     private final SslContext sslContext;
 
@@ -34,7 +43,7 @@ final class UpstreamChannelInitializer extends ChannelInitializer<SocketChannel>
         if (sslContext != null) {
             addTls(ch, p);
         }
-        p.addLast(HTTP_CODEC, new HttpClientCodec(8192, 64 * 1024, 64 * 1024));
+        p.addLast(HTTP_CODEC, new HttpClientCodec(DECODER, false, false));
         p.addLast(IDLE, new UpstreamIdleHandler(key.idle().toNanos()));
         p.addLast(UPSTREAM, new UpstreamHandler());
     }

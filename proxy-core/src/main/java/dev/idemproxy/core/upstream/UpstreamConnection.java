@@ -35,7 +35,7 @@ public final class UpstreamConnection {
         handler.detach();
         channel.config().setAutoRead(true);
         if (reusable) {
-            pool.release(channel);
+            pool.release(channel, handler);
         } else {
             channel.close();
         }

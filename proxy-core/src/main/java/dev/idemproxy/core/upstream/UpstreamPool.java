@@ -38,17 +38,17 @@ final class UpstreamPool {
     }
 
     /** An idle pooled channel on {@code loop}, ready now, or null. Must be called on {@code loop}. */
-    Channel pollIdle(EventLoop loop) {
+    IdleConnections.Idle pollIdle(EventLoop loop) {
         IdleConnections connections = idle.get(loop);
         if (connections == null) {
             return null;
         }
-        Channel ch;
-        while ((ch = connections.pollNewest()) != null) {
-            if (ch.isActive() && !ch.pipeline().get(UpstreamHandler.class).isAttached()) {
-                return ch;
+        IdleConnections.Idle i;
+        while ((i = connections.pollNewest()) != null) {
+            if (i.channel.isActive() && !i.handler.isAttached()) {
+                return i;
             }
-            ch.close();
+            i.channel.close();
         }
         return null;
     }
@@ -58,8 +58,8 @@ final class UpstreamPool {
      * Must be called on {@code loop}; the promise completes on it.
      */
     Future<Channel> acquire(EventLoop loop) {
-        Channel ch = pollIdle(loop);
-        return ch != null ? loop.newSucceededFuture(ch) : connect(loop);
+        IdleConnections.Idle i = pollIdle(loop);
+        return i != null ? loop.newSucceededFuture(i.channel) : connect(loop);
     }
 
     private Future<Channel> connect(EventLoop loop) {
@@ -101,14 +101,14 @@ final class UpstreamPool {
     }
 
     /** Returns a healthy connection whose exchange ended cleanly; must be called on its loop. */
-    void release(Channel ch) {
+    void release(Channel ch, UpstreamHandler handler) {
         IdleConnections connections = idle.computeIfAbsent(ch.eventLoop(),
                 l -> new IdleConnections(l, key.pool().idleTimeout().toNanos()));
         if (!ch.isActive() || connections.size() >= key.pool().maxIdle()) {
             ch.close();
             return;
         }
-        connections.add(ch);
+        connections.add(ch, handler);
     }
 
     /** Closes every idle connection; leased ones close when their calls end. */

@@ -80,13 +80,12 @@ public final class UpstreamPools implements AutoCloseable {
      */
     public UpstreamConnection tryPooled(Route route, EventLoop loop, UpstreamListener listener) {
         UpstreamPool pool = pool(route);
-        Channel ch = pool.pollIdle(loop);
-        if (ch == null) {
+        IdleConnections.Idle idle = pool.pollIdle(loop);
+        if (idle == null) {
             return null;
         }
-        UpstreamHandler h = ch.pipeline().get(UpstreamHandler.class);
-        h.attach(listener);
-        return new UpstreamConnection(ch, pool, h);
+        idle.handler.attach(listener);
+        return new UpstreamConnection(idle.channel, pool, idle.handler);
     }
 
     /**
