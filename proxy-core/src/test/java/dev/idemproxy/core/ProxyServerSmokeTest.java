@@ -68,6 +68,49 @@ class ProxyServerSmokeTest {
         assertThat(p.body()).startsWith("POST /api/y").endsWith("len=7");
     }
 
+    /** An upstream answering with a header name that is not a token: the response is not passed on. */
+    @Test
+    void anUpstreamResponseWithABadHeaderNameIsA502() throws Exception {
+        try (java.net.ServerSocket raw = new java.net.ServerSocket(0, 8, java.net.InetAddress.getLoopbackAddress())) {
+            Thread answerer = new Thread(() -> {
+                for (String name : List.of("X-Bad@Name", "X-Good~Name")) {
+                    try (Socket s = raw.accept()) {
+                        InputStream in = s.getInputStream();
+                        int state = 0;
+                        while (state < 4) {  // read up to the blank line ending the request head
+                            int b = in.read();
+                            state = b < 0 ? 4 : (b == (state % 2 == 0 ? '\r' : '\n') ? state + 1 : 0);
+                        }
+                        OutputStream out = s.getOutputStream();
+                        out.write(("HTTP/1.1 200 OK\r\n" + name + ": v\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+                                .getBytes(StandardCharsets.ISO_8859_1));
+                        out.flush();
+                        s.shutdownOutput();
+                        in.readAllBytes();
+                    } catch (Exception e) {
+                        return;
+                    }
+                }
+            });
+            answerer.setDaemon(true);
+            answerer.start();
+            proxy.stop(Duration.ofSeconds(1));
+            Route r = Route.passThrough("raw", new RouteMatch(null, "/raw", Set.of()), URI.create("http://127.0.0.1:" + raw.getLocalPort()));
+            proxy = new ProxyServer(ProxyConfig.empty().withListen(new HostPort("127.0.0.1", 0), AdminPolicy.DEFAULT).withRoutes(List.of(r)));
+            proxy.start();
+
+            HttpResponse<String> bad = client.send(HttpRequest.newBuilder(proxyUri("/raw/a")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(bad.statusCode()).isEqualTo(502);
+            assertThat(bad.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(bad.headers().map().keySet()).noneMatch(k -> k.toLowerCase(java.util.Locale.ROOT).startsWith("x-bad"));
+            HttpResponse<String> good = client.send(HttpRequest.newBuilder(proxyUri("/raw/b")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(good.statusCode()).isEqualTo(200);
+            assertThat(good.headers().firstValue("X-Good~Name")).hasValue("v");
+            assertThat(good.body()).isEqualTo("ok");
+            answerer.join(5_000);
+        }
+    }
+
     @Test
     void listeningOnABusyPortIsABindExceptionWithTheOsReason() {
         ProxyConfig busy = ProxyConfig.empty().withListen(

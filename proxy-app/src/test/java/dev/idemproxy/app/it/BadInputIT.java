@@ -7,6 +7,7 @@ import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.RawHttp;
 import dev.idemproxy.core.testing.TestUpstream;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -86,6 +87,24 @@ class BadInputIT {
             raw.write("GET /x HTTP/1.1\r\nHost: a\r\nBad Header Name: x\r\n\r\n");
             assertThat(raw.readResponse().status()).isEqualTo(400);
         }
+    }
+
+    @Test
+    void headerNameOutsideTheTokenCharactersIs400AndNotForwarded() throws Exception {
+        int before = upstream.requestCount();
+        for (String name : List.of("X-Bad@Name", "X-Bad(Name)", "X-Bad/Name", "X-Bad\"Name", "X-Bad\u00e9")) {
+            try (RawHttp raw = connect()) {
+                raw.write("GET /x HTTP/1.1\r\nHost: a\r\n" + name + ": x\r\n\r\n");
+                RawHttp.Response r = raw.readResponse();
+                assertThat(r.status()).as(name).isEqualTo(400);
+                assertThat(r.bodyAsString()).as(name).contains("urn:idemproxy:problem:bad-request");
+            }
+        }
+        try (RawHttp raw = connect()) {  // the same request with a good name is forwarded
+            raw.write("GET /x HTTP/1.1\r\nHost: a\r\nX-Good~Name: x\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(200);
+        }
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
     }
 
     @Test

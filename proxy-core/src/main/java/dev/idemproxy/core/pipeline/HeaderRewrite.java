@@ -1,5 +1,9 @@
 package dev.idemproxy.core.pipeline;
 
+import static dev.idemproxy.core.ProxyHeaders.X_FORWARDED_FOR;
+import static dev.idemproxy.core.ProxyHeaders.X_FORWARDED_HOST;
+import static dev.idemproxy.core.ProxyHeaders.X_FORWARDED_PROTO;
+
 import dev.idemproxy.core.route.Route;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -24,9 +28,6 @@ final class HeaderRewrite {
         HttpHeaderNames.PROXY_AUTHENTICATE, HttpHeaderNames.PROXY_AUTHORIZATION, HttpHeaderNames.TE,
         HttpHeaderNames.TRAILER, HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderNames.UPGRADE,
     };
-    static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
-    static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
-    static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
 
     private HeaderRewrite() {}
 

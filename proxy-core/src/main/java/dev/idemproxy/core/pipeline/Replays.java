@@ -1,5 +1,6 @@
 package dev.idemproxy.core.pipeline;
 
+import dev.idemproxy.core.ProxyHeaders;
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
@@ -113,6 +114,7 @@ final class Replays {
         private final byte[] storedLines;
 
         ReplayHeaders(byte[] storedLines) {
+            super(true, ProxyHeaders.NAME_CHECK);
             this.storedLines = storedLines;
         }
 

@@ -1,5 +1,6 @@
 package dev.idemproxy.core.pipeline;
 
+import dev.idemproxy.core.ProxyHeaders;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -46,7 +47,8 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
                 .setMaxHeaderSize(maxHeaderSize)
                 .setMaxChunkSize(64 * 1024)
                 .setAllowDuplicateContentLengths(false)
-                .setStrictLineParsing(true);
+                .setStrictLineParsing(true)
+                .setHeadersFactory(ProxyHeaders.HEADERS);
         init(new StrictRequestDecoder(cfg), new ResponseEncoder());
     }
 

@@ -1,0 +1,106 @@
+package dev.idemproxy.core;
+
+import dev.idemproxy.core.call.CallIdentity;
+import io.netty.handler.codec.DefaultHeaders.NameValidator;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeadersFactory;
+import io.netty.util.AsciiString;
+
+/**
+ * The header names the proxy adds to forwarded requests, and the check of a header name
+ * (RFC 9110 §5.1: a token of at least one character) for the header maps of both HTTP legs,
+ * decoded or written. The check accepts and refuses exactly what Netty's default one does, with
+ * the same exception type, so a bad name on the wire is still a decoder failure (400 for a
+ * client, a malformed response from an upstream). It costs less on every proxied request: names
+ * the proxy itself sets are constants, valid by construction and recognised by identity; other
+ * names take one table look-up per character.
+ * This class is stateless.
+ */
+public final class ProxyHeaders implements NameValidator<CharSequence> {
+    public static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
+    public static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
+    public static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
+
+    public static final ProxyHeaders NAME_CHECK = new ProxyHeaders();
+
+    /** Headers as both codecs create them, with this check in place of Netty's. */
+    public static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withNameValidator(NAME_CHECK);
+
+    private static final boolean[] TOKEN = new boolean[256];
+
+    static {
+        for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
+            TOKEN[c] = true;
+        }
+        for (char c = '0'; c <= '9'; c++) {
+            TOKEN[c] = true;
+        }
+        for (char c = 'a'; c <= 'z'; c++) {
+            TOKEN[c] = true;
+            TOKEN[c - 'a' + 'A'] = true;
+        }
+    }
+
+    /**
+     * Names the proxy sets on the hot path; each is checked once below, when this class loads,
+     * so a wrong constant fails at start instead of passing unchecked.
+     */
+    private static final AsciiString[] TRUSTED = {
+        HttpHeaderNames.HOST, HttpHeaderNames.CONTENT_LENGTH, HttpHeaderNames.TRANSFER_ENCODING,
+        HttpHeaderNames.CONNECTION, HttpHeaderNames.CONTENT_TYPE,
+        X_FORWARDED_FOR, X_FORWARDED_PROTO, X_FORWARDED_HOST,
+        CallIdentity.X_CALL_ID, CallIdentity.X_ATTEMPT, CallIdentity.X_ATTEMPTS, CallIdentity.IDEMPOTENT_REPLAYED,
+        CallIdentity.X_REQUEST_TIMEOUT_MS, CallIdentity.X_RETRY_BUDGET_REMAINING,
+    };
+
+    static {
+        for (AsciiString name : TRUSTED) {
+            NAME_CHECK.checkAll(name);
+        }
+    }
+
+    private ProxyHeaders() {}
+
+    @Override
+    public void validateName(CharSequence name) {
+        if (name instanceof AsciiString) {
+            for (AsciiString t : TRUSTED) {
+                if (t == name) {
+                    return;
+                }
+            }
+        }
+        checkAll(name);
+    }
+
+    /** The character-by-character check, without the identity shortcut. */
+    void checkAll(CharSequence name) {
+        int length = name == null ? 0 : name.length();
+        if (length == 0) {
+            throw new IllegalArgumentException("empty headers are not allowed [" + name + ']');
+        }
+        if (name instanceof AsciiString) {
+            AsciiString a = (AsciiString) name;
+            byte[] bytes = a.array();
+            int start = a.arrayOffset();
+            for (int i = 0; i < length; i++) {
+                if (!TOKEN[bytes[start + i] & 0xff]) {
+                    throw invalid(name, i);
+                }
+            }
+            return;
+        }
+        for (int i = 0; i < length; i++) {
+            char c = name.charAt(i);
+            if (c > 0xff || !TOKEN[c]) {
+                throw invalid(name, i);
+            }
+        }
+    }
+
+    private static IllegalArgumentException invalid(CharSequence name, int index) {
+        return new IllegalArgumentException("a header name can only contain \"token\" characters, but found invalid character 0x"
+                + Integer.toHexString(name.charAt(index)) + " at index " + index + " of header '" + name + "'.");
+    }
+}
