@@ -58,9 +58,31 @@ final class ChildProxy implements AutoCloseable {
         reader(process.getErrorStream(), true).start();
     }
 
+    /**
+     * What a child is started through: nothing, unless this JVM runs with SIGHUP ignored (under
+     * {@code nohup}, say), which a child would inherit and could not undo, so that the reload
+     * tests' signal would never arrive. Then GNU env resets SIGHUP to its default and execs java
+     * (so the pid is still the JVM's).
+     */
+    private static final List<String> PLAIN_PREFIX = hupIgnoredHere() ? List.of("env", "--default-signal=HUP") : List.of();
+
     /** Starts {@code java <flags> -jar <JAR> args...} in {@code workDir} with extra environment variables. */
     static ChildProxy start(Path workDir, Map<String, String> env, String... args) {
-        return start(List.of(), workDir, env, args);
+        return start(PLAIN_PREFIX, workDir, env, args);
+    }
+
+    /** Whether this process ignores SIGHUP (bit 0 of SigIgn in /proc/self/status); false where that cannot be read. */
+    static boolean hupIgnoredHere() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("SigIgn:")) {
+                    return (Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16) & 1L) != 0;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        return false;
     }
 
     /**
