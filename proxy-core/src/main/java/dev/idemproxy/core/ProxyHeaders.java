@@ -74,29 +74,43 @@ public final class ProxyHeaders implements NameValidator<CharSequence> {
         checkAll(name);
     }
 
+    /** Whether {@code name} is a header name: a token of at least one character. */
+    public static boolean isToken(CharSequence name) {
+        return name != null && name.length() > 0 && firstNonToken(name) < 0;
+    }
+
     /** The character-by-character check, without the identity shortcut. */
     void checkAll(CharSequence name) {
-        int length = name == null ? 0 : name.length();
-        if (length == 0) {
+        if (name == null || name.length() == 0) {
             throw new IllegalArgumentException("empty headers are not allowed [" + name + ']');
         }
+        int bad = firstNonToken(name);
+        if (bad >= 0) {
+            throw invalid(name, bad);
+        }
+    }
+
+    /** The index of the first character of {@code name} that is not a token character, or -1. */
+    private static int firstNonToken(CharSequence name) {
+        int length = name.length();
         if (name instanceof AsciiString) {
             AsciiString a = (AsciiString) name;
             byte[] bytes = a.array();
             int start = a.arrayOffset();
             for (int i = 0; i < length; i++) {
                 if (!TOKEN[bytes[start + i] & 0xff]) {
-                    throw invalid(name, i);
+                    return i;
                 }
             }
-            return;
+            return -1;
         }
         for (int i = 0; i < length; i++) {
             char c = name.charAt(i);
             if (c > 0xff || !TOKEN[c]) {
-                throw invalid(name, i);
+                return i;
             }
         }
+        return -1;
     }
 
     private static IllegalArgumentException invalid(CharSequence name, int index) {

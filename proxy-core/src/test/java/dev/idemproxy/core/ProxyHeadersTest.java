@@ -63,6 +63,14 @@ class ProxyHeadersTest {
     }
 
     @Test
+    void isTokenAgreesWithTheCheck() {
+        for (String s : new String[] {"X-Ok", "a", "~", "", "X Bad", "X-Bad@", "X-\u00e9", "X-\u0100"}) {
+            assertThat(ProxyHeaders.isToken(s)).as(s).isEqualTo(accepts(NETTY, s));
+        }
+        assertThat(ProxyHeaders.isToken(null)).isFalse();
+    }
+
+    @Test
     void anAsciiStringIsReadFromItsOffsetOnly() {
         AsciiString whole = new AsciiString("@@x-good@@");
         assertThat(accepts(ProxyHeaders.NAME_CHECK, whole.subSequence(2, 8, false))).isTrue();

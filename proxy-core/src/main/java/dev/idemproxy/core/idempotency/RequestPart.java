@@ -3,6 +3,8 @@ package dev.idemproxy.core.idempotency;
 import static dev.idemproxy.core.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.ProxyHeaders;
+
 /**
  * A part of a request named in config: {@code method}, {@code path}, {@code body},
  * {@code header:NAME}, {@code query:NAME} or {@code body:/json/pointer}. This class is immutable.
@@ -30,7 +32,7 @@ public record RequestPart(Kind kind, String name) {
         String expected = " (expected: method, path, body, header:NAME, query:NAME or body:/json/pointer)";
         switch (prefix) {
             case "header":
-                requireArgument(rest.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+"), "'" + text + "' has no valid header name" + expected);
+                requireArgument(ProxyHeaders.isToken(rest), "'" + text + "' has no valid header name" + expected);
                 return new RequestPart(Kind.HEADER, rest);
             case "query":
                 requireArgument(!rest.isEmpty(), "'" + text + "' has no parameter name" + expected);

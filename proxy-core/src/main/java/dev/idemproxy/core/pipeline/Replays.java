@@ -74,7 +74,7 @@ final class Replays {
                 continue;
             }
             String value = h.value();
-            if (name.isEmpty() || HttpHeaderValidationUtil.validateToken(name) != -1) {
+            if (!ProxyHeaders.isToken(name)) {
                 throw new IllegalArgumentException("stored header name is not a token: '" + name + "'");
             }
             if (HttpHeaderValidationUtil.validateValidHeaderValue(value) != -1) {
