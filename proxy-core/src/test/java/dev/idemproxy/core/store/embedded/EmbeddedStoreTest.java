@@ -109,6 +109,22 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
     }
 
     /**
+     * The purge's pace follows what it finds: the full pause after a slice of live entries, none
+     * after a slice that had all expired, in proportion between (a fixed pause capped deletions
+     * below the rate a busy route writes entries at, and the file grew without bound).
+     */
+    @Test
+    void theSweepPausesLessTheMoreOfASliceHadExpired() {
+        long full = EmbeddedIdempotencyStore.SWEEP_PAUSE_MILLIS;
+        assertThat(EmbeddedIdempotencyStore.pauseAfter(full, 4096, 0)).isEqualTo(full);
+        assertThat(EmbeddedIdempotencyStore.pauseAfter(full, 4096, 4096)).isZero();
+        assertThat(EmbeddedIdempotencyStore.pauseAfter(full, 4096, 1024)).isEqualTo(full * 3 / 4);
+        assertThat(EmbeddedIdempotencyStore.pauseAfter(full, 4096, 3072)).isEqualTo(full / 4);
+        assertThat(EmbeddedIdempotencyStore.pauseAfter(full, 0, 0)).isEqualTo(full);  // an empty slice: the map ended
+        assertThat(EmbeddedIdempotencyStore.pauseAfter(0, 4096, 0)).isZero();       // an unpaced sweep stays unpaced
+    }
+
+    /**
      * A purge sweep in slices of 7 entries (each a turn of the store thread) deletes exactly the
      * expired records, receipts and counters among 200 of each, whatever slice they fall in, and
      * leaves the live ones readable; calls made between the slices are served.
