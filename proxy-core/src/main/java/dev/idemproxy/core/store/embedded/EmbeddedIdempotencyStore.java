@@ -467,8 +467,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
      * them: the full pause when it deleted none, none when it deleted all, in proportion between.
      * A fixed pause capped deletions at about 40,000 a second: under a steady load that writes more
      * entries than that (a record and a receipt per call, 20,000 calls a second), the sweep fell
-     * ever further behind and the file grew without bound, gigabytes in minutes, every commit's
-     * free-space search and every cache miss costing more as it grew. Where most of a slice has
+     * behind and the file grew by gigabytes within minutes, every commit's free-space search and
+     * every cache miss costing more as it grew (docs/benchmarks.md). Where most of a slice has
      * expired, the slice's deletions are the work that has to be done anyway, so the sweep goes on
      * at once (after the operations queued meanwhile); where little has, it keeps the slow pace.
      */
