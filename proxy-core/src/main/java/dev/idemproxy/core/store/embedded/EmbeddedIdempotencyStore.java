@@ -214,15 +214,22 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         EmbeddedIdempotencyStore[] self = {null};
         MVStore mv;
         try {
-            mv = new MVStore.Builder()
-                    .fileName(file.toString())
-                    .backgroundExceptionHandler((t, e) -> {
-                        if (self[0] != null) {  // during open, the failure is thrown to the caller instead
-                            log.error("embedded store background write failed: {}", e.toString(), e);
-                            self[0].failed = true;
-                        }
-                    })
-                    .open();
+            KeptLengthFileStore fileStore = new KeptLengthFileStore();
+            fileStore.open(file.toString(), false, null);  // locks the file, or throws
+            try {
+                mv = new MVStore.Builder()
+                        .adoptFileStore(fileStore)  // the MVStore closes it
+                        .backgroundExceptionHandler((t, e) -> {
+                            if (self[0] != null) {  // during open, the failure is thrown to the caller instead
+                                log.error("embedded store background write failed: {}", e.toString(), e);
+                                self[0].failed = true;
+                            }
+                        })
+                        .open();
+            } catch (RuntimeException e) {
+                fileStore.close();
+                throw e;
+            }
         } catch (MVStoreException e) {
             if (e.getErrorCode() == DataUtils.ERROR_FILE_LOCKED) {
                 throw new StoreUnavailableException("data directory " + directory + " is in use by another process", e);

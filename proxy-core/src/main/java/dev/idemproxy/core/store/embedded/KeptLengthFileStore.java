@@ -1,0 +1,29 @@
+package dev.idemproxy.core.store.embedded;
+
+import java.util.HashMap;
+import org.h2.mvstore.SingleFileStore;
+
+/**
+ * MVStore's single-file store, except that the file is never shortened: space freed at its end is
+ * reused by later chunks instead of being given back to the file system.
+ *
+ * <p>MVStore shortens the file inside a chunk write whenever the end of the file has become free,
+ * with a sync and a truncate while it holds the lock every commit needs. After the purge has
+ * freed the tail of a large file (say, at the first commit after a quiet minute), that truncate
+ * released a gigabyte of blocks, and on a file system mounted with online discard it held every
+ * commit, and so every protected call, for half a second: a 10 s run of protected POSTs after 75 s
+ * of idleness had a p99 of 515 ms and a maximum of 631 ms, and a thread dump showed MVStore's save
+ * thread in {@code truncate} while the store thread waited for its commit (docs/benchmarks.md).
+ * A file that keeps its largest size is what most databases do; operations.md says how to size
+ * the volume for it.
+ */
+final class KeptLengthFileStore extends SingleFileStore {
+    KeptLengthFileStore() {
+        super(new HashMap<>());
+    }
+
+    @Override
+    protected void shrinkStoreIfPossible(int minPercent) {
+        // never: see the class comment
+    }
+}
