@@ -480,10 +480,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
      * at once (after the operations queued meanwhile); where little has, it keeps the slow pace.
      */
     static long pauseAfter(long pauseMillis, int seen, int purged) {
-        if (pauseMillis <= 0 || seen <= 0) {
-            return pauseMillis;
-        }
-        return pauseMillis * (seen - Math.min(purged, seen)) / seen;
+        return seen == 0 ? pauseMillis : pauseMillis * (seen - purged) / seen;  // purged is among seen
     }
 
     private void finishSweep(Sweep sweep, CompletableFuture<Integer> done, Exception failure) {

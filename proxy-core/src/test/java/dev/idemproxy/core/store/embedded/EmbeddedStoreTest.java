@@ -111,7 +111,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
     /**
      * The purge's pace follows what it finds: the full pause after a slice of live entries, none
      * after a slice that had all expired, in proportion between (a fixed pause capped deletions
-     * below the rate a busy route writes entries at, and the file grew without bound).
+     * below the rate a busy route writes entries at, and the file grew by gigabytes within minutes).
      */
     @Test
     void theSweepPausesLessTheMoreOfASliceHadExpired() {
