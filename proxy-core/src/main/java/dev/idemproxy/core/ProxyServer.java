@@ -74,6 +74,16 @@ public final class ProxyServer implements AutoCloseable {
      *                 {@code server.ioThreads} of its own and stops them in {@link #stop}
      */
     public ProxyServer(ProxyConfig config, IdempotencyStore store, MeterRegistry registry, IoLoops loops) {
+        this(config, store, registry, loops, true);
+    }
+
+    /**
+     * @param logKeyValues whether call lines carry their fields as key-value pairs: true for a
+     *                     layout that writes them (JSON), false for the text layout, which prints
+     *                     the message alone
+     */
+    public ProxyServer(ProxyConfig config, IdempotencyStore store, MeterRegistry registry, IoLoops loops,
+            boolean logKeyValues) {
         this.config = requireNonNull(config, "config");
         this.sharedLoops = loops;
         ProxyMetrics metrics = new ProxyMetrics(registry);
@@ -86,7 +96,7 @@ public final class ProxyServer implements AutoCloseable {
                 : TaskBudgets.stored(new TaskBudget(config.tasks(), clock), metered);
         this.services = new CallServices(pools, new RetryRules(ThreadLocalRandom.current(), clock), config.tasks(),
                 taskBudgets, config.retryBudget(), metered, config.store().onUnavailable(),
-                config.secretHeaders(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics);
+                config.secretHeaders(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics, logKeyValues);
     }
 
     /**

@@ -94,7 +94,7 @@ public final class RunCommand implements Callable<Integer> {
     private int runUntilStopped(ProxyConfig config, Path file, YamlConfigLoader loader, PrintWriter err) {
         Assembly assembly;
         try {
-            assembly = Assembly.start(config, file, loader);
+            assembly = Assembly.start(config, file, loader, "json".equals(options.logFormat));
         } catch (StartupException e) {
             err.println("idemproxy: " + e.getMessage());
             return IdemproxyCommand.RUNTIME_FAILURE;

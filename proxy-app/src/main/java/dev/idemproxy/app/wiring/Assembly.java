@@ -42,7 +42,8 @@ public final class Assembly implements AutoCloseable {
     private final AdminServer admin;
     private final Object reloadLock = new Object();
 
-    private Assembly(ProxyConfig config, Path configFile, YamlConfigLoader loader, IoLoops loops, IdempotencyStore store) {
+    private Assembly(ProxyConfig config, Path configFile, YamlConfigLoader loader, IoLoops loops, IdempotencyStore store,
+            boolean logKeyValues) {
         this.configFile = configFile;
         this.loader = loader;
         this.current = new AtomicReference<>(config);
@@ -50,7 +51,7 @@ public final class Assembly implements AutoCloseable {
         this.store = store;
         this.metrics = new MetricsSetup();
         StoreFactory.bindMetrics(store, metrics.registry());
-        this.proxy = new ProxyServer(config, store, metrics.registry(), loops);
+        this.proxy = new ProxyServer(config, store, metrics.registry(), loops, logKeyValues);
         this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get()),
                 CallRecordsEndpoints.routes(store, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
@@ -64,6 +65,16 @@ public final class Assembly implements AutoCloseable {
      * @throws StartupException with a one-line reason (address in use, unusable CA file, …)
      */
     public static Assembly start(ProxyConfig config, Path configFile, YamlConfigLoader loader) throws StartupException {
+        return start(config, configFile, loader, true);
+    }
+
+    /**
+     * As {@link #start(ProxyConfig, Path, YamlConfigLoader)}.
+     *
+     * @param logKeyValues whether call lines carry their fields as key-value pairs (for the JSON layout)
+     */
+    public static Assembly start(ProxyConfig config, Path configFile, YamlConfigLoader loader, boolean logKeyValues)
+            throws StartupException {
         requireNonNull(config, "config");
         requireNonNull(loader, "loader");
         IoLoops loops;
@@ -79,7 +90,7 @@ public final class Assembly implements AutoCloseable {
             loops.close();
             throw e;
         }
-        Assembly a = new Assembly(config, configFile, loader, loops, store);
+        Assembly a = new Assembly(config, configFile, loader, loops, store, logKeyValues);
         try {
             a.proxy.start();
         } catch (BindException e) {

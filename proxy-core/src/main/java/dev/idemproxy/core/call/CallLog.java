@@ -12,14 +12,21 @@ import org.slf4j.spi.LoggingEventBuilder;
  * the {@code idemproxy_requests_total} count. Protected calls log at INFO; pass-through calls
  * at DEBUG (logger {@code idemproxy.calls}), since logging every streamed request would cost
  * more than proxying it. Headers and bodies are never logged. This class is thread-safe.
+ *
+ * <p>The key-value pairs are attached only when the layout writes them ({@code keyValues}): the
+ * text layout prints the message alone, and building eight pairs per call for it was a thirtieth
+ * of a replay's event-loop time.
  */
 public final class CallLog {
     private static final Logger LOG = LoggerFactory.getLogger("idemproxy.calls");
 
     private final ProxyMetrics metrics;
+    private final boolean keyValues;
 
-    public CallLog(ProxyMetrics metrics) {
+    /** @param keyValues whether to attach the line's fields as key-value pairs (the JSON layout's) */
+    public CallLog(ProxyMetrics metrics, boolean keyValues) {
         this.metrics = metrics;
+        this.keyValues = keyValues;
     }
 
     public ProxyMetrics metrics() {
@@ -42,6 +49,10 @@ public final class CallLog {
                 + " key=" + dash(key) + " status=" + status + " outcome=" + outcome.spelling() + " ms=" + ms
                 + (detail == null ? "" : " reason=" + detail);
         LoggingEventBuilder e = protectedCall ? LOG.atInfo() : LOG.atDebug();
+        if (!keyValues) {
+            e.log(line);
+            return;
+        }
         e.addKeyValue("call", dash(callId)).addKeyValue("biz", dash(bizId)).addKeyValue("try", attempts)
                 .addKeyValue("route", route).addKeyValue("key", dash(key)).addKeyValue("status", status)
                 .addKeyValue("outcome", outcome.spelling()).addKeyValue("ms", ms);
@@ -54,8 +65,11 @@ public final class CallLog {
     /** One line for a retry taken or refused, with its reason. */
     public void retry(String route, String callId, String bizId, int attempt, String reason, long delayMillis) {
         metrics.retry(route, reason);
-        LOG.atInfo().addKeyValue("call", callId).addKeyValue("try", attempt).addKeyValue("reason", reason)
-                .log("[call={}][biz={}][try={}] route={} retrying in {} ms: {}", callId, dash(bizId), attempt, route, delayMillis, reason);
+        LoggingEventBuilder e = LOG.atInfo();
+        if (keyValues) {
+            e.addKeyValue("call", callId).addKeyValue("try", attempt).addKeyValue("reason", reason);
+        }
+        e.log("[call={}][biz={}][try={}] route={} retrying in {} ms: {}", callId, dash(bizId), attempt, route, delayMillis, reason);
     }
 
     private static String dash(String s) {

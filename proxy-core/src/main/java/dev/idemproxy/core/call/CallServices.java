@@ -43,12 +43,13 @@ public final class CallServices {
     /**
      * @param taskBudgets where task retries are counted: the store's counters when there is a store
      * @param store null when no store is configured (idempotency then cannot be enforced)
+     * @param logKeyValues whether call lines carry their fields as key-value pairs (see {@link CallLog})
      */
     public CallServices(UpstreamPools pools, RetryRules rules, TaskPolicy tasks, TaskBudgets taskBudgets,
             dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, IdempotencyStore store,
             StorePolicy.OnUnavailable onUnavailable, java.util.List<String> secretHeaders, RandomGenerator random, Ticker ticker,
-            Clock clock, ProxyMetrics metrics) {
-        this.log = new CallLog(requireNonNull(metrics, "metrics"));
+            Clock clock, ProxyMetrics metrics, boolean logKeyValues) {
+        this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues);
         this.receipts = new dev.idemproxy.core.receipt.ReceiptClient(pools);
         this.store = store;
         this.onUnavailable = requireNonNull(onUnavailable, "onUnavailable");

@@ -1,0 +1,99 @@
+package dev.idemproxy.core.call;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.idemproxy.core.metrics.CallOutcome;
+import dev.idemproxy.core.metrics.ProxyMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+class CallLogTest {
+    private final Logger logger = (Logger) LoggerFactory.getLogger("idemproxy.calls");
+    private final ListAppender<ILoggingEvent> events = new ListAppender<>();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private Level before;
+
+    @BeforeEach
+    void capture() {
+        before = logger.getLevel();
+        logger.setLevel(Level.INFO);
+        events.start();
+        logger.addAppender(events);
+    }
+
+    @AfterEach
+    void release() {
+        logger.detachAppender(events);
+        logger.setLevel(before);
+    }
+
+    @Test
+    void aProtectedCallsLineCarriesItsFieldsAsPairsForTheJsonLayout() {
+        new CallLog(new ProxyMetrics(registry), true).finished("orders", CallOutcome.REPLAYED, 201,
+                System.nanoTime(), "c-1", "b-7", "k-9", 1, null);
+
+        ILoggingEvent e = single();
+        assertThat(e.getFormattedMessage())
+                .startsWith("[call=c-1][biz=b-7][try=1] route=orders key=k-9 status=201 outcome=replayed ms=");
+        Map<String, Object> kv = pairs(e);
+        assertThat(kv).containsEntry("call", "c-1").containsEntry("biz", "b-7").containsEntry("try", 1)
+                .containsEntry("route", "orders").containsEntry("key", "k-9").containsEntry("status", 201)
+                .containsEntry("outcome", "replayed").containsKey("ms");
+    }
+
+    @Test
+    void withoutPairsTheLineIsTheSame() {
+        new CallLog(new ProxyMetrics(registry), false).finished("orders", CallOutcome.REPLAYED, 201,
+                System.nanoTime(), "c-1", null, "k-9", 2, "upstream 503");
+
+        ILoggingEvent e = single();
+        assertThat(e.getFormattedMessage())
+                .startsWith("[call=c-1][biz=-][try=2] route=orders key=k-9 status=201 outcome=replayed ms=")
+                .endsWith(" reason=upstream 503");
+        assertThat(e.getKeyValuePairs()).isNullOrEmpty();
+    }
+
+    @Test
+    void aRetryLineFollowsTheSameSwitch() {
+        new CallLog(new ProxyMetrics(registry), true).retry("orders", "c-1", null, 2, "upstream-503", 120);
+        new CallLog(new ProxyMetrics(registry), false).retry("orders", "c-1", null, 2, "upstream-503", 120);
+
+        assertThat(events.list).hasSize(2);
+        assertThat(events.list).allSatisfy(e -> assertThat(e.getFormattedMessage())
+                .isEqualTo("[call=c-1][biz=-][try=2] route=orders retrying in 120 ms: upstream-503"));
+        assertThat(pairs(events.list.get(0))).containsEntry("reason", "upstream-503");
+        assertThat(events.list.get(1).getKeyValuePairs()).isNullOrEmpty();
+    }
+
+    @Test
+    void everyCallIsCountedEvenWhenItsLineIsNotLogged() {
+        logger.setLevel(Level.WARN);
+        new CallLog(new ProxyMetrics(registry), true).finished("orders", CallOutcome.REPLAYED, 201,
+                System.nanoTime(), "c-1", null, "k-9", 1, null);
+
+        assertThat(events.list).isEmpty();
+        assertThat(registry.find(ProxyMetrics.REQUESTS).counter()).isNotNull();
+        assertThat(registry.find(ProxyMetrics.REQUESTS).counter().count()).isEqualTo(1.0);
+    }
+
+    private ILoggingEvent single() {
+        assertThat(events.list).hasSize(1);
+        return events.list.get(0);
+    }
+
+    private static Map<String, Object> pairs(ILoggingEvent e) {
+        Map<String, Object> kv = new LinkedHashMap<>();
+        assertThat(e.getKeyValuePairs()).isNotNull();
+        e.getKeyValuePairs().forEach(p -> kv.put(p.key, p.value));
+        return kv;
+    }
+}
