@@ -1,0 +1,106 @@
+package dev.idemproxy.app.logging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.LoggingEvent;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TimeZone;
+import org.junit.jupiter.api.Test;
+
+/** The encoder writes what the pattern it replaces (logback.xml's before it) wrote, byte for byte. */
+class TextLineEncoderTest {
+    private static final String PATTERN = "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{0} - %msg%n";
+
+    private final LoggerContext context = new LoggerContext();
+
+    @Test
+    void writesWhatThePatternWroteInUtc() {
+        sameBytesIn("UTC");
+    }
+
+    @Test
+    void writesWhatThePatternWroteInZonesWithOffsetsAndSummerTime() {
+        sameBytesIn("Europe/Paris");
+        sameBytesIn("Asia/Kolkata");
+        sameBytesIn("America/St_Johns");
+    }
+
+    @Test
+    void aLineIsTheTextLayoutsLine() {
+        TimeZone before = TimeZone.getDefault();
+        TimeZone.setDefault(TimeZone.getTimeZone("UTC"));
+        try {
+            TextLineEncoder ours = new TextLineEncoder();
+            ours.setContext(context);
+            ours.start();
+            LoggingEvent e = event("idemproxy.calls", Level.INFO, "[call=c-1][biz=-][try=1] route=orders", null,
+                    1_796_168_199_643L);
+            assertThat(new String(ours.encode(e), StandardCharsets.UTF_8)).isEqualTo(
+                    "2026-12-01T23:36:39.643Z INFO  [idemproxy-io-1-1] calls - [call=c-1][biz=-][try=1] route=orders"
+                            + System.lineSeparator());
+        } finally {
+            TimeZone.setDefault(before);
+        }
+    }
+
+    private void sameBytesIn(String zone) {
+        TimeZone before = TimeZone.getDefault();
+        TimeZone.setDefault(TimeZone.getTimeZone(zone));
+        try {
+            PatternLayoutEncoder theirs = new PatternLayoutEncoder();
+            theirs.setContext(context);
+            theirs.setPattern(PATTERN);
+            theirs.start();
+            TextLineEncoder ours = new TextLineEncoder();
+            ours.setContext(context);
+            ours.start();
+            for (LoggingEvent e : events()) {
+                assertThat(new String(ours.encode(e), StandardCharsets.UTF_8))
+                        .as("%s at %d in %s", e.getMessage(), e.getTimeStamp(), zone)
+                        .isEqualTo(new String(theirs.encode(e), StandardCharsets.UTF_8));
+            }
+        } finally {
+            TimeZone.setDefault(before);
+        }
+    }
+
+    private List<LoggingEvent> events() {
+        List<LoggingEvent> events = new ArrayList<>();
+        long[] times = {
+            0L, 7L, 99L, 1_000L, 1_796_168_199_643L, 1_796_168_199_999L, 1_796_168_200_000L, 1_796_168_200_005L,
+            1_774_746_000_000L,  // 2026-03-29 01:00 UTC, Paris goes to summer time
+            1_792_890_000_000L,  // 2026-10-25 01:00 UTC, and back
+            1_792_889_999_999L, 4_102_444_800_123L,
+        };
+        Level[] levels = {Level.TRACE, Level.DEBUG, Level.INFO, Level.WARN, Level.ERROR};
+        String[] loggers = {"idemproxy.calls", "dev.idemproxy.core.ProxyServer", "root", "NoDots", "trailing.", "a.b.c.D$Inner"};
+        String[] messages = {"[call=c-1][biz=b][try=2] route=r key=k status=201 outcome=replayed ms=3", "", "über ✓ 東京",
+            "two\nlines"};
+        int i = 0;
+        for (long t : times) {
+            Level level = levels[i % levels.length];
+            String logger = loggers[i % loggers.length];
+            String message = messages[i % messages.length];
+            events.add(event(logger, level, message, null, t));
+            i++;
+        }
+        events.add(event("dev.idemproxy.app.wiring.Assembly", Level.ERROR, "cannot start",
+                new IllegalStateException("outer", new java.io.IOException("inner ✓")), 1_796_168_199_643L));
+        events.add(event("x.Y", Level.WARN, "no message on the exception", new RuntimeException(), 1_796_168_199_644L));
+        return events;
+    }
+
+    private LoggingEvent event(String loggerName, Level level, String message, Throwable thrown, long millis) {
+        Logger logger = context.getLogger(loggerName);
+        LoggingEvent e = new LoggingEvent(Logger.class.getName(), logger, level, message, thrown, null);
+        e.setTimeStamp(millis);
+        e.setThreadName("idemproxy-io-1-1");
+        return e;
+    }
+}
