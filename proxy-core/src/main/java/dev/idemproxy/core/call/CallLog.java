@@ -49,15 +49,13 @@ public final class CallLog {
                 + " key=" + dash(key) + " status=" + status + " outcome=" + outcome.spelling() + " ms=" + ms
                 + (detail == null ? "" : " reason=" + detail);
         LoggingEventBuilder e = protectedCall ? LOG.atInfo() : LOG.atDebug();
-        if (!keyValues) {
-            e.log(line);
-            return;
-        }
-        e.addKeyValue("call", dash(callId)).addKeyValue("biz", dash(bizId)).addKeyValue("try", attempts)
-                .addKeyValue("route", route).addKeyValue("key", dash(key)).addKeyValue("status", status)
-                .addKeyValue("outcome", outcome.spelling()).addKeyValue("ms", ms);
-        if (detail != null) {
-            e.addKeyValue("reason", detail);
+        if (keyValues) {
+            e.addKeyValue("call", dash(callId)).addKeyValue("biz", dash(bizId)).addKeyValue("try", attempts)
+                    .addKeyValue("route", route).addKeyValue("key", dash(key)).addKeyValue("status", status)
+                    .addKeyValue("outcome", outcome.spelling()).addKeyValue("ms", ms);
+            if (detail != null) {
+                e.addKeyValue("reason", detail);
+            }
         }
         e.log(line);
     }

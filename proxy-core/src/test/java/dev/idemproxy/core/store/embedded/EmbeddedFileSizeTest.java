@@ -7,6 +7,7 @@ import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.testing.ManualClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -73,7 +74,7 @@ class EmbeddedFileSizeTest {
      */
     @Test
     void theFileKeepsItsLengthWhenItsTailIsFreed() throws Exception {
-        dev.idemproxy.core.testing.ManualClock clock = new dev.idemproxy.core.testing.ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+        ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
         EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, clock, Duration.ofHours(1), 1);
         try {
             StoredResponse response = new StoredResponse(200, List.of(), new byte[4096]);
