@@ -10,6 +10,7 @@ import dev.idemproxy.core.testing.RedisSentinelFixture;
 import dev.idemproxy.core.testing.RedisServerFixture;
 import dev.idemproxy.core.testing.ReplyDroppingRelay;
 import dev.idemproxy.core.testing.TestUpstream;
+import java.io.IOException;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -198,11 +199,31 @@ class StoreIT {
                         .timeout(Duration.ofMillis(500)));
             } catch (HttpTimeoutException gaveUp) {
                 // the agent's own timeout: retry the same call
+            } catch (IOException e) {
+                if (!closedByOwnTimeout(e)) {
+                    throw new IllegalStateException(e);  // the proxy closed the connection, or another failure
+                }
+                // the same timeout, reported by the JDK's client as the read error of its own close
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         }
         throw new AssertionError("no answer within " + WAIT);
+    }
+
+    /**
+     * The JDK's HTTP/1.1 client cancels a timed-out exchange by closing its connection, and now and
+     * then the read side's error reaches the caller before the timeout does: an IOException "HTTP/1.1
+     * header parser received no bytes" caused by "connection closed locally", thrown from the
+     * client's own timer. A connection the proxy closed has no such cause.
+     */
+    static boolean closedByOwnTimeout(IOException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof IOException && "connection closed locally".equals(t.getMessage())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------ Redis cluster
