@@ -44,6 +44,8 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     private final CallServices services;
     /** This connection's last scope: its client sends the same credentials each time. */
     private final Scope.Memo scopes = new Scope.Memo();
+    /** This connection's last fingerprint: a retry sends the same body again. */
+    private final Fingerprint.Memo fingerprints = new Fingerprint.Memo();
     private ChannelHandlerContext ctx;
     private Pending pending;
 
@@ -85,7 +87,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         }
         String callId = replay != null ? replay.callId() : CallId.next();
         RecordKey rk = new RecordKey(c.route().name(), scopes.of(policy.scope(), view).hash(), key.storeKey());
-        String fingerprint = Fingerprint.of(policy, key, view).value();
+        String fingerprint = fingerprints.of(policy, key, view).value();
         CallIdentity identity = new CallIdentity(callId, policy.key().header(), key.headerValue(), services.taskId(c.request()),
                 services.bizId(c, view));
         pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos(), key.derived(),

@@ -92,4 +92,37 @@ class FingerprintTest {
         return new IdempotencyPolicy(true, d.methods(), new KeyPolicy("Idempotency-Key", derive, Duration.ofMinutes(10), false),
                 d.scope(), fingerprint, d.ttl(), d.lease(), d.onConcurrent(), d.waitTimeout(), d.maxRequestBody(), d.maxResponseBody());
     }
+
+    @Test
+    void aConnectionsMemoGivesWhatOfGivesWhateverTheSequence() {
+        List<RequestPart> bodyAgain = List.of(RequestPart.parse("body"));
+        List<RequestPart> pointer = List.of(RequestPart.parse("body:/a"));
+        List<RequestPart> mixed = List.of(RequestPart.parse("body"), RequestPart.parse("header:X-Tenant"));
+        List<RequestPart> method = List.of(RequestPart.parse("method"), RequestPart.parse("path"));
+        String[] bodies = {"", "{\"a\":1}", "{ \"a\" : 1 }", "{\"a\":2}", "{\"a\":", "x".repeat(Fingerprint.Memo.MAX_BODY + 1)};
+        String[] types = {null, "application/json", "text/plain"};
+        String[] tenants = {null, "t1", "t2"};
+        SplittableRandom rnd = new SplittableRandom(5);
+        Fingerprint.Memo memo = new Fingerprint.Memo();
+        for (int i = 0; i < 3_000; i++) {
+            List<RequestPart> parts = switch (rnd.nextInt(5)) {
+                case 0 -> BODY;
+                case 1 -> bodyAgain;
+                case 2 -> pointer;
+                case 3 -> mixed;
+                default -> method;
+            };
+            TestRequest r = TestRequest.post("/p" + rnd.nextInt(2)).withMethod(rnd.nextBoolean() ? "POST" : "PUT")
+                    .withBody(bodies[rnd.nextInt(bodies.length)]);
+            String type = types[rnd.nextInt(types.length)];
+            String tenant = tenants[rnd.nextInt(tenants.length)];
+            if (type != null) {
+                r = r.withHeader("Content-Type", type);
+            }
+            if (tenant != null) {
+                r = r.withHeader("X-Tenant", tenant);
+            }
+            assertThat(memo.of(parts, r)).as("request %d: %s / %s / %s", i, parts, type, tenant).isEqualTo(Fingerprint.of(parts, r));
+        }
+    }
 }
