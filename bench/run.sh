@@ -9,7 +9,7 @@
 #                [--stores memory,embedded,redis] [--near-cache] [--near-cache-entries 10000]
 #                [--transports auto,epoll]
 #                [--record-ttl 2m] [--redis-cpu 1] [--jar PATH] [--jvm-opts "..."] [--nice N]
-#                [--quiet-wait SECONDS] [--noise-retries N] [--out FILE]
+#                [--quiet-wait SECONDS] [--noise-retries N] [--rewarm 0s] [--out FILE]
 #
 # A quick check: bench/run.sh --scenarios get,replay --stores memory --duration 2s --warmup 1s --repeat 1
 # Everything the script starts is private (own config, own prefix dir under bench/out/) and is
@@ -39,6 +39,7 @@ JVM_OPTS_DEFAULT="-Xms256m -Xmx256m -XX:+UseParallelGC -XX:+AlwaysPreTouch"
 JVM_OPTS="$JVM_OPTS_DEFAULT"
 NOISE_RETRIES=2      # redo a run (up to N times) when other work took >15% of a core we use
 QUIET_WAIT=0         # wait up to this long for both cores to be idle before starting
+REWARM=0s            # an unmeasured run of this length just before every measured run (0s: none)
 NICE=0               # nice value for everything started here (e.g. -5 on a shared machine)
 PROXY_CPU=0          # the proxy under test (nginx worker / HAProxy / idemproxy JVM)
 LOAD_CPU=1           # wrk and the upstream nginx
@@ -70,6 +71,7 @@ while [[ $# -gt 0 ]]; do
         --jvm-opts) JVM_OPTS=$2; shift 2 ;;
         --nice) NICE=$2; shift 2 ;;
         --quiet-wait) QUIET_WAIT=$2; shift 2 ;;
+        --rewarm) REWARM=$2; shift 2 ;;
         --noise-retries) NOISE_RETRIES=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
@@ -688,6 +690,15 @@ measure() { # unit scenario rep [attempt]
         return 0
     fi
     local nonce
+    if [[ $REWARM != 0 && $REWARM != 0s ]]; then
+        # The same load just before the measured run, not measured: a JIT-compiled target has just
+        # served another scenario (or, between rounds, nothing for minutes), and its first seconds
+        # after such a switch run code being deoptimised and recompiled (docs/benchmarks.md).
+        nonce="$(safe_name "$u")-$rep-$attempt-rewarm-$RANDOM$RANDOM"
+        [[ $s == replay ]] && prime_replay "$u" "$nonce"
+        run_wrk "$u" "$s" "$REWARM" "$logf.rewarm" "$nonce" \
+            || PROBLEMS+=("$u/$s run $rep: the re-warm run failed: $(tr '\n' ' ' <"$logf.rewarm" | cut -c1-300)")
+    fi
     nonce="$(safe_name "$u")-$rep-$attempt-$RANDOM$RANDOM"
     [[ $s == replay ]] && prime_replay "$u" "$nonce"
     local redis_here=0
@@ -908,6 +919,9 @@ bar_of() { # unit scenario -> "ratio p99_limit_ms label" (ratio 0: no bar)
     fi
     for n in "${IDEMPROXY_NOTES[@]}"; do echo "- $n"; done
     echo "- wrk: $THREADS thread(s), $CONNECTIONS connections, $DURATION per run after a $WARMUP warm-up ($REF_WARMUP for the reference targets); each cell is the median of $REPEAT runs"
+    if [[ $REWARM != 0 && $REWARM != 0s ]]; then
+        echo "- every measured run (every target) was preceded by an unmeasured $REWARM run of the same scenario on the same target (\`--rewarm\`)"
+    fi
     for p in "${PAIRS[@]}"; do
         n=$(grep -c . <<<"${RESULTS[$p]:-}" || true)
         if [[ "$n" -lt "$REPEAT" ]]; then
