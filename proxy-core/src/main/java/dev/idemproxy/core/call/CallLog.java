@@ -48,14 +48,22 @@ public final class CallLog {
         String line = "[call=" + dash(callId) + "][biz=" + dash(bizId) + "][try=" + attempts + "] route=" + route
                 + " key=" + dash(key) + " status=" + status + " outcome=" + outcome.spelling() + " ms=" + ms
                 + (detail == null ? "" : " reason=" + detail);
-        LoggingEventBuilder e = protectedCall ? LOG.atInfo() : LOG.atDebug();
-        if (keyValues) {
-            e.addKeyValue("call", dash(callId)).addKeyValue("biz", dash(bizId)).addKeyValue("try", attempts)
-                    .addKeyValue("route", route).addKeyValue("key", dash(key)).addKeyValue("status", status)
-                    .addKeyValue("outcome", outcome.spelling()).addKeyValue("ms", ms);
-            if (detail != null) {
-                e.addKeyValue("reason", detail);
+        if (!keyValues) {
+            // The plain call, not the fluent builder: that builds an event of slf4j's, which logback
+            // then copies into its own.
+            if (protectedCall) {
+                LOG.info(line);
+            } else {
+                LOG.debug(line);
             }
+            return;
+        }
+        LoggingEventBuilder e = protectedCall ? LOG.atInfo() : LOG.atDebug();
+        e.addKeyValue("call", dash(callId)).addKeyValue("biz", dash(bizId)).addKeyValue("try", attempts)
+                .addKeyValue("route", route).addKeyValue("key", dash(key)).addKeyValue("status", status)
+                .addKeyValue("outcome", outcome.spelling()).addKeyValue("ms", ms);
+        if (detail != null) {
+            e.addKeyValue("reason", detail);
         }
         e.log(line);
     }
