@@ -56,8 +56,8 @@ public record Fingerprint(String value) {
      * same body again, and the bench's clients send one body throughout, so the last fingerprint is
      * reused when the next request has the same parts (the same route table) and, for parts that
      * read only the body, the same body bytes and content type; for other parts, the same part
-     * values. Inputs are compared, never assumed. A body over {@value #MAX_BODY} bytes is not kept,
-     * so an idle connection holds little. Not thread-safe: one instance per connection.
+     * values. Inputs are compared, never assumed. A body (or part values) over {@value #MAX_BODY}
+     * bytes is not kept, so an idle connection holds little. Not thread-safe: one instance per connection.
      */
     public static final class Memo {
         static final int MAX_BODY = 4096;
@@ -89,8 +89,16 @@ public record Fingerprint(String value) {
                 return last;
             }
             Fingerprint f = new Fingerprint(PartHasher.hex(PURPOSE, parts, v, 32));
-            remember(parts, null, null, v, f);
+            remember(parts, null, null, size(v) <= MAX_BODY ? v : null, f);
             return f;
+        }
+
+        private static long size(byte[][] values) {
+            long n = 0;
+            for (byte[] v : values) {
+                n += v == null ? 0 : v.length;
+            }
+            return n;
         }
 
         /** The memo's answer for {@code policy} and {@code key}: equal to {@link Fingerprint#of(IdempotencyPolicy, KeyResolution, RequestView)}. */
