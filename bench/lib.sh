@@ -12,6 +12,7 @@ cleanup() {
     trap - EXIT INT TERM
     local pid
     for pid in "${STARTED_PIDS[@]}"; do
+        kill -CONT "$pid" 2>/dev/null || true   # a stopped process (run.sh --pause-others) keeps a TERM pending
         kill -TERM "$pid" 2>/dev/null || true
     done
     for pid in "${STARTED_PIDS[@]}"; do

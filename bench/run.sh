@@ -9,7 +9,7 @@
 #                [--stores memory,embedded,redis] [--near-cache] [--near-cache-entries 10000]
 #                [--transports auto,epoll]
 #                [--record-ttl 2m] [--redis-cpu 1] [--jar PATH] [--jvm-opts "..."] [--nice N]
-#                [--quiet-wait SECONDS] [--noise-retries N] [--rewarm 0s] [--out FILE]
+#                [--quiet-wait SECONDS] [--noise-retries N] [--rewarm 0s] [--pause-others] [--out FILE]
 #
 # A quick check: bench/run.sh --scenarios get,replay --stores memory --duration 2s --warmup 1s --repeat 1
 # Everything the script starts is private (own config, own prefix dir under bench/out/) and is
@@ -40,6 +40,7 @@ JVM_OPTS="$JVM_OPTS_DEFAULT"
 NOISE_RETRIES=2      # redo a run (up to N times) when other work took >15% of a core we use
 QUIET_WAIT=0         # wait up to this long for both cores to be idle before starting
 REWARM=0s            # an unmeasured run of this length just before every measured run (0s: none)
+PAUSE_OTHERS=0       # stop (SIGSTOP) the idemproxy JVMs not under test during each measured run
 NICE=0               # nice value for everything started here (e.g. -5 on a shared machine)
 PROXY_CPU=0          # the proxy under test (nginx worker / HAProxy / idemproxy JVM)
 LOAD_CPU=1           # wrk and the upstream nginx
@@ -72,6 +73,7 @@ while [[ $# -gt 0 ]]; do
         --nice) NICE=$2; shift 2 ;;
         --quiet-wait) QUIET_WAIT=$2; shift 2 ;;
         --rewarm) REWARM=$2; shift 2 ;;
+        --pause-others) PAUSE_OTHERS=1; shift ;;
         --noise-retries) NOISE_RETRIES=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
@@ -678,6 +680,22 @@ children_ms() { # file written by the times builtin -> CPU ms (user+sys) of the 
 }
 field() { sed -E "s/.* $1=([0-9.]+).*/\\1/" <<<"$2"; }
 
+# --pause-others: the idemproxy JVMs share the proxy's core, and one that is not under test still
+# runs its own threads there (the embedded store's sync, purge and MVStore writer, Caffeine's
+# maintenance, the collector, Lettuce): SIGSTOP them for the run, SIGCONT the one measured.
+only_running() { # unit (a reference target: no idemproxy runs)
+    local v
+    for v in "${IDP_UNITS[@]}"; do
+        if [[ $v == "$1" ]]; then kill -CONT "${PID_UNDER_TEST[$v]}" 2>/dev/null || true
+        else kill -STOP "${PID_UNDER_TEST[$v]}" 2>/dev/null || true; fi
+    done
+    sleep 0.5  # a resumed JVM's timers fire at once: let them, before the run
+}
+resume_all() {
+    local v
+    for v in "${IDP_UNITS[@]}"; do kill -CONT "${PID_UNDER_TEST[$v]}" 2>/dev/null || true; done
+}
+
 measure() { # unit scenario rep [attempt]
     local u=$1 s=$2 rep=$3 attempt=${4:-0} pid=${PID_UNDER_TEST[$1]}
     local logf
@@ -689,6 +707,7 @@ measure() { # unit scenario rep [attempt]
         log "ERROR: $u (pid $pid) is not running any more: skipping its remaining runs"
         return 0
     fi
+    (( PAUSE_OTHERS )) && only_running "$u"
     local nonce
     if [[ $REWARM != 0 && $REWARM != 0s ]]; then
         # The same load just before the measured run, not measured: a JIT-compiled target has just
@@ -830,6 +849,7 @@ for rep in $(seq 1 "$REPEAT"); do
         done
     done
 done
+(( PAUSE_OTHERS )) && resume_all
 
 # ---------------------------------------------------------------- report
 declare -A MED=() NOISE_MAX=()
@@ -919,6 +939,9 @@ bar_of() { # unit scenario -> "ratio p99_limit_ms label" (ratio 0: no bar)
     fi
     for n in "${IDEMPROXY_NOTES[@]}"; do echo "- $n"; done
     echo "- wrk: $THREADS thread(s), $CONNECTIONS connections, $DURATION per run after a $WARMUP warm-up ($REF_WARMUP for the reference targets); each cell is the median of $REPEAT runs"
+    if (( PAUSE_OTHERS )); then
+        echo "- during every measured run (and its re-warm) the idemproxy JVMs not under test were stopped (SIGSTOP; \`--pause-others\`)"
+    fi
     if [[ $REWARM != 0 && $REWARM != 0s ]]; then
         echo "- every measured run (every target) was preceded by an unmeasured $REWARM run of the same scenario on the same target (\`--rewarm\`)"
     fi
