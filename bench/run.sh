@@ -682,7 +682,8 @@ field() { sed -E "s/.* $1=([0-9.]+).*/\\1/" <<<"$2"; }
 
 # --pause-others: the idemproxy JVMs share the proxy's core, and one that is not under test still
 # runs its own threads there (the embedded store's sync, purge and MVStore writer, Caffeine's
-# maintenance, the collector, Lettuce): SIGSTOP them for the run, SIGCONT the one measured.
+# maintenance, the collector, Lettuce): SIGSTOP them for the run, SIGCONT the one measured. The
+# EXIT trap (lib.sh) resumes every process before it stops them.
 only_running() { # unit (a reference target: no idemproxy runs)
     local v
     for v in "${IDP_UNITS[@]}"; do
@@ -690,10 +691,6 @@ only_running() { # unit (a reference target: no idemproxy runs)
         else kill -STOP "${PID_UNDER_TEST[$v]}" 2>/dev/null || true; fi
     done
     sleep 0.5  # a resumed JVM's timers fire at once: let them, before the run
-}
-resume_all() {
-    local v
-    for v in "${IDP_UNITS[@]}"; do kill -CONT "${PID_UNDER_TEST[$v]}" 2>/dev/null || true; done
 }
 
 measure() { # unit scenario rep [attempt]
@@ -849,7 +846,6 @@ for rep in $(seq 1 "$REPEAT"); do
         done
     done
 done
-(( PAUSE_OTHERS )) && resume_all
 
 # ---------------------------------------------------------------- report
 declare -A MED=() NOISE_MAX=()

@@ -76,6 +76,63 @@ final class PartHasher {
         return label;
     }
 
+    /**
+     * A connection's last hash, remembered: an agent on a keep-alive connection sends the same
+     * credentials with every request and the same body with every retry, so the last hash is
+     * reused when the next request gives the same parts (the same route table, compared by
+     * identity) the same inputs: the header, query, method and path strings, and for a body part
+     * the body bytes (and, for {@code body}, the content type, which decides whether it is
+     * canonicalised). Inputs are compared, never assumed, before any canonical JSON or SHA-256 is
+     * made. Inputs over {@value #MAX_KEPT} bytes in all are not kept, so an idle connection holds
+     * little. Not thread-safe: one instance per connection and purpose.
+     */
+    static final class Memo {
+        static final int MAX_KEPT = 4096;
+
+        private List<RequestPart> parts;
+        private Object[] inputs;
+        private String hex;
+
+        /** Equal to {@link PartHasher#hex(String, List, RequestView, int)} for the same purpose and length each call. */
+        String hex(String purpose, List<RequestPart> parts, RequestView request, int bytes) {
+            Object[] in = inputs(parts, request);
+            if (parts == this.parts && Arrays.deepEquals(in, inputs)) {
+                return hex;
+            }
+            String h = PartHasher.hex(purpose, parts, request, bytes);
+            boolean keep = size(in) <= MAX_KEPT;
+            this.parts = keep ? parts : null;
+            this.inputs = keep ? in : null;
+            this.hex = h;
+            return h;
+        }
+
+        /** What each part's value is made from, two slots per part (the second is the content type of a body part). */
+        private static Object[] inputs(List<RequestPart> parts, RequestView request) {
+            Object[] in = new Object[parts.size() * 2];
+            for (int i = 0; i < parts.size(); i++) {
+                RequestPart part = parts.get(i);
+                switch (part.kind()) {
+                    case METHOD: in[2 * i] = request.method(); break;
+                    case PATH: in[2 * i] = request.path(); break;
+                    case HEADER: in[2 * i] = request.header(part.name()); break;
+                    case QUERY: in[2 * i] = request.queryParam(part.name()); break;
+                    case BODY: in[2 * i] = request.body(); in[2 * i + 1] = request.contentType(); break;
+                    default: in[2 * i] = request.body(); break;
+                }
+            }
+            return in;
+        }
+
+        private static long size(Object[] inputs) {
+            long n = 0;
+            for (Object o : inputs) {
+                n += o instanceof byte[] ? ((byte[]) o).length : o == null ? 0 : ((String) o).length();
+            }
+            return n;
+        }
+    }
+
     /** {@code v} big-endian into {@code out} from {@code at}. */
     private static void putLong(byte[] out, int at, long v) {
         for (int i = 0; i < 8; i++) {

@@ -3,7 +3,6 @@ package dev.idemproxy.core.idempotency;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.Checks;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -31,27 +30,21 @@ public record Scope(String hash) {
     }
 
     /**
-     * The scope of a connection's requests, remembered: a client on a keep-alive connection sends
-     * the same credentials with every request, so the hash of the last values is kept and reused
-     * when the next request's values are the same bytes under the same parts (the same route
-     * table). Values are compared, never assumed. Not thread-safe: one instance per connection.
+     * The scope of a connection's requests, remembered ({@link PartHasher.Memo}): a client on a
+     * keep-alive connection sends the same credentials each time. Not thread-safe: one instance
+     * per connection.
      */
     public static final class Memo {
-        private List<RequestPart> parts;
-        private byte[][] values;
-        private Scope scope;
+        private final PartHasher.Memo hashes = new PartHasher.Memo();
+        private Scope last;
 
         /** Equal to {@link Scope#of(List, RequestView)}. */
         public Scope of(List<RequestPart> parts, RequestView request) {
-            byte[][] v = PartHasher.values(requireNonNull(parts, "parts"), requireNonNull(request, "request"));
-            if (parts == this.parts && Arrays.deepEquals(v, values)) {
-                return scope;
+            String h = hashes.hex(PURPOSE, requireNonNull(parts, "parts"), requireNonNull(request, "request"), 16);
+            if (last == null || !last.hash.equals(h)) {
+                last = new Scope(h);
             }
-            Scope s = new Scope(PartHasher.hex(PURPOSE, parts, v, 16));
-            this.parts = parts;
-            this.values = v;
-            this.scope = s;
-            return s;
+            return last;
         }
     }
 

@@ -99,7 +99,7 @@ class FingerprintTest {
         List<RequestPart> pointer = List.of(RequestPart.parse("body:/a"));
         List<RequestPart> mixed = List.of(RequestPart.parse("body"), RequestPart.parse("header:X-Tenant"));
         List<RequestPart> method = List.of(RequestPart.parse("method"), RequestPart.parse("path"));
-        String[] bodies = {"", "{\"a\":1}", "{ \"a\" : 1 }", "{\"a\":2}", "{\"a\":", "x".repeat(Fingerprint.Memo.MAX_BODY + 1)};
+        String[] bodies = {"", "{\"a\":1}", "{ \"a\" : 1 }", "{\"a\":2}", "{\"a\":", "x".repeat(PartHasher.Memo.MAX_KEPT + 1)};
         String[] types = {null, "application/json", "text/plain"};
         String[] tenants = {null, "t1", "t2"};
         SplittableRandom rnd = new SplittableRandom(5);
