@@ -504,6 +504,7 @@ routes:
   - name: bench
     match: { pathPrefix: /bench }
     upstream: http://127.0.0.1:$UP_PORT
+    log: { passThrough: false }   # as nginx's access_log off; protected calls and replays still log
   - name: idem
     match: { pathPrefix: /idem }
     upstream: http://127.0.0.1:$UP_PORT

@@ -58,7 +58,8 @@ final class ConfigSchema {
             section("receipt", leaf("url"), leaf("statusPointer"), leaf("resultPointer")),
             section("deadLetter", leaf("enabled"), leaf("keepHeaders")),
             section("tls", leaf("caFile"), leaf("serverName")),
-            section("pool", leaf("maxIdle"), leaf("idleTimeout")));
+            section("pool", leaf("maxIdle"), leaf("idleTimeout")),
+            section("log", leaf("passThrough")));
 
     static final Key ROOT = section("",
             leaf("listen"),

@@ -33,7 +33,8 @@ final class RouteDescriber {
                 "deadLetter", map("enabled", r.deadLetter().enabled(), "keepHeaders", List.copyOf(r.deadLetter().keepHeaders())),
                 "tls", map("caFile", r.tls().caFile() == null ? null : r.tls().caFile().toString(),
                         "serverName", r.tls().serverName()),
-                "pool", map("maxIdle", r.pool().maxIdle(), "idleTimeout", d(r.pool().idleTimeout())));
+                "pool", map("maxIdle", r.pool().maxIdle(), "idleTimeout", d(r.pool().idleTimeout())),
+                "log", map("passThrough", r.log().passThrough()));
     }
 
     private static Map<String, Object> idempotency(IdempotencyPolicy p) {

@@ -6,6 +6,7 @@ import dev.idemproxy.core.idempotency.RequestPart;
 import dev.idemproxy.core.receipt.IdsPolicy;
 import dev.idemproxy.core.receipt.ReceiptPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
+import dev.idemproxy.core.route.LogPolicy;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
@@ -60,11 +61,12 @@ final class RouteReader {
         DeadLetterPolicy deadLetter = deadLetter(r.map("deadLetter"));
         TlsPolicy tls = tls(r.map("tls"));
         PoolPolicy pool = pool(r.map("pool"));
+        LogPolicy log = new LogPolicy(r.map("log").bool("passThrough", LogPolicy.DEFAULT.passThrough()));
         if (name == null || upstream == null) {
             return null;
         }
         return r.reading().problems().build(r.at("name"), r.path(), () -> new Route(
-                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool));
+                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log));
     }
 
     /** Upper-case HTTP method names, such as {@code GET} and {@code POST}. */

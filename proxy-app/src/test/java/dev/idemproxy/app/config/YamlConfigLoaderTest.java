@@ -20,6 +20,7 @@ import dev.idemproxy.core.retry.Jitter;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
+import dev.idemproxy.core.route.LogPolicy;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
@@ -116,6 +117,26 @@ class YamlConfigLoaderTest {
         Route route = config.routes().get(0);
         assertThat(route.tls()).isEqualTo(new TlsPolicy(dir.resolve("certs/ca.pem"), "api.example.com"));
         assertThat(route.pool()).isEqualTo(new PoolPolicy(8, Duration.ofSeconds(90)));
+    }
+
+    @Test
+    void passThroughCallLinesAreOnByDefaultAndARouteCanPutThemAtDebug() throws Exception {
+        String yaml = "routes:\n"
+                + "  - name: loud\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "  - name: quiet\n"
+                + "    upstream: http://127.0.0.1:8082\n"
+                + "    log: { passThrough: false }\n";
+
+        List<Route> routes = parse(yaml).routes();
+
+        assertThat(routes.get(0).log()).isEqualTo(LogPolicy.DEFAULT);
+        assertThat(routes.get(0).log().passThrough()).isTrue();
+        assertThat(routes.get(1).log()).isEqualTo(new LogPolicy(false));
+        assertThat(parseProblems("routes:\n  - name: r\n    upstream: http://127.0.0.1:8081\n    log: { passThrough: sometimes, level: debug }\n"))
+                .containsExactly(
+                        "test.yaml:4:25: routes[0].log.passThrough: expected true or false, got 'sometimes'",
+                        "test.yaml:4:36: routes[0].log.level: unknown key (expected one of: passThrough)");
     }
 
     @Test

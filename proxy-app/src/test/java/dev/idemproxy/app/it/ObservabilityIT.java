@@ -50,7 +50,14 @@ class ObservabilityIT {
                 + "    match: { pathPrefix: /slowpost }\n"
                 + "    upstream: " + upstream.uri() + "\n"
                 + "    timeouts: { perTry: 200ms, total: 5s }\n"
-                + "    idempotency: { enabled: true }\n");
+                + "    idempotency: { enabled: true }\n"
+                + "  - name: files\n"
+                + "    match: { pathPrefix: /files }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "  - name: quiet\n"
+                + "    match: { pathPrefix: /quiet }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    log: { passThrough: false }\n");
     }
 
     @AfterAll
@@ -68,6 +75,38 @@ class ObservabilityIT {
 
     static String get(java.net.URI uri) throws Exception {
         return client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    @Test
+    void aPassThroughCallLogsOneLineUnlessItsRouteSaysOtherwise() throws Exception {
+        String mark = UUID.randomUUID().toString();
+        upstream.enqueue(respond(200, "a file"), respond(200, "another"), respond(404, "none"));
+        assertThat(client.send(HttpRequest.newBuilder(proxy.uri("/files/" + mark)).header("Authorization", SECRET).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        assertThat(get(proxy.uri("/quiet/" + mark))).isEqualTo("another");
+        assertThat(client.send(HttpRequest.newBuilder(proxy.uri("/files/gone-" + mark)).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(404);
+
+        // A line is logged after the response is written: wait until the third call's is there.
+        long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (lines("route=files").size() < 2 && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        List<ILoggingEvent> files = lines("route=files");
+        assertThat(files).hasSize(2);
+        assertThat(files).allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(ch.qos.logback.classic.Level.INFO));
+        assertThat(files.get(0).getFormattedMessage()).startsWith("[call=-][biz=-][try=1] route=files key=- status=200 outcome=forwarded ms=");
+        assertThat(files.get(1).getFormattedMessage()).contains(" status=404 outcome=forwarded ms=");
+        assertThat(lines("route=quiet")).isEmpty();
+        assertThat(get(proxy.admin("/metrics"))).contains("idemproxy_requests_total{outcome=\"forwarded\",route=\"quiet\"} 1.0");
+        assertThat(files).allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain(SECRET.substring(7)));
+    }
+
+    private static List<ILoggingEvent> lines(String containing) {
+        synchronized (calls) {
+            return List.copyOf(calls.list).stream().filter(e -> e.getFormattedMessage().contains(containing))
+                    .collect(Collectors.toList());
+        }
     }
 
     @Test

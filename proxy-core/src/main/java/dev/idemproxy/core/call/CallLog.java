@@ -9,9 +9,10 @@ import org.slf4j.spi.LoggingEventBuilder;
 /**
  * One line per finished call (CONTRACT §9), {@code [call=ID][biz=ID][try=N] route=… key=…
  * status=… outcome=… ms=…}, with the same fields as key-value pairs for the JSON layout; and
- * the {@code idemproxy_requests_total} count. Protected calls log at INFO; pass-through calls
- * at DEBUG (logger {@code idemproxy.calls}), since logging every streamed request would cost
- * more than proxying it. Headers and bodies are never logged. This class is thread-safe.
+ * the {@code idemproxy_requests_total} count. Every line is at INFO (logger
+ * {@code idemproxy.calls}), except a pass-through call's on a route whose {@code log.passThrough}
+ * is false, which is at DEBUG (see {@link #passedThrough}). Headers and bodies are never logged.
+ * This class is thread-safe.
  *
  * <p>The key-value pairs are attached only when the layout writes them ({@code keyValues}): the
  * text layout prints the message alone, and building eight pairs per call for it was a thirtieth
@@ -34,14 +35,29 @@ public final class CallLog {
     }
 
     /**
+     * A call's line at INFO.
+     *
      * @param callId null for calls that never got one
      * @param detail an extra reason (the retry decision's), or null
      */
     public void finished(String route, CallOutcome outcome, int status, long startNanos, String callId, String bizId,
             String key, int attempts, String detail) {
+        finished(true, route, outcome, status, startNanos, callId, bizId, key, attempts, detail);
+    }
+
+    /**
+     * A pass-through call's line: at INFO, or at DEBUG when {@code atInfo} is false (the route's
+     * {@code log.passThrough}), which costs nothing but the count while DEBUG is off.
+     */
+    public void passedThrough(boolean atInfo, String route, boolean failed, int status, long startNanos) {
+        finished(atInfo, route, failed ? CallOutcome.FAILED : CallOutcome.FORWARDED, status, startNanos, null, null, null, 1,
+                null);
+    }
+
+    private void finished(boolean atInfo, String route, CallOutcome outcome, int status, long startNanos, String callId,
+            String bizId, String key, int attempts, String detail) {
         metrics.request(route, outcome);
-        boolean protectedCall = callId != null;
-        if (protectedCall ? !LOG.isInfoEnabled() : !LOG.isDebugEnabled()) {
+        if (atInfo ? !LOG.isInfoEnabled() : !LOG.isDebugEnabled()) {
             return;
         }
         long ms = (System.nanoTime() - startNanos) / 1_000_000L;
@@ -51,14 +67,14 @@ public final class CallLog {
         if (!keyValues) {
             // The plain call, not the fluent builder: that builds an event of slf4j's, which logback
             // then copies into its own.
-            if (protectedCall) {
+            if (atInfo) {
                 LOG.info(line);
             } else {
                 LOG.debug(line);
             }
             return;
         }
-        LoggingEventBuilder e = protectedCall ? LOG.atInfo() : LOG.atDebug();
+        LoggingEventBuilder e = atInfo ? LOG.atInfo() : LOG.atDebug();
         e.addKeyValue("call", dash(callId)).addKeyValue("biz", dash(bizId)).addKeyValue("try", attempts)
                 .addKeyValue("route", route).addKeyValue("key", dash(key)).addKeyValue("status", status)
                 .addKeyValue("outcome", outcome.spelling()).addKeyValue("ms", ms);

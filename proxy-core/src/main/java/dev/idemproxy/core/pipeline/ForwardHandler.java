@@ -437,8 +437,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             ProxyCall c = call;
             call = null;
             state.callEnded();
-            services.log().finished(c.route().name(), failed ? CallOutcome.FAILED : CallOutcome.FORWARDED, status,
-                    c.startNanos(), null, null, null, 1, null);
+            services.log().passedThrough(c.route().log().passThrough(), c.route().name(), failed, status, c.startNanos());
         }
     }
 

@@ -20,6 +20,7 @@ import java.util.Set;
  *
  * @param upstream http or https URI; its path, when not "/", is prefixed to forwarded paths
  * @param receipt  null when the route has no receipt endpoint
+ * @param log      its call lines
  */
 public record Route(
         String name,
@@ -33,7 +34,8 @@ public record Route(
         ReceiptPolicy receipt,
         DeadLetterPolicy deadLetter,
         TlsPolicy tls,
-        PoolPolicy pool) {
+        PoolPolicy pool,
+        LogPolicy log) {
 
     public static final String TAG_IDEMPOTENT = "idempotent";
 
@@ -56,6 +58,14 @@ public record Route(
         requireNonNull(deadLetter, "deadLetter");
         requireNonNull(tls, "tls");
         requireNonNull(pool, "pool");
+        requireNonNull(log, "log");
+    }
+
+    /** A route whose call lines are the default's ({@link LogPolicy#DEFAULT}). */
+    public Route(String name, RouteMatch match, URI upstream, Set<String> tags, Timeouts timeouts,
+            IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
+            DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool) {
+        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, LogPolicy.DEFAULT);
     }
 
     /** A plain pass-through route with every policy at its default; handy in tests. */

@@ -63,6 +63,31 @@ class CallLogTest {
     }
 
     @Test
+    void aPassThroughCallLogsItsLineAtInfo() {
+        new CallLog(new ProxyMetrics(registry), false).passedThrough(true, "files", false, 200, System.nanoTime());
+        new CallLog(new ProxyMetrics(registry), false).passedThrough(true, "files", true, 502, System.nanoTime());
+
+        assertThat(events.list).hasSize(2);
+        assertThat(events.list).allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(Level.INFO));
+        assertThat(events.list.get(0).getFormattedMessage())
+                .startsWith("[call=-][biz=-][try=1] route=files key=- status=200 outcome=forwarded ms=");
+        assertThat(events.list.get(1).getFormattedMessage()).contains(" status=502 outcome=failed ms=");
+    }
+
+    @Test
+    void aQuietRoutesPassThroughLineIsAtDebugAndStillCounted() {
+        new CallLog(new ProxyMetrics(registry), true).passedThrough(false, "files", false, 200, System.nanoTime());
+        assertThat(events.list).isEmpty();
+
+        logger.setLevel(Level.DEBUG);
+        new CallLog(new ProxyMetrics(registry), true).passedThrough(false, "files", false, 200, System.nanoTime());
+        ILoggingEvent e = single();
+        assertThat(e.getLevel()).isEqualTo(Level.DEBUG);
+        assertThat(pairs(e)).containsEntry("route", "files").containsEntry("outcome", "forwarded");
+        assertThat(registry.find(ProxyMetrics.REQUESTS).counter().count()).isEqualTo(2.0);
+    }
+
+    @Test
     void aRetryLineFollowsTheSameSwitch() {
         new CallLog(new ProxyMetrics(registry), true).retry("orders", "c-1", null, 2, "upstream-503", 120);
         new CallLog(new ProxyMetrics(registry), false).retry("orders", "c-1", null, 2, "upstream-503", 120);
