@@ -69,6 +69,15 @@ public final class ConfigDescriber {
      * and redis URI passwords are redacted.
      */
     public static Map<String, Object> effectiveConfig(ProxyConfig c) {
+        return effectiveConfig(c, List.of());
+    }
+
+    /**
+     * As {@link #effectiveConfig(ProxyConfig)}, and when {@code pendingRestart} is not empty a last
+     * key {@code pendingRestart} listing the restart-only keys whose value in the file differs
+     * from the one in effect (after a reload changed them).
+     */
+    public static Map<String, Object> effectiveConfig(ProxyConfig c, List<String> pendingRestart) {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("listen", c.listen().toString());
         root.put("shutdown", map("grace", d(c.shutdownGrace())));
@@ -83,6 +92,9 @@ public final class ConfigDescriber {
                 "window", d(c.retryBudget().window())));
         root.put("secretHeaders", List.copyOf(c.secretHeaders()));
         root.put("routes", c.routes().stream().map(RouteDescriber::describe).toList());
+        if (!pendingRestart.isEmpty()) {
+            root.put("pendingRestart", List.copyOf(pendingRestart));
+        }
         return root;
     }
 

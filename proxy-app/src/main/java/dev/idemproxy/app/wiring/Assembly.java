@@ -18,6 +18,8 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -33,7 +35,14 @@ public final class Assembly implements AutoCloseable {
 
     private final Path configFile;
     private final YamlConfigLoader loader;
+    /**
+     * What is in effect: the settings the process started with, and the routes of the last good
+     * reload. A reload never puts a restart-only setting here, so {@code GET /config} shows the
+     * value in use; the file's values that differ from those are in {@link #pendingRestart}.
+     */
     private final AtomicReference<ProxyConfig> current;
+    /** The restart-only keys whose value in the file differs from the one in effect, in the YAML's order. */
+    private volatile List<String> pendingRestart = List.of();
     private final MetricsSetup metrics;
     /** The proxy's I/O event loops, shared with the Redis store's connections; closed after the store. */
     private final IoLoops loops;
@@ -53,7 +62,7 @@ public final class Assembly implements AutoCloseable {
         StoreFactory.bindMetrics(store, metrics.registry());
         this.proxy = new ProxyServer(config, store, metrics.registry(), loops, logKeyValues);
         this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
-                () -> ConfigDescriber.effectiveConfig(current.get()),
+                () -> ConfigDescriber.effectiveConfig(current.get(), pendingRestart),
                 CallRecordsEndpoints.routes(store, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
                         proxy.replayToken()));
     }
@@ -152,8 +161,14 @@ public final class Assembly implements AutoCloseable {
             try {
                 ProxyConfig next = loader.load(configFile);
                 proxy.apply(next);
-                logRestartOnlyChanges(next);
-                current.set(next);
+                ProxyConfig running = current.get();
+                List<String> pending = restartOnlyChanges(running, next);
+                if (!pending.isEmpty()) {
+                    LOG.warn("a reload swaps the routes only: {} changed in the file and take effect after a restart",
+                            String.join(", ", pending));
+                }
+                pendingRestart = pending;
+                current.set(running.withRoutes(next.routes()));
                 LOG.info("config reloaded from {}: {} routes", configFile, next.routes().size());
                 return true;
             } catch (InvalidConfigException e) {
@@ -171,14 +186,23 @@ public final class Assembly implements AutoCloseable {
         }
     }
 
-    private void logRestartOnlyChanges(ProxyConfig next) {
-        ProxyConfig started = current.get();
-        if (!next.listen().equals(started.listen()) || !next.admin().equals(started.admin())
-                || !next.server().equals(started.server()) || !next.store().equals(started.store())
-                || !next.tasks().equals(started.tasks()) || !next.retryBudget().equals(started.retryBudget())
-                || !next.secretHeaders().equals(started.secretHeaders()) || !next.shutdownGrace().equals(started.shutdownGrace())) {
-            LOG.warn("a reload swaps the routes only: listen, admin, server, store, tasks, retryBudget, secretHeaders and"
-                    + " shutdown.grace take effect after a restart");
+    /** The restart-only keys (CONTRACT §3's order) whose value in {@code file} is not the one {@code running} uses. */
+    static List<String> restartOnlyChanges(ProxyConfig running, ProxyConfig file) {
+        List<String> keys = new ArrayList<>();
+        addIf(keys, "listen", !file.listen().equals(running.listen()));
+        addIf(keys, "shutdown.grace", !file.shutdownGrace().equals(running.shutdownGrace()));
+        addIf(keys, "admin", !file.admin().equals(running.admin()));
+        addIf(keys, "server", !file.server().equals(running.server()));
+        addIf(keys, "store", !file.store().equals(running.store()));
+        addIf(keys, "tasks", !file.tasks().equals(running.tasks()));
+        addIf(keys, "retryBudget", !file.retryBudget().equals(running.retryBudget()));
+        addIf(keys, "secretHeaders", !file.secretHeaders().equals(running.secretHeaders()));
+        return List.copyOf(keys);
+    }
+
+    private static void addIf(List<String> keys, String key, boolean changed) {
+        if (changed) {
+            keys.add(key);
         }
     }
 

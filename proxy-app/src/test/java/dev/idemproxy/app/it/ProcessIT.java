@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idemproxy.app.config.ConfigDescriber;
 import dev.idemproxy.core.testing.FreePorts;
 import dev.idemproxy.core.testing.LeakDetection;
@@ -47,6 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(LeakDetection.class)
 class ProcessIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
     /** How much longer than its configured grace a stopping child may take to exit. */
     static final Duration EXIT_MARGIN = Duration.ofSeconds(8);
     static final Duration WAIT = Duration.ofSeconds(15);
@@ -124,6 +127,43 @@ class ProcessIT {
     }
 
     // ------------------------------------------------------------------ reload
+
+    /**
+     * {@code GET /config} is the config in effect: after a reload that also changes restart-only
+     * settings, it shows the new routes but the settings the process still uses, and names the
+     * changed ones under {@code pendingRestart}, as the warning line does.
+     */
+    @Test
+    void aReloadThatChangesRestartOnlySettingsShowsThemAsPendingNotInEffect() throws Exception {
+        Ports p = Ports.pick();
+        String a = route("a", "/a", upstream1);
+        Path cfg = writeConfig(dir, p, "shutdown: { grace: 5s }\n", a);
+        try (ChildProxy child = startRun(cfg)) {
+            assertThat(get(p.admin("/config")).body()).doesNotContain("pendingRestart");
+
+            writeConfig(dir, p, "shutdown: { grace: 7s }\nsecretHeaders: [X-Api-Key]\n", a + route("b", "/b", upstream2));
+            child.awaitLines("config reloaded", 1, WAIT);
+            child.awaitLine("a reload swaps the routes only: shutdown.grace, secretHeaders changed in the file and take"
+                    + " effect after a restart");
+            assertThat(get(p.proxy("/b/1")).body()).isEqualTo("two /b/1");
+            JsonNode config = JSON.readTree(get(p.admin("/config")).body());
+            assertThat(config.at("/shutdown/grace").asText()).isEqualTo("5s");
+            assertThat(config.at("/secretHeaders").size()).isZero();
+            assertThat(config.at("/routes/1/name").asText()).isEqualTo("b");
+            assertThat(config.at("/pendingRestart").toString()).isEqualTo("[\"shutdown.grace\",\"secretHeaders\"]");
+
+            // Back to the values in effect: nothing is pending any more.
+            writeConfig(dir, p, "shutdown: { grace: 5s }\n", a);
+            child.awaitLines("config reloaded", 2, WAIT);
+            config = JSON.readTree(get(p.admin("/config")).body());
+            assertThat(config.has("pendingRestart")).isFalse();
+            assertThat(config.at("/routes").size()).isEqualTo(1);
+            assertThat(child.count("a reload swaps the routes only")).isEqualTo(1);
+
+            child.signal("TERM");
+            assertThat(child.waitFor(WAIT)).as(child.transcript()).isZero();
+        }
+    }
 
     @Test
     void fileChangeSwapsRoutesAndInvalidFileKeepsOldConfig() throws Exception {
