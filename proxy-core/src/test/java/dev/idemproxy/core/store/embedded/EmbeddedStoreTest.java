@@ -143,7 +143,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
             await(store.chargeTaskRetry("t" + i + "@1", 5, ttl));
         }
         clock.advance(Duration.ofMinutes(2));
-        java.util.concurrent.CompletableFuture<Integer> sweep = embedded.sweep(7).toCompletableFuture();
+        java.util.concurrent.CompletableFuture<Integer> sweep = embedded.sweep(7, Long.MAX_VALUE).toCompletableFuture();
         RecordKey fresh = new RecordKey("r", "s", "during-the-sweep");
         assertThat(await(store.claim(fresh, "fp", "o", Duration.ofSeconds(30), new ClaimContext("cf"))))
                 .isInstanceOf(ClaimResult.Claimed.class);
@@ -159,6 +159,38 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
                 .allSatisfy(id -> assertThat(Integer.parseInt(id.substring(1)) % 6).isEqualTo(1)).hasSize(34);
         assertThat(await(embedded.purgeExpired())).isZero();
         assertThat(embedded.mvStore().openMap(EmbeddedIdempotencyStore.RECEIPTS_BY_BIZ).size()).isEqualTo(100);
+    }
+
+    /**
+     * A sweep whose slices get no time at all still gets on, {@value EmbeddedIdempotencyStore#SWEEP_CLOCK_EVERY}
+     * entries a turn, and deletes exactly what expired: a slice cut short by its time resumes at
+     * the next key, in the middle of a map or at the start of the next one.
+     */
+    @Test
+    void aSweepCutShortByItsTimeResumesWhereItStopped() throws Exception {
+        EmbeddedIdempotencyStore embedded = (EmbeddedIdempotencyStore) store;
+        StoredResponse response = new StoredResponse(200, List.of(), "ok".getBytes(StandardCharsets.UTF_8));
+        int n = 3 * EmbeddedIdempotencyStore.SWEEP_CLOCK_EVERY + 5;  // a map ends mid-slice and exactly on one
+        for (int i = 0; i < n; i++) {
+            Duration ttl = i % 3 == 0 ? Duration.ofHours(1) : Duration.ofMinutes(1);
+            RecordKey key = new RecordKey("r", "s", "k" + i);
+            await(store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i)));
+            await(store.complete(key, "o" + i, response, 1, ttl));
+        }
+        for (int i = 0; i < 2 * EmbeddedIdempotencyStore.SWEEP_CLOCK_EVERY; i++) {
+            await(store.chargeTaskRetry("t" + i + "@1", 5, i % 2 == 0 ? Duration.ofMinutes(1) : Duration.ofHours(1)));
+        }
+        clock.advance(Duration.ofMinutes(2));
+
+        int expired = n - (n + 2) / 3 + EmbeddedIdempotencyStore.SWEEP_CLOCK_EVERY;
+        assertThat(await(embedded.sweep(4096, 0))).isEqualTo(expired);
+        for (int i = 0; i < n; i++) {
+            assertThat(await(store.get(new RecordKey("r", "s", "k" + i))).isPresent()).as("record %d", i).isEqualTo(i % 3 == 0);
+        }
+        for (int i = 0; i < 2 * EmbeddedIdempotencyStore.SWEEP_CLOCK_EVERY; i++) {
+            assertThat(await(store.taskRetriesUsed("t" + i + "@1"))).as("counter %d", i).isEqualTo(i % 2 == 0 ? 0L : 1L);
+        }
+        assertThat(await(embedded.purgeExpired())).isZero();
     }
 
     /**
