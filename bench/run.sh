@@ -685,6 +685,8 @@ field() { sed -E "s/.* $1=([0-9.]+).*/\\1/" <<<"$2"; }
 # runs its own threads there (the embedded store's sync, purge and MVStore writer, Caffeine's
 # maintenance, the collector, Lettuce): SIGSTOP them for the run, SIGCONT the one measured. The
 # EXIT trap (lib.sh) resumes every process before it stops them.
+rewarm_on() { [[ $REWARM != 0 && $REWARM != 0s ]]; }  # --rewarm given a length
+
 only_running() { # unit (a reference target: no idemproxy runs)
     local v
     for v in "${IDP_UNITS[@]}"; do
@@ -707,7 +709,7 @@ measure() { # unit scenario rep [attempt]
     fi
     (( PAUSE_OTHERS )) && only_running "$u"
     local nonce
-    if [[ $REWARM != 0 && $REWARM != 0s ]]; then
+    if rewarm_on; then
         # The same load just before the measured run, not measured: a JIT-compiled target has just
         # served another scenario (or, between rounds, nothing for minutes), and its first seconds
         # after such a switch run code being deoptimised and recompiled (docs/benchmarks.md).
@@ -939,7 +941,7 @@ bar_of() { # unit scenario -> "ratio p99_limit_ms label" (ratio 0: no bar)
     if (( PAUSE_OTHERS )); then
         echo "- during every measured run (and its re-warm) the idemproxy JVMs not under test were stopped (SIGSTOP; \`--pause-others\`)"
     fi
-    if [[ $REWARM != 0 && $REWARM != 0s ]]; then
+    if rewarm_on; then
         echo "- every measured run (every target) was preceded by an unmeasured $REWARM run of the same scenario on the same target (\`--rewarm\`)"
     fi
     for p in "${PAIRS[@]}"; do

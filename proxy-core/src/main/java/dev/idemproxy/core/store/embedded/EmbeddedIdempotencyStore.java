@@ -529,43 +529,29 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         /**
          * Looks at up to {@code budget} entries, stopping sooner once {@link #sliceNanos} have
          * passed (checked every {@value #SWEEP_CLOCK_EVERY} entries, so a slice always gets on);
-         * true when the pass is over.
+         * true when the pass is over. Deleting behind the cursor is safe: it walks the map as it
+         * was when the cursor was made (MVStore's pages are copied on write, never changed).
          */
         boolean slice(int budget) {
             long now = clock.millis();
             long start = System.nanoTime();
             int seen = 0;
             int before = purged;
-            while (map < 4 && seen < budget) {
+            boolean outOfTime = false;
+            while (map < 4 && seen < budget && !outOfTime) {
                 MVMap<String, ?> m = map == 0 ? records : map == 1 ? receiptsMap : map == 2 ? receiptsByBizMap : tasksMap;
-                List<String> keys = new ArrayList<>();
-                List<Object> values = new ArrayList<>();
                 Cursor<String, ?> c = m.cursor(from);
-                while (seen + keys.size() < budget && c.hasNext()) {
-                    keys.add(c.next());
-                    values.add(c.getValue());
-                }
-                int done = 0;
-                boolean outOfTime = false;
-                while (done < keys.size() && !outOfTime) {
-                    if (purge(map, keys.get(done), values.get(done), now)) {
+                String last = null;
+                while (seen < budget && !outOfTime && c.hasNext()) {
+                    last = c.next();
+                    if (purge(map, last, c.getValue(), now)) {
                         purged++;
                     }
-                    done++;
-                    outOfTime = done % SWEEP_CLOCK_EVERY == 0 && System.nanoTime() - start >= sliceNanos;
-                }
-                seen += done;
-                if (outOfTime) {
-                    if (done < keys.size() || c.hasNext()) {
-                        from = keys.get(done - 1) + '\0';  // on from the next key after the last one dealt with
-                    } else {
-                        map++;
-                        from = null;
-                    }
-                    break;
+                    seen++;
+                    outOfTime = seen % SWEEP_CLOCK_EVERY == 0 && System.nanoTime() - start >= sliceNanos;
                 }
                 if (c.hasNext()) {
-                    from = keys.get(keys.size() - 1) + '\0';  // the next key after the last one seen
+                    from = last + '\0';  // the next key after the last one dealt with
                 } else {
                     map++;
                     from = null;
