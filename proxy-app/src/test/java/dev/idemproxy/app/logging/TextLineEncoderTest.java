@@ -49,6 +49,24 @@ class TextLineEncoderTest {
         }
     }
 
+    @Test
+    void linesEncodedIntoOneSmallBufferAreTheLinesOneAfterTheOther() {
+        TextLineEncoder ours = new TextLineEncoder();
+        ours.setContext(context);
+        ours.start();
+        LineBuffer batch = new LineBuffer(1);  // grows on the way, in the middle of lines
+        java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+        for (LoggingEvent e : events()) {
+            ours.encodeInto(e, batch);
+            expected.writeBytes(ours.encode(e));
+        }
+        assertThat(batch.toByteArray()).isEqualTo(expected.toByteArray());
+        assertThat(new String(batch.toByteArray(), StandardCharsets.UTF_8)).contains("über ✓ 東京", "inner ✓");
+        batch.truncate(3);
+        batch.append("é-x", 0, 3);
+        assertThat(new String(batch.toByteArray(), StandardCharsets.UTF_8)).endsWith("é-x").hasSize(6);
+    }
+
     private void sameBytesIn(String zone) {
         TimeZone before = TimeZone.getDefault();
         TimeZone.setDefault(TimeZone.getTimeZone(zone));
