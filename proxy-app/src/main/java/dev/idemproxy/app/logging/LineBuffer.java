@@ -11,10 +11,15 @@ import java.util.Arrays;
  * ASCII but for what callers put in messages). Not thread-safe: the writer's alone.
  */
 final class LineBuffer {
+    /** A buffer grown past this (a batch of stack traces) goes back to its first size when reset. */
+    private static final int KEPT_CAPACITY = 1 << 20;
+
+    private final int capacity;
     private byte[] bytes;
     private int size;
 
     LineBuffer(int capacity) {
+        this.capacity = capacity;
         bytes = new byte[capacity];
     }
 
@@ -24,6 +29,9 @@ final class LineBuffer {
 
     void reset() {
         size = 0;
+        if (bytes.length > Math.max(capacity, KEPT_CAPACITY)) {
+            bytes = new byte[capacity];
+        }
     }
 
     /** Drops what was appended after the first {@code length} bytes (a line that failed midway). */
