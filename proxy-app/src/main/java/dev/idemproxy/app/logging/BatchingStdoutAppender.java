@@ -3,6 +3,8 @@ package dev.idemproxy.app.logging;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.UnsynchronizedAppenderBase;
 import ch.qos.logback.core.encoder.Encoder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +35,9 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
     private static final int MAX_BATCH = 1024;
     /** How long the writer sleeps after writing a batch: the longest a line waits to be written. */
     private static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** The batch buffer's first size; one grown past {@link #KEPT_CAPACITY} (stack traces) starts over. */
+    private static final int BATCH_CAPACITY = 64 * 1024;
+    private static final int KEPT_CAPACITY = 1 << 20;
 
     private Encoder<ILoggingEvent> encoder;
     private int queueSize = 16384;
@@ -121,7 +126,7 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
 
     private void writeLoop() {
         List<ILoggingEvent> batch = new ArrayList<>(MAX_BATCH);
-        LineBuffer bytes = new LineBuffer(64 * 1024);
+        ByteBuf bytes = Unpooled.buffer(BATCH_CAPACITY);
         while (true) {
             boolean last = stopping;   // read before draining: what was queued before stop() is written
             ILoggingEvent e;
@@ -131,13 +136,14 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
                 taken++;
                 batch.add(e);
                 if (batch.size() == MAX_BATCH) {
-                    write(batch, bytes);
+                    bytes = write(batch, bytes);
                 }
             }
             if (!batch.isEmpty()) {
-                write(batch, bytes);
+                bytes = write(batch, bytes);
             }
             if (last) {
+                bytes.release();
                 return;
             }
             if (taken > 0) {
@@ -162,19 +168,20 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
         return writer;
     }
 
-    private void write(List<ILoggingEvent> batch, LineBuffer bytes) {
+    /** Encodes the batch into {@code bytes}, writes it with one call and returns the buffer for the next batch. */
+    private ByteBuf write(List<ILoggingEvent> batch, ByteBuf bytes) {
         // The text encoder writes into the batch's buffer; another encoder's bytes are copied in.
         TextLineEncoder text = encoder instanceof TextLineEncoder t ? t : null;
         for (ILoggingEvent e : batch) {
-            int mark = bytes.size();
+            int mark = bytes.writerIndex();
             try {
                 if (text != null) {
                     text.encodeInto(e, bytes);
                 } else {
-                    bytes.append(encoder.encode(e));
+                    bytes.writeBytes(encoder.encode(e));
                 }
             } catch (RuntimeException ex) {
-                bytes.truncate(mark);
+                bytes.writerIndex(mark);
                 addError("cannot encode a log event", ex);
             }
         }
@@ -184,11 +191,15 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
         // first: 7% of this thread's time at 70,000 replays a second).
         PrintStream out = System.out;
         try {
-            bytes.writeTo(out);
+            bytes.readBytes(out, bytes.readableBytes());
         } catch (java.io.IOException ex) {  // PrintStream does not throw: it sets its error flag
             addError("cannot write log lines", ex);
         }
         out.flush();
-        bytes.reset();
+        if (bytes.capacity() > KEPT_CAPACITY) {
+            bytes.release();
+            return Unpooled.buffer(BATCH_CAPACITY);
+        }
+        return bytes.clear();
     }
 }
