@@ -86,6 +86,9 @@ store:
 {{- else if eq .Values.store.type "memory" }}
   memory:
     maxEntries: {{ int .Values.store.memory.maxEntries }}
+{{- with .Values.store.memory.maxBytes }}
+    maxBytes: {{ . | quote }}
+{{- end }}
 {{- else if eq .Values.store.type "redis" }}
   redis:
 {{- if include "idemproxy.redisAuth" . }}

@@ -101,7 +101,7 @@ public final class ConfigDescriber {
     private static Map<String, Object> store(StorePolicy s) {
         return map("type", s.type().spelling(),
                 "embedded", map("path", s.embeddedPath().toString()),
-                "memory", map("maxEntries", s.memoryMaxEntries()),
+                "memory", map("maxEntries", s.memoryMaxEntries(), "maxBytes", SizeParser.format(s.memoryMaxBytes())),
                 "redis", map("uri", s.redis().redactedUri(), "mode", s.redis().mode(), "keyPrefix", s.redis().keyPrefix(),
                         "tls", map("caFile", s.redis().tlsCaFile() == null ? null : s.redis().tlsCaFile().toString())),
                 "onUnavailable", s.onUnavailable().spelling(),

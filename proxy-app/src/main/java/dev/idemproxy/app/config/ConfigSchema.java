@@ -70,7 +70,7 @@ final class ConfigSchema {
             section("store",
                     leaf("type"),
                     section("embedded", leaf("path")),
-                    section("memory", leaf("maxEntries")),
+                    section("memory", leaf("maxEntries"), leaf("maxBytes")),
                     section("redis", leaf("uri"), leaf("mode"), leaf("keyPrefix"), section("tls", leaf("caFile"))),
                     leaf("onUnavailable"),
                     section("nearCache", leaf("enabled"), leaf("maxEntries"), leaf("maxBytes"), leaf("ttl"))),

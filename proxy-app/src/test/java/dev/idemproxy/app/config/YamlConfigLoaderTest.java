@@ -25,6 +25,7 @@ import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
 import dev.idemproxy.core.store.StorePolicy;
+import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
 import dev.idemproxy.core.upstream.PoolPolicy;
 import dev.idemproxy.core.upstream.TlsPolicy;
 import java.net.URI;
@@ -53,6 +54,7 @@ class YamlConfigLoaderTest {
                 new AdminPolicy(new HostPort("127.0.0.1", 9901), ""),
                 ServerPolicy.DEFAULT,
                 new StorePolicy(StorePolicy.Type.EMBEDDED, Path.of("./idemproxy-data"), 1_000_000,
+                        MemoryIdempotencyStore.defaultMaxBytes(),
                         new StorePolicy.RedisPolicy("redis://127.0.0.1:6379", "standalone", "idemproxy:"),
                         StorePolicy.OnUnavailable.REJECT, StorePolicy.NearCachePolicy.ENABLED),
                 new TaskPolicy("X-Task-Id", 20, Duration.ofHours(1)),
@@ -168,6 +170,22 @@ class YamlConfigLoaderTest {
                         Duration.ofSeconds(5)));
         assertThat(loader.parse("store: { nearCache: { maxEntries: 50 } }\n", "test.yaml", dir).store().nearCache())
                 .isEqualTo(new StorePolicy.NearCachePolicy(true, 50, 64L * 1024 * 1024, Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void theMemoryStoresByteBoundIsASizeOfAtLeastOneMebibyteDefaultingToAQuarterOfTheHeap(@TempDir Path dir)
+            throws Exception {
+        assertThat(loader.parse("store: { type: memory }\n", "test.yaml", dir).store().memoryMaxBytes())
+                .isEqualTo(MemoryIdempotencyStore.defaultMaxBytes());
+        assertThat(loader.parse("store: { type: memory, memory: { maxEntries: 5000, maxBytes: 64MiB } }\n", "test.yaml", dir)
+                .store()).satisfies(s -> {
+                    assertThat(s.memoryMaxEntries()).isEqualTo(5000);
+                    assertThat(s.memoryMaxBytes()).isEqualTo(64L * 1024 * 1024);
+                });
+        assertThat(parseProblems("store:\n  memory: { maxBytes: 512KiB }\n"))
+                .containsExactly("test.yaml:2:23: store.memory.maxBytes: 512KiB (expected: >= 1MiB)");
+        assertThat(ConfigDescriber.effectiveConfig(loader.parse("store: { memory: { maxBytes: 3GiB } }\n", "t.yaml", dir))
+                .get("store").toString()).contains("memory={maxEntries=1000000, maxBytes=3GiB}");
     }
 
     @Test

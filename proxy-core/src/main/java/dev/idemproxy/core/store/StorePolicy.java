@@ -4,15 +4,20 @@ import static dev.idemproxy.core.Checks.positive;
 import static dev.idemproxy.core.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
 import java.nio.file.Path;
 import java.time.Duration;
 
 /**
  * Where idempotency records, receipts and dead letters live (CONTRACT §3 {@code store}).
  * This class is immutable.
+ *
+ * @param memoryMaxEntries the memory store's most records (and receipts, and dead letters)
+ * @param memoryMaxBytes   about how much heap the memory store may hold in all (see
+ *                         {@link dev.idemproxy.core.store.memory.MemoryIdempotencyStore})
  */
-public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, RedisPolicy redis, OnUnavailable onUnavailable,
-        NearCachePolicy nearCache) {
+public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, long memoryMaxBytes, RedisPolicy redis,
+        OnUnavailable onUnavailable, NearCachePolicy nearCache) {
 
     public enum Type {
         EMBEDDED("embedded"), MEMORY("memory"), REDIS("redis");
@@ -116,19 +121,23 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, R
     }
 
     public static final StorePolicy DEFAULT = new StorePolicy(Type.EMBEDDED, Path.of("./idemproxy-data"), 1_000_000,
-            RedisPolicy.DEFAULT, OnUnavailable.REJECT, NearCachePolicy.defaultFor(Type.EMBEDDED));
+            MemoryIdempotencyStore.defaultMaxBytes(), RedisPolicy.DEFAULT, OnUnavailable.REJECT,
+            NearCachePolicy.defaultFor(Type.EMBEDDED));
 
     public StorePolicy {
         requireNonNull(type, "type");
         requireNonNull(embeddedPath, "embeddedPath");
         requireArgument(memoryMaxEntries >= 1, "maxEntries " + memoryMaxEntries + " (expected: >= 1)");
+        requireArgument(memoryMaxBytes >= MemoryIdempotencyStore.MIN_BYTES,
+                "maxBytes " + memoryMaxBytes + " (expected: >= " + MemoryIdempotencyStore.MIN_BYTES + ")");
         requireNonNull(redis, "redis");
         requireNonNull(onUnavailable, "onUnavailable");
         requireNonNull(nearCache, "nearCache");
     }
 
-    /** A store without a near-cache. */
+    /** A store without a near-cache, and the memory store's default byte bound. */
     public StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, RedisPolicy redis, OnUnavailable onUnavailable) {
-        this(type, embeddedPath, memoryMaxEntries, redis, onUnavailable, NearCachePolicy.DISABLED);
+        this(type, embeddedPath, memoryMaxEntries, MemoryIdempotencyStore.defaultMaxBytes(), redis, onUnavailable,
+                NearCachePolicy.DISABLED);
     }
 }

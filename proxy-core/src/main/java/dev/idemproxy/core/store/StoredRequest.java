@@ -27,6 +27,11 @@ public record StoredRequest(String method, String uri, List<StoredHeader> header
         return body.clone();
     }
 
+    /** The body's length, without copying it. */
+    public int bodyLength() {
+        return body.length;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof StoredRequest r && r.method.equals(method) && r.uri.equals(uri)

@@ -30,7 +30,7 @@ public final class Stores {
         requireNonNull(clock, "clock");
         switch (policy.type()) {
             case MEMORY:
-                return MemoryIdempotencyStore.create(policy.memoryMaxEntries(), clock);
+                return MemoryIdempotencyStore.create(policy.memoryMaxEntries(), policy.memoryMaxBytes(), clock);
             case REDIS:
                 return RedisIdempotencyStore.connect(policy.redis(), REDIS_COMMAND_TIMEOUT, loops);
             default:

@@ -11,24 +11,31 @@ import java.util.TreeMap;
 
 /**
  * The in-memory dead-letter queue: entries by sort key (failedAt, id) plus an id index, bounded
- * by dropping the oldest entry. Thread-safe: every method is synchronized (operations are short).
+ * by count and by their estimated heap ({@link MemoryFootprint}) by dropping the oldest entries;
+ * the newest entry is always kept, however large. Thread-safe: every method is synchronized
+ * (operations are short).
  */
 final class MemoryDeadLetters {
     private final long maxEntries;
+    private final long maxBytes;
     private final TreeMap<String, DeadLetter> bySortKey = new TreeMap<>();
     private final Map<String, String> sortKeyById = new HashMap<>();
+    private long bytes;
 
-    MemoryDeadLetters(long maxEntries) {
+    MemoryDeadLetters(long maxEntries, long maxBytes) {
         this.maxEntries = maxEntries;
+        this.maxBytes = maxBytes;
     }
 
     synchronized void add(DeadLetter entry) {
         delete(entry.id());
         bySortKey.put(entry.sortKey(), entry);
         sortKeyById.put(entry.id(), entry.sortKey());
-        while (bySortKey.size() > maxEntries) {
+        bytes += MemoryFootprint.of(entry);
+        while (bySortKey.size() > maxEntries || (bytes > maxBytes && bySortKey.size() > 1)) {
             DeadLetter oldest = bySortKey.pollFirstEntry().getValue();
             sortKeyById.remove(oldest.id());
+            bytes -= MemoryFootprint.of(oldest);
         }
     }
 
@@ -51,7 +58,11 @@ final class MemoryDeadLetters {
 
     synchronized boolean delete(String id) {
         String sortKey = sortKeyById.remove(id);
-        return sortKey != null && bySortKey.remove(sortKey) != null;
+        DeadLetter gone = sortKey == null ? null : bySortKey.remove(sortKey);
+        if (gone != null) {
+            bytes -= MemoryFootprint.of(gone);
+        }
+        return gone != null;
     }
 
     synchronized long count() {

@@ -35,19 +35,27 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * The in-memory store: Caffeine caches bounded by {@code maxEntries}, each value expiring at its
- * own instant on the injected clock.
+ * The in-memory store: Caffeine caches bounded by {@code maxEntries} and {@code maxBytes}, each
+ * value expiring at its own instant on the injected clock.
  *
- * <p>Guarantees: atomic per key ({@code asMap().compute}); nothing survives a restart; when full,
- * Caffeine evicts records (size-based, near-LRU), so an evicted completed record re-executes on
- * the next duplicate: size {@code maxEntries} above the keys expected within a TTL. The dead-letter
- * queue keeps at most {@code maxEntries} entries, dropping the oldest; task retry counters are
- * bounded the same way (an evicted counter starts again from zero).
+ * <p>Guarantees: atomic per key ({@code asMap().compute}); nothing survives a restart. <b>Size.</b>
+ * Everything is on the JVM heap, so the store is bounded by an estimate of the heap it holds as
+ * well as by count: ended records may take half of {@code maxBytes}, receipts a quarter and dead
+ * letters a quarter ({@link MemoryFootprint} estimates each entry). Each entry weighs at least
+ * its share divided by {@code maxEntries}, so one bound caps both the count and the bytes. When
+ * full, Caffeine evicts ended records (size-based, near-LRU), and an evicted completed record
+ * re-executes on its next duplicate: size the store above the keys expected within a TTL. A record
+ * <em>in flight</em> weighs nothing and is never evicted for size, so a duplicate of a call that
+ * is still running always finds it (there are at most as many as calls in progress; they still
+ * expire). The dead-letter queue drops its oldest entries; task retry counters are bounded by
+ * count (an evicted counter starts again from zero).
  *
  * <p>Thread-safe. Operations run on the caller's thread and return completed stages: they only
  * touch memory and never block on I/O.
  */
 public final class MemoryIdempotencyStore implements IdempotencyStore {
+    /** The smallest byte bound: a few hundred small records. */
+    public static final long MIN_BYTES = 1024 * 1024;
     private final Clock clock;
     private final Cache<String, IdempotencyRecord> records;
     private final Cache<String, TimedReceipt> receipts;
@@ -62,17 +70,23 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     private record TimedCount(long used, Instant expiresAt) {
     }
 
-    private MemoryIdempotencyStore(long maxEntries, Clock clock) {
+    private MemoryIdempotencyStore(long maxEntries, long maxBytes, Clock clock) {
         this.clock = clock;
         Ticker ticker = () -> Math.multiplyExact(clock.millis(), 1_000_000L);
+        MemoryFootprint recordShare = new MemoryFootprint(maxBytes / 2, maxEntries);
+        MemoryFootprint receiptShare = new MemoryFootprint(maxBytes / 4, maxEntries);
         this.records = Caffeine.newBuilder()
-                .maximumSize(maxEntries)
+                .maximumWeight(recordShare.capacity())
+                // in flight: weightless, so never evicted for size (its duplicate would execute)
+                .weigher((String id, IdempotencyRecord r) ->
+                        r.state() == IdempotencyRecord.State.IN_FLIGHT ? 0 : recordShare.weight(MemoryFootprint.of(id, r)))
                 .ticker(ticker)
                 .expireAfter(new TimedExpiry<String, IdempotencyRecord>(IdempotencyRecord::expiresAt))
                 .executor(Runnable::run)
                 .build();
         this.receipts = Caffeine.newBuilder()
-                .maximumSize(maxEntries)
+                .maximumWeight(receiptShare.capacity())
+                .weigher((String callId, TimedReceipt r) -> receiptShare.weight(MemoryFootprint.of(r.receipt())))
                 .ticker(ticker)
                 .expireAfter(new TimedExpiry<String, TimedReceipt>(TimedReceipt::expiresAt))
                 .executor(Runnable::run)
@@ -82,7 +96,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
                     }
                 })
                 .build();
-        this.deadLetters = new MemoryDeadLetters(maxEntries);
+        this.deadLetters = new MemoryDeadLetters(maxEntries, maxBytes / 4);
         this.taskCounters = Caffeine.newBuilder()
                 .maximumSize(maxEntries)
                 .ticker(ticker)
@@ -92,13 +106,42 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * A memory store holding at most {@code maxEntries} records (and as many receipts and dead letters).
+     * A memory store holding at most {@code maxEntries} ended records (and as many receipts and
+     * dead letters), and about {@code maxBytes} of heap in all (see the class comment).
      *
-     * @param clock the time source for leases and expiry; tests pass a clock they advance by hand
+     * @param maxBytes at least {@link #MIN_BYTES}
+     * @param clock    the time source for leases and expiry; tests pass a clock they advance by hand
      */
-    public static MemoryIdempotencyStore create(long maxEntries, Clock clock) {
+    public static MemoryIdempotencyStore create(long maxEntries, long maxBytes, Clock clock) {
         requireArgument(maxEntries >= 1, "maxEntries " + maxEntries + " (expected: >= 1)");
-        return new MemoryIdempotencyStore(maxEntries, requireNonNull(clock, "clock"));
+        requireArgument(maxBytes >= MIN_BYTES, "maxBytes " + maxBytes + " (expected: >= " + MIN_BYTES + ")");
+        return new MemoryIdempotencyStore(maxEntries, maxBytes, requireNonNull(clock, "clock"));
+    }
+
+    /** As {@link #create(long, long, Clock)} with the default byte bound, a quarter of the heap. */
+    public static MemoryIdempotencyStore create(long maxEntries, Clock clock) {
+        return create(maxEntries, defaultMaxBytes(), clock);
+    }
+
+    /** A quarter of the JVM's maximum heap ({@code -Xmx}) in whole MiB, and at least {@link #MIN_BYTES}. */
+    public static long defaultMaxBytes() {
+        return Math.max(MIN_BYTES, Runtime.getRuntime().maxMemory() / 4 / MIN_BYTES * MIN_BYTES);
+    }
+
+    /** Runs Caffeine's pending maintenance (evictions) now; for tests. */
+    void cleanUp() {
+        records.cleanUp();
+        receipts.cleanUp();
+    }
+
+    /** Records held now, in flight and ended; for tests. */
+    long recordCount() {
+        return records.estimatedSize();
+    }
+
+    /** Receipts held now; for tests. */
+    long receiptCount() {
+        return receipts.estimatedSize();
     }
 
     private Instant now() {
