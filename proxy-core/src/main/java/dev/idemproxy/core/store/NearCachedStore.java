@@ -244,7 +244,7 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
         }
         long bytes = ENTRY_OVERHEAD;
         if (answer instanceof ClaimResult.Completed c) {
-            bytes += c.response().body().length;
+            bytes += c.response().bodyLength();
             for (StoredHeader h : c.response().headers()) {
                 bytes += h.name().length() + h.value().length();
             }
