@@ -2,6 +2,7 @@ package dev.idemproxy.core.call;
 
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
@@ -150,7 +151,17 @@ public final class RecordedProtection implements CallProtection {
                     writeReceipt(receipt);  // the store wrote nothing
                 }
             }
-            loop.execute(() -> waiters.wake(key));
+            ClaimResult settled = err == null && ok ? settledAs(s, keep) : null;
+            loop.execute(() -> waiters.wake(key, settled));
         });
+    }
+
+    /** What a claim of the key answers now that the outcome is stored; null when it was released. */
+    private ClaimResult settledAs(CallSettlement s, boolean keep) {
+        if (!keep) {
+            return null;
+        }
+        return s.response() == null ? new ClaimResult.NotRetained(identity.callId(), s.finalStatus(), s.attempts())
+                : new ClaimResult.Completed(s.response(), identity.callId(), s.attempts());
     }
 }

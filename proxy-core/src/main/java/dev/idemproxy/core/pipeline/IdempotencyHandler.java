@@ -27,6 +27,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -213,12 +214,25 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         // Wait: woken by the owner when it settles in this process, or poll for one elsewhere.
-        Runnable wake = () -> ctx.executor().execute(() -> retryClaim(p));
+        Consumer<ClaimResult> wake = settled -> ctx.executor().execute(() -> settledWhileWaiting(p, settled));
         p.wake = wake;
         services.waiters().await(p.key, wake);
         long untilDeadline = TimeUnit.NANOSECONDS.toMillis(p.waitUntil - System.nanoTime());
         p.poll = ctx.executor().schedule(() -> retryClaim(p), Math.max(1, Math.min(POLL_MILLIS, untilDeadline)),
                 TimeUnit.MILLISECONDS);
+    }
+
+    /** The owner in this process settled: answer from its outcome, or claim again when it released the key. */
+    private void settledWhileWaiting(Pending p, ClaimResult settled) {
+        if (settled == null) {
+            retryClaim(p);
+            return;
+        }
+        if (pending != p || p.claiming) {
+            return;
+        }
+        p.stopWaiting(services);
+        onClaim(p, settled, null);  // the store answered InFlight, so the fingerprints matched
     }
 
     private void retryClaim(Pending p) {
@@ -242,7 +256,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
                 LOG.warn("[call={}] could not release the key of a call whose client left before it was claimed: {}",
                         p.identity.callId(), err.toString());
             }
-            services.waiters().wake(p.key);
+            services.waiters().wake(p.key, null);
         });
     }
 
@@ -293,7 +307,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         final CallIdentity identity;
         final long waitUntil;
         final boolean derivedKey;
-        Runnable wake;
+        Consumer<ClaimResult> wake;
         ScheduledFuture<?> poll;
         boolean claiming;
 
