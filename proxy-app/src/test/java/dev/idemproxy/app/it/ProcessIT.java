@@ -38,6 +38,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -102,6 +104,41 @@ class ProcessIT {
             assertThat(child.waitFor(Duration.ofSeconds(10).plus(EXIT_MARGIN))).as(child.transcript()).isZero();
             assertThatThrownBy(() -> new Socket("127.0.0.1", p.listen).close())
                     .as("the listen port after exit").isInstanceOf(ConnectException.class);
+            child.assertNoLeaks();
+        }
+    }
+
+    /**
+     * A protected call's answer ends only after its record is written, later than the call
+     * settles; the drain waits for the answer itself, so the caller gets it before the close.
+     */
+    @ParameterizedTest(name = "{0} store")
+    @ValueSource(strings = {"memory", "embedded"})
+    void sigtermDrainsInFlightProtectedCallsAndTheirCallersGetTheAnswer(String store) throws Exception {
+        Ports p = Ports.pick();
+        String storeYaml = store.equals("memory") ? "store: { type: memory }\n"
+                : "store: { type: embedded, embedded: { path: \"" + dir.resolve("data").toString().replace("\\", "/") + "\" } }\n";
+        Path cfg = writeConfig(dir, p, storeYaml, "shutdown: { grace: 10s }\n",
+                route("slow", "/slow", upstream1) + "    idempotency: { enabled: true }\n");
+        try (ChildProxy child = startRun(cfg)) {
+            upstream1.enqueue(delayHead(Duration.ofMillis(1500), respond(201, "slow-done")));
+            int seen = upstream1.requestCount();
+            int started = upstream1.responsesStarted();
+            CompletableFuture<HttpResponse<String>> call = client.sendAsync(
+                    HttpRequest.newBuilder(p.proxy("/slow/work")).POST(HttpRequest.BodyPublishers.ofString("{\"n\":1}"))
+                            .header("Idempotency-Key", "drain-" + store).build(), HttpResponse.BodyHandlers.ofString());
+            upstream1.awaitRequests(seen + 1, WAIT);
+
+            child.signal("TERM");
+            child.awaitLine("received SIGTERM");
+            assertThat(upstream1.responsesStarted()).as("premise: the call is still in flight when SIGTERM arrives")
+                    .isEqualTo(started);
+
+            HttpResponse<String> r = call.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(r.statusCode()).isEqualTo(201);
+            assertThat(r.body()).isEqualTo("slow-done");
+            assertThat(r.headers().firstValue("Connection")).hasValue("close");
+            assertThat(child.waitFor(Duration.ofSeconds(10).plus(EXIT_MARGIN))).as(child.transcript()).isZero();
             child.assertNoLeaks();
         }
     }
@@ -451,9 +488,13 @@ class ProcessIT {
      * never reads a half-written file.
      */
     static Path writeConfig(Path dir, Ports p, String extra, String routes) throws IOException {
+        return writeConfig(dir, p, "store: { type: memory }\n", extra, routes);
+    }
+
+    static Path writeConfig(Path dir, Ports p, String store, String extra, String routes) throws IOException {
         String yaml = "listen: 127.0.0.1:" + p.listen + "\n"
                 + "admin: { listen: 127.0.0.1:" + p.admin + " }\n"
-                + "store: { type: memory }\n"
+                + store
                 + extra
                 + "routes:\n" + routes;
         Path file = dir.resolve("idemproxy.yaml");

@@ -1,5 +1,6 @@
 package dev.idemproxy.core.pipeline;
 
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -13,12 +14,11 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 final class Answers {
     private Answers() {}
 
-    static void write(ChannelHandlerContext ctx, FullHttpResponse response, boolean close) {
+    static ChannelFuture write(ChannelHandlerContext ctx, FullHttpResponse response, boolean close) {
         if (close) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.writeAndFlush(response);
+            return ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
         }
+        return ctx.writeAndFlush(response);
     }
 }

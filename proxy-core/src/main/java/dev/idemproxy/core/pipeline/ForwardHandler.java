@@ -142,7 +142,17 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         RecordedProtection recorded = c.protection() instanceof RecordedProtection ? (RecordedProtection) c.protection() : null;
         // A recorded call's PROCESSING receipt went with its claim; its final one goes with its record.
         java.time.Instant createdAt = recorded != null ? recorded.createdAt() : services.recorder().now();
-        protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), createdAt, recorded == null, settlement -> {
+        // The call counts as in flight (a draining server waits for it) until its answer is on the
+        // socket: that comes after its record is written, later than the settlement.
+        boolean[] ended = {false};
+        Runnable answered = () -> {
+            if (!ended[0]) {
+                ended[0] = true;
+                state.callEnded();
+            }
+        };
+        ProtectedCallRunner[] runner = {null};
+        protectedRun = runner[0] = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), createdAt, recorded == null, settlement -> {
             protectedRun = null;
             ReceiptPut receipt = services.recorder().settled(c, identity, recorded != null ? recorded.key() : null, createdAt,
                     settlement, recorded == null);
@@ -154,10 +164,18 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
                 call = null;
                 cancelHeadTimer();
             }
-            state.callEnded();
-            return c.protection() != null ? c.protection().settle(settlement, recorded != null ? receipt : null)
+            java.util.concurrent.CompletionStage<?> stored = c.protection() != null
+                    ? c.protection().settle(settlement, recorded != null ? receipt : null)
                     : java.util.concurrent.CompletableFuture.completedFuture(null);
-        });
+            // The execution writes its answer once the record is stored, on this loop; should no
+            // answer be written at all, the call still ends a turn of the loop after that.
+            stored.whenComplete((v, err) -> ctx.executor().execute(() -> ctx.executor().execute(() -> {
+                if (!runner[0].answering()) {
+                    answered.run();
+                }
+            })));
+            return stored;
+        }, answered);
         protectedRun.start();
     }
 

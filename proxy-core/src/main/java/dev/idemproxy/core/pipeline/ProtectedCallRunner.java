@@ -8,16 +8,21 @@ import dev.idemproxy.core.call.ClientSide;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.retry.Deadline;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
 
 /**
  * Runs one protected call for {@link ForwardHandler}: builds its {@link CallExecution} and is
  * the client leg the execution writes to. The call outlives its client: after a disconnect,
- * writes fail quietly (Netty releases them) and the execution still settles.
+ * writes fail quietly (Netty releases them) and the execution still settles. It tells
+ * {@code onAnswered} when the answer's last write has gone to the socket (or failed), which is
+ * when a draining server may close the connection: the response's end is written only after
+ * the call's record, so the settlement itself comes too early for that.
  * Not thread-safe: used on the client channel's event loop.
  */
 final class ProtectedCallRunner implements ClientSide {
@@ -28,11 +33,16 @@ final class ProtectedCallRunner implements ClientSide {
     private final ProxyCall call;
     private final ServerState state;
     private final CallExecution execution;
+    private final Runnable onAnswered;
+    /** The answer's last write (or the connection's close) has been started. */
+    private boolean answering;
 
     ProtectedCallRunner(ChannelHandlerContext ctx, ProxyCall call, CallIdentity identity, CallServices services,
             ServerState state, String clientIp, java.time.Instant createdAt, boolean writeStartReceipt,
-            java.util.function.Function<CallSettlement, java.util.concurrent.CompletionStage<?>> onSettled) {
+            java.util.function.Function<CallSettlement, java.util.concurrent.CompletionStage<?>> onSettled,
+            Runnable onAnswered) {
         this.ctx = ctx;
+        this.onAnswered = onAnswered;
         this.call = call;
         this.state = state;
         Deadline deadline = Deadline.of(call.route().timeouts().total(), call.request().headers().get(TIMEOUT_MS),
@@ -72,7 +82,21 @@ final class ProtectedCallRunner implements ClientSide {
 
     @Override
     public void content(HttpContent content) {
-        ctx.write(content);
+        if (content instanceof LastHttpContent) {
+            answered(ctx.write(content));
+        } else {
+            ctx.write(content);
+        }
+    }
+
+    /** Whether the answer's last write has been started; until it is, the call is not done with its client. */
+    boolean answering() {
+        return answering;
+    }
+
+    private void answered(ChannelFuture last) {
+        answering = true;
+        last.addListener(f -> onAnswered.run());
     }
 
     @Override
@@ -87,18 +111,18 @@ final class ProtectedCallRunner implements ClientSide {
 
     @Override
     public void problem(FullHttpResponse resp) {
-        Answers.write(ctx, resp, state.draining());
+        answered(Answers.write(ctx, resp, state.draining()));
     }
 
     @Override
     public void replay(dev.idemproxy.core.store.StoredResponse response, String callId, int attempts) {
         FullHttpResponse r = Replays.response(ctx.alloc(), response, callId, attempts);
         r.headers().remove(dev.idemproxy.core.call.CallIdentity.IDEMPOTENT_REPLAYED);
-        Answers.write(ctx, r, state.draining());
+        answered(Answers.write(ctx, r, state.draining()));
     }
 
     @Override
     public void abort() {
-        ctx.close();
+        answered(ctx.close());
     }
 }
