@@ -100,6 +100,31 @@ class IdempotencyIT {
     }
 
     @Test
+    void aReplayHasTheFirstResponsesHeaderLinesInTheirOrderAndSpelling() throws Exception {
+        String key = UUID.randomUUID().toString();
+        Map<String, String> headers = new java.util.LinkedHashMap<>();
+        headers.put("Content-Type", "application/json");
+        headers.put("Content-Length", "11");  // mid-head, as many servers spell it
+        headers.put("X-Ticket", "T-9");
+        upstream.enqueue(respond(201, headers, "{\"id\":\"T9\"}"));
+        String request = "POST /tickets HTTP/1.1\r\nHost: a\r\nIdempotency-Key: " + key
+                + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+        RawHttp.Response first;
+        RawHttp.Response replay;
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            first = raw.write(request).readResponse();
+            replay = raw.write(request).readResponse();
+        }
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(replay.headers().stream().filter(h -> !h.name().equals("Idempotent-Replayed")).map(Object::toString))
+                .containsExactlyElementsOf(first.headers().stream().map(Object::toString).toList());
+        assertThat(first.headers().stream().map(h -> h.name()).toList())
+                .containsSubsequence("Content-Type", "Content-Length", "X-Ticket");
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
+    @Test
     void jsonKeyOrderAndWhitespaceDoNotChangeTheFingerprint() throws Exception {
         String key = UUID.randomUUID().toString();
         upstream.enqueue(respond(200, "once"));

@@ -12,8 +12,9 @@ import java.util.Map;
 
 /**
  * Copies a response as it streams to the client, up to a byte limit, so it can be stored and
- * replayed byte for byte. Headers are kept in order minus framing ones (Content-Length is
- * recomputed on replay, Transfer-Encoding never stored) and {@code X-Retry-Budget-Remaining}, which
+ * replayed byte for byte. Headers are kept in order minus Transfer-Encoding and Connection
+ * (Content-Length is kept, with its name as the upstream spelt it, so a replay writes it in the same
+ * place; its value is recomputed from the stored body) and {@code X-Retry-Budget-Remaining}, which
  * describes the task when the call ran, not when a duplicate comes. Past the limit the capture stops and
  * the response counts as not retained. Not thread-safe: used on one event loop.
  */
@@ -33,7 +34,6 @@ final class ResponseCapture {
         headers = new ArrayList<>(resp.headers().size());
         for (Map.Entry<String, String> h : resp.headers()) {
             if (!HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(h.getKey())
-                    && !HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(h.getKey())
                     && !HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(h.getKey())
                     && !CallIdentity.X_RETRY_BUDGET_REMAINING.contentEqualsIgnoreCase(h.getKey())) {
                 headers.add(new StoredHeader(h.getKey(), h.getValue()));

@@ -25,10 +25,12 @@ import java.util.function.Function;
  * again) on every replay: they are encoded once per stored response into HTTP/1.1 header lines,
  * under the same rules Netty's header map applies (names are tokens, values valid field values,
  * each character written as its low byte like Netty's encoder does), and the client's
- * encoder writes those lines ahead of the headers that differ per replay (Content-Length,
- * Idempotent-Replayed, X-Call-Id, X-Attempts, and whatever handlers after this one add). The
- * bytes on the wire are the same as with the map: stored headers in order, those four last.
- * Stateless.
+ * encoder writes those lines ahead of the headers that differ per replay (Idempotent-Replayed,
+ * X-Call-Id, X-Attempts, and whatever handlers after this one add). A stored Content-Length is
+ * written in its stored place and spelling, with the stored body's length; a response stored
+ * without one (its upstream sent it chunked, or an older version stored it) gets one after the
+ * stored lines. The header map carries Content-Length either way, for the handlers that read it;
+ * the encoder leaves it out of the map's lines when the stored lines hold it. Stateless.
  */
 final class Replays {
     /** Headers set per replay; a stored header of the same name is left out, as {@code set} would replace it. */
@@ -42,7 +44,7 @@ final class Replays {
     private Replays() {}
 
     static FullHttpResponse response(ByteBufAllocator alloc, StoredResponse stored, String callId, int attempts) {
-        ReplayHeaders h = new ReplayHeaders(stored.derived(HEADER_LINES));  // first: it may refuse a damaged header
+        ReplayHeaders h = new ReplayHeaders(stored.derived(HEADER_LINES), hasLength(stored));  // first: it may refuse a damaged header
         ByteBuf body = alloc.buffer(stored.bodyLength());
         body.writeBytes(stored.bodyBuffer());
         h.setInt(HttpHeaderNames.CONTENT_LENGTH, stored.bodyLength());
@@ -60,20 +62,33 @@ final class Replays {
      */
     static byte[] headerLines(StoredResponse stored) {
         List<StoredHeader> headers = stored.headers();
+        String length = Integer.toString(stored.bodyLength());
+        boolean inPlace = framedByLength(stored.status());
+        boolean lengthWritten = false;
         int size = 0;
         for (StoredHeader h : headers) {
-            if (!setPerReplay(h.name())) {
+            if (inPlace && isLength(h.name()) && !lengthWritten) {
+                size += h.name().length() + length.length() + 4;
+                lengthWritten = true;
+            } else if (!setPerReplay(h.name())) {
                 size += h.name().length() + h.value().length() + 4;
             }
         }
         byte[] out = new byte[size];
         int at = 0;
+        lengthWritten = false;
         for (StoredHeader h : headers) {
             String name = h.name();
-            if (setPerReplay(name)) {
+            String value = h.value();
+            if (inPlace && isLength(name)) {
+                if (lengthWritten) {
+                    continue;  // one Content-Length, whatever the store holds
+                }
+                lengthWritten = true;
+                value = length;
+            } else if (setPerReplay(name)) {
                 continue;
             }
-            String value = h.value();
             if (!ProxyHeaders.isToken(name)) {
                 throw new IllegalArgumentException("stored header name is not a token: '" + name + "'");
             }
@@ -87,6 +102,32 @@ final class Replays {
             at += 2;
         }
         return out;
+    }
+
+    private static boolean isLength(String name) {
+        return HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name);
+    }
+
+    /**
+     * Whether a response of this status carries a Content-Length as it is: Netty's encoder drops
+     * it from 1xx and 204 responses and sets it to 0 on 205, and a replay of those keeps its
+     * Content-Length in the header map for the encoder to treat the same way.
+     */
+    private static boolean framedByLength(int status) {
+        return status >= 200 && status != 204 && status != 205;
+    }
+
+    /** Whether the stored lines carry the Content-Length line (see {@link #framedByLength}). */
+    private static boolean hasLength(StoredResponse stored) {
+        if (!framedByLength(stored.status())) {
+            return false;
+        }
+        for (StoredHeader h : stored.headers()) {
+            if (isLength(h.name())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean setPerReplay(String name) {
@@ -112,14 +153,21 @@ final class Replays {
      */
     static final class ReplayHeaders extends DefaultHttpHeaders {
         private final byte[] storedLines;
+        private final boolean lengthInLines;
 
-        ReplayHeaders(byte[] storedLines) {
+        ReplayHeaders(byte[] storedLines, boolean lengthInLines) {
             super(true, ProxyHeaders.NAME_CHECK);
             this.storedLines = storedLines;
+            this.lengthInLines = lengthInLines;
         }
 
         byte[] storedLines() {
             return storedLines;
+        }
+
+        /** The stored lines hold the Content-Length line: the map's must not be written again. */
+        boolean lengthInLines() {
+            return lengthInLines;
         }
     }
 }

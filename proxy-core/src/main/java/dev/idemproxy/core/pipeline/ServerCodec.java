@@ -6,6 +6,7 @@ import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
@@ -114,7 +115,11 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
         @Override
         protected void encodeHeaders(HttpHeaders headers, ByteBuf buf) {
             if (headers instanceof Replays.ReplayHeaders) {
-                buf.writeBytes(((Replays.ReplayHeaders) headers).storedLines());
+                Replays.ReplayHeaders replay = (Replays.ReplayHeaders) headers;
+                buf.writeBytes(replay.storedLines());
+                if (replay.lengthInLines()) {
+                    headers.remove(HttpHeaderNames.CONTENT_LENGTH);  // framing was decided already; written above
+                }
             }
             super.encodeHeaders(headers, buf);
         }

@@ -76,7 +76,7 @@ class ReplaysTest {
             r.release();
         }
         assertThat(new String(Replays.headerLines(stored), StandardCharsets.US_ASCII))
-                .isEqualTo("Content-Type: application/json\r\n");
+                .isEqualTo("Content-Type: application/json\r\nContent-Length: 2\r\n");
     }
 
     @Test
@@ -114,19 +114,38 @@ class ReplaysTest {
         return b.toString().strip();
     }
 
-    /** The replay as it was built before stored lines: every header through Netty's map. */
+    /**
+     * The replay as it was built before stored lines, every header through Netty's map: the first
+     * stored Content-Length (in any case) stays where it was and as it was spelt, with the body's
+     * length; later ones are dropped; with none, one goes after the stored headers. Netty's
+     * encoder then treats 1xx, 204 and 205 as it does any response.
+     */
     private static FullHttpResponse mapReplay(StoredResponse stored, String callId, int attempts) {
         ByteBuf body = Unpooled.wrappedBuffer(stored.body());
         FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(stored.status()), body);
+        boolean length = false;
+        boolean inPlace = stored.status() >= 200 && stored.status() != 204 && stored.status() != 205;
         try {
             for (StoredHeader h : stored.headers()) {
-                r.headers().add(h.name(), h.value());
+                if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(h.name())) {
+                    if (!inPlace) {
+                        continue;  // the encoder drops it (1xx, 204) or sets it to 0 (205)
+                    }
+                    if (!length) {
+                        r.headers().add(h.name(), Integer.toString(stored.bodyLength()));
+                        length = true;
+                    }
+                } else {
+                    r.headers().add(h.name(), h.value());
+                }
             }
         } catch (IllegalArgumentException e) {
             r.release();
             throw e;
         }
-        r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, stored.bodyLength());
+        if (!length) {
+            r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, stored.bodyLength());
+        }
         r.headers().set(CallIdentity.IDEMPOTENT_REPLAYED, "true");
         r.headers().set(CallIdentity.X_CALL_ID, callId);
         r.headers().setInt(CallIdentity.X_ATTEMPTS, attempts);

@@ -284,7 +284,9 @@ public abstract class UpstreamAction {
             FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(status), Unpooled.wrappedBuffer(body));
             headers.forEach((k, v) -> res.headers().add(k, v));
-            HttpUtil.setContentLength(res, body.length);
+            if (!res.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {  // a script's own stays where it put it
+                HttpUtil.setContentLength(res, body.length);
+            }
             ex.finish(ex.writeHead(res));
         }
     }
