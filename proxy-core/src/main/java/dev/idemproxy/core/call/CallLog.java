@@ -14,12 +14,21 @@ import org.slf4j.spi.LoggingEventBuilder;
  * is false, which is at DEBUG (see {@link #passedThrough}). Headers and bodies are never logged.
  * This class is thread-safe.
  *
+ * <p>The calls logger writes nothing else, so it has exactly one line per call: a retry is not a
+ * call's end. Each retry decision goes to {@code idemproxy.retries} at DEBUG ({@link #retry}), as
+ * Envoy's access log has one entry per request with its attempt count while its router's retry
+ * decisions are debug logging; the call's line keeps the attempts ({@code try=N}) and the reason
+ * the last decision gave.
+ *
  * <p>The key-value pairs are attached only when the layout writes them ({@code keyValues}): the
  * text layout prints the message alone, and building eight pairs per call for it was a thirtieth
- * of a replay's event-loop time.
+ * of a replay's event-loop time. A field the text shows as {@code -} (no call id, business id or
+ * key) is a null value; {@code try}, {@code status} and {@code ms} are numbers; {@code reason} is
+ * there only when the text has it.
  */
 public final class CallLog {
     private static final Logger LOG = LoggerFactory.getLogger("idemproxy.calls");
+    private static final Logger RETRIES = LoggerFactory.getLogger("idemproxy.retries");
 
     private final ProxyMetrics metrics;
     private final boolean keyValues;
@@ -75,8 +84,8 @@ public final class CallLog {
             return;
         }
         LoggingEventBuilder e = atInfo ? LOG.atInfo() : LOG.atDebug();
-        e.addKeyValue("call", dash(callId)).addKeyValue("biz", dash(bizId)).addKeyValue("try", attempts)
-                .addKeyValue("route", route).addKeyValue("key", dash(key)).addKeyValue("status", status)
+        e.addKeyValue("call", callId).addKeyValue("biz", bizId).addKeyValue("try", attempts)
+                .addKeyValue("route", route).addKeyValue("key", key).addKeyValue("status", status)
                 .addKeyValue("outcome", outcome.spelling()).addKeyValue("ms", ms);
         if (detail != null) {
             e.addKeyValue("reason", detail);
@@ -84,12 +93,20 @@ public final class CallLog {
         e.log(line);
     }
 
-    /** One line for a retry taken or refused, with its reason. */
+    /**
+     * Counts a retry and, while DEBUG is on for logger {@code idemproxy.retries}, logs it: {@code
+     * [call=ID][biz=ID][try=N] route=… retrying in N ms: REASON}, where {@code try} is the attempt
+     * that failed. Never a line of the calls logger (see the class comment).
+     */
     public void retry(String route, String callId, String bizId, int attempt, String reason, long delayMillis) {
         metrics.retry(route, reason);
-        LoggingEventBuilder e = LOG.atInfo();
+        if (!RETRIES.isDebugEnabled()) {
+            return;
+        }
+        LoggingEventBuilder e = RETRIES.atDebug();
         if (keyValues) {
-            e.addKeyValue("call", callId).addKeyValue("try", attempt).addKeyValue("reason", reason);
+            e.addKeyValue("call", callId).addKeyValue("biz", bizId).addKeyValue("try", attempt).addKeyValue("route", route)
+                    .addKeyValue("delayMs", delayMillis).addKeyValue("reason", reason);
         }
         e.log("[call={}][biz={}][try={}] route={} retrying in {} ms: {}", callId, dash(bizId), attempt, route, delayMillis, reason);
     }

@@ -88,15 +88,46 @@ class CallLogTest {
     }
 
     @Test
-    void aRetryLineFollowsTheSameSwitch() {
-        new CallLog(new ProxyMetrics(registry), true).retry("orders", "c-1", null, 2, "upstream-503", 120);
-        new CallLog(new ProxyMetrics(registry), false).retry("orders", "c-1", null, 2, "upstream-503", 120);
+    void aFieldTheTextShowsAsADashIsANullPair() {
+        new CallLog(new ProxyMetrics(registry), true).passedThrough(true, "files", false, 200, System.nanoTime());
 
-        assertThat(events.list).hasSize(2);
-        assertThat(events.list).allSatisfy(e -> assertThat(e.getFormattedMessage())
-                .isEqualTo("[call=c-1][biz=-][try=2] route=orders retrying in 120 ms: upstream-503"));
-        assertThat(pairs(events.list.get(0))).containsEntry("reason", "upstream-503");
-        assertThat(events.list.get(1).getKeyValuePairs()).isNullOrEmpty();
+        ILoggingEvent e = single();
+        assertThat(e.getFormattedMessage()).startsWith("[call=-][biz=-][try=1] route=files key=- status=200");
+        Map<String, Object> kv = pairs(e);
+        assertThat(kv).containsEntry("call", null).containsEntry("biz", null).containsEntry("key", null)
+                .containsEntry("try", 1).containsEntry("status", 200).doesNotContainKey("reason");
+        assertThat(kv.get("ms")).isInstanceOf(Long.class);
+    }
+
+    @Test
+    void aRetryIsCountedAndNeverALineOfTheCallsLogger() {
+        Logger retries = (Logger) LoggerFactory.getLogger("idemproxy.retries");
+        ListAppender<ILoggingEvent> retryEvents = new ListAppender<>();
+        retryEvents.start();
+        retries.addAppender(retryEvents);
+        Level retriesBefore = retries.getLevel();
+        try {
+            retries.setLevel(Level.INFO);
+            new CallLog(new ProxyMetrics(registry), true).retry("orders", "c-1", null, 2, "upstream-503", 120);
+            assertThat(retryEvents.list).isEmpty();
+
+            retries.setLevel(Level.DEBUG);
+            new CallLog(new ProxyMetrics(registry), true).retry("orders", "c-1", null, 2, "upstream-503", 120);
+            new CallLog(new ProxyMetrics(registry), false).retry("orders", "c-1", null, 2, "upstream-503", 120);
+
+            assertThat(events.list).isEmpty();
+            assertThat(retryEvents.list).hasSize(2).allSatisfy(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.DEBUG);
+                assertThat(e.getFormattedMessage()).isEqualTo("[call=c-1][biz=-][try=2] route=orders retrying in 120 ms: upstream-503");
+            });
+            assertThat(pairs(retryEvents.list.get(0))).containsEntry("reason", "upstream-503").containsEntry("delayMs", 120L)
+                    .containsEntry("try", 2);
+            assertThat(retryEvents.list.get(1).getKeyValuePairs()).isNullOrEmpty();
+            assertThat(registry.find(ProxyMetrics.RETRIES).counter().count()).isEqualTo(3.0);
+        } finally {
+            retries.detachAppender(retryEvents);
+            retries.setLevel(retriesBefore);
+        }
     }
 
     @Test
