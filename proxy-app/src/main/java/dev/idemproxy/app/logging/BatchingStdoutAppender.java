@@ -170,13 +170,13 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
 
     /** Encodes the batch into {@code bytes}, writes it with one call and returns the buffer for the next batch. */
     private ByteBuf write(List<ILoggingEvent> batch, ByteBuf bytes) {
-        // The text encoder writes into the batch's buffer; another encoder's bytes are copied in.
-        TextLineEncoder text = encoder instanceof TextLineEncoder t ? t : null;
+        // Our encoders (text and JSON) write into the batch's buffer; another encoder's bytes are copied in.
+        LineEncoder direct = encoder instanceof LineEncoder l ? l : null;
         for (ILoggingEvent e : batch) {
             int mark = bytes.writerIndex();
             try {
-                if (text != null) {
-                    text.encodeInto(e, bytes);
+                if (direct != null) {
+                    direct.encodeInto(e, bytes);
                 } else {
                     bytes.writeBytes(encoder.encode(e));
                 }
