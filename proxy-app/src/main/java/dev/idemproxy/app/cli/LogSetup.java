@@ -7,7 +7,12 @@ import java.io.PrintWriter;
 import java.net.URL;
 import org.slf4j.LoggerFactory;
 
-/** Switches logging to the JSON layout for {@code --log-format json}; text is the default. */
+/**
+ * Switches logging to the JSON layout for {@code --log-format json}; text is the default. A
+ * logback file given with {@code -Dlogback.configurationFile} is left in charge in both formats
+ * (to turn on {@code idemproxy.retries} at DEBUG, say): for JSON lines it names
+ * {@code dev.idemproxy.app.logging.JsonLineEncoder} itself.
+ */
 final class LogSetup {
     private LogSetup() {}
 
@@ -19,6 +24,9 @@ final class LogSetup {
         if (!"json".equals(format)) {
             err.println("idemproxy: --log-format '" + format + "' (expected: text or json)");
             return false;
+        }
+        if (System.getProperty("logback.configurationFile") != null) {
+            return true;  // the operator's own file, read by logback at start
         }
         URL json = LogSetup.class.getResource("/logback-json.xml");
         if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext) || json == null) {

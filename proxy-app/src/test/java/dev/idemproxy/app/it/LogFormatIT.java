@@ -120,6 +120,47 @@ class LogFormatIT {
         assertThat(stdout).noneSatisfy(l -> assertThat(l).contains("retrying in"));
     }
 
+    @Test
+    void retryDecisionsAreDebugLinesOfTheirOwnLoggerWhenAnOperatorsLogbackFileTurnsThemOn() throws Exception {
+        Path logback = dir.resolve("logback-debug.xml");
+        Files.writeString(logback, "<configuration>\n"
+                + "  <appender name=\"OUT\" class=\"ch.qos.logback.core.ConsoleAppender\">\n"
+                + "    <encoder class=\"dev.idemproxy.app.logging.JsonLineEncoder\"/>\n  </appender>\n"
+                + "  <logger name=\"io.netty\" level=\"WARN\"/>\n"
+                + "  <logger name=\"idemproxy.retries\" level=\"DEBUG\"/>\n"
+                + "  <root level=\"INFO\"><appender-ref ref=\"OUT\"/></root>\n</configuration>\n");
+        List<String> stdout;
+        String retriedId;
+        try (TestUpstream upstream = TestUpstream.start();
+                ChildProxy child = start(upstream, "json", Map.of("JAVA_TOOL_OPTIONS", "-Dlogback.configurationFile=" + logback))) {
+            upstream.enqueue(respond(503, "busy"), respond(503, "still busy"), respond(200, "done"));
+            HttpResponse<String> retried = post("/idem/a", null, "{}");
+            assertThat(retried.statusCode()).isEqualTo(200);
+            retriedId = retried.headers().firstValue("X-Call-Id").orElseThrow();
+            stdout = stopAndCollect(child, "\"logger\":\"idemproxy\\.calls\"", 1);
+        }
+
+        List<JsonNode> lines = new ArrayList<>();
+        for (String line : stdout) {
+            lines.add(JSON.readTree(line));
+        }
+        List<JsonNode> calls = lines.stream().filter(l -> l.get("logger").asText().equals("idemproxy.calls")).toList();
+        assertThat(calls).hasSize(1);
+        assertCallLine(calls.get(0), retriedId, null, 3, "idem", "g-" + retriedId, 200, "executed");
+        List<JsonNode> retries = lines.stream().filter(l -> l.get("logger").asText().equals("idemproxy.retries")).toList();
+        assertThat(retries).hasSize(2);
+        for (int i = 0; i < 2; i++) {
+            JsonNode r = retries.get(i);
+            assertThat(r.get("level").asText()).isEqualTo("DEBUG");
+            assertThat(r.get("call").asText()).isEqualTo(retriedId);
+            assertThat(r.get("try").intValue()).isEqualTo(i + 1);
+            assertThat(r.get("route").asText()).isEqualTo("idem");
+            assertThat(r.get("reason").asText()).isEqualTo("status_503");
+            assertThat(r.get("delayMs").isIntegralNumber()).isTrue();
+            assertThat(r.get("message").asText()).contains("retrying in");
+        }
+    }
+
     private ChildProxy start(TestUpstream upstream, String format) throws Exception {
         return start(upstream, format, Map.of());
     }
