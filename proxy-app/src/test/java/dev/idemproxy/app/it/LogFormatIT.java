@@ -124,7 +124,7 @@ class LogFormatIT {
     void retryDecisionsAreDebugLinesOfTheirOwnLoggerWhenAnOperatorsLogbackFileTurnsThemOn() throws Exception {
         Path logback = dir.resolve("logback-debug.xml");
         Files.writeString(logback, "<configuration>\n"
-                + "  <appender name=\"OUT\" class=\"ch.qos.logback.core.ConsoleAppender\">\n"
+                + "  <appender name=\"OUT\" class=\"dev.idemproxy.app.logging.BatchingStdoutAppender\">\n"
                 + "    <encoder class=\"dev.idemproxy.app.logging.JsonLineEncoder\"/>\n  </appender>\n"
                 + "  <logger name=\"io.netty\" level=\"WARN\"/>\n"
                 + "  <logger name=\"idemproxy.retries\" level=\"DEBUG\"/>\n"
