@@ -5,44 +5,105 @@ import dev.idemproxy.core.store.RecordKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Duplicates waiting, in this process, for an in-flight call to end (onConcurrent: wait).
- * The owner wakes them when its record settles and hands them what it stored, so a coalesced
- * waiter answers at once from the owner's outcome, not from a second read of the store (a full
- * memory store, or a Redis that evicts, may already have dropped the record, and the waiter's
- * claim would then run the call again). Waiters for calls owned by another process poll the
- * store. This class is thread-safe.
+ * Duplicates waiting, in this process, for an in-flight call to end (onConcurrent: wait), and
+ * the outcome their owner settled, so that a waiter is answered with that outcome rather than
+ * from a second read of the store: a full memory store, or a Redis that evicts, may drop the
+ * record as soon as it is written, and the waiter's claim would then run the call again.
+ *
+ * <p>The owner marks its key {@linkplain #settling settling} with its outcome before it writes
+ * the record (only when someone waits here), then {@linkplain #wake wakes} the waiters with it
+ * once the write is done. A waiter registers for its whole wait; before each poll of the store,
+ * and after a poll that found the key free again, it asks for the mark, which stays
+ * {@value #MARK_MILLIS} ms after the wake for polls already on their way. Waiters for calls owned
+ * by another process only poll the store. This class is thread-safe.
  */
 public final class InFlightWaiters {
-    private final ConcurrentHashMap<RecordKey, List<Consumer<ClaimResult>>> waiting = new ConcurrentHashMap<>();
+    /** How long a settled outcome stays marked after its waiters were woken. */
+    static final long MARK_MILLIS = 1_000;
 
-    public void await(RecordKey key, Consumer<ClaimResult> wake) {
-        waiting.compute(key, (k, list) -> {
-            List<Consumer<ClaimResult>> l = list == null ? new ArrayList<>(2) : list;
-            l.add(wake);
-            return l;
+    private static final class Waiting {
+        final List<Consumer<ClaimResult>> wakes = new ArrayList<>(2);
+        ClaimResult settled;
+    }
+
+    private final ConcurrentHashMap<RecordKey, Waiting> waiting = new ConcurrentHashMap<>();
+
+    /**
+     * Registers {@code wake} for the key's outcome; when the owner has settled it already, returns
+     * that outcome instead (and registers nothing).
+     */
+    public ClaimResult await(RecordKey key, Consumer<ClaimResult> wake) {
+        ClaimResult[] settled = {null};
+        waiting.compute(key, (k, w) -> {
+            Waiting next = w == null ? new Waiting() : w;
+            if (next.settled != null) {
+                settled[0] = next.settled;
+            } else {
+                next.wakes.add(wake);
+            }
+            return next;
         });
+        return settled[0];
     }
 
     public void forget(RecordKey key, Consumer<ClaimResult> wake) {
-        waiting.computeIfPresent(key, (k, list) -> {
-            list.remove(wake);
-            return list.isEmpty() ? null : list;
+        waiting.computeIfPresent(key, (k, w) -> {
+            w.wakes.remove(wake);
+            return w.wakes.isEmpty() && w.settled == null ? null : w;
+        });
+    }
+
+    /** The outcome the key's owner settled here (marked, not yet expired), or null. */
+    public ClaimResult settled(RecordKey key) {
+        Waiting w = waiting.get(key);
+        return w == null ? null : w.settled;
+    }
+
+    /**
+     * Called by the owner before it writes its outcome: marks the key settled with
+     * {@code outcome} (a {@link ClaimResult.Completed} or {@link ClaimResult.NotRetained}, what a
+     * claim would answer once the write is done) when anyone waits for it here.
+     */
+    public void settling(RecordKey key, ClaimResult outcome) {
+        waiting.computeIfPresent(key, (k, w) -> {
+            w.settled = outcome;
+            return w;
         });
     }
 
     /**
-     * Runs and forgets every waiter for {@code key}: its record has settled as {@code settled}
-     * (a {@link ClaimResult.Completed} or {@link ClaimResult.NotRetained}, what a claim would now
-     * answer), or, when null, was released or ended in a way the owner cannot vouch for: the
-     * waiters claim again.
+     * Runs and forgets every waiter for {@code key}: its record settled as {@code outcome}, or,
+     * when null, was released or ended in a way the owner cannot vouch for, and the mark goes:
+     * the waiters claim again. A mark stays {@value #MARK_MILLIS} ms, removed on {@code timer}.
      */
-    public void wake(RecordKey key, ClaimResult settled) {
-        List<Consumer<ClaimResult>> l = waiting.remove(key);
-        if (l != null) {
-            l.forEach(w -> w.accept(settled));
+    public void wake(RecordKey key, ClaimResult outcome, ScheduledExecutorService timer) {
+        List<Consumer<ClaimResult>> woken = new ArrayList<>(2);
+        boolean[] marked = {false};
+        waiting.computeIfPresent(key, (k, w) -> {
+            woken.addAll(w.wakes);
+            w.wakes.clear();
+            if (outcome == null || w.settled == null) {
+                return null;
+            }
+            marked[0] = true;
+            return w;
+        });
+        woken.forEach(wake -> wake.accept(outcome));
+        if (marked[0]) {
+            timer.schedule(() -> waiting.computeIfPresent(key, (k, w) -> {
+                w.settled = null;
+                return w.wakes.isEmpty() ? null : w;
+            }), MARK_MILLIS, TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** Keys with waiters or a mark; for tests. */
+    int size() {
+        return waiting.size();
     }
 }

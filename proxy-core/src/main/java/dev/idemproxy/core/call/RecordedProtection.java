@@ -110,7 +110,11 @@ public final class RecordedProtection implements CallProtection {
         if (receipt != null && !completes) {
             writeReceipt(receipt);
         }
-        record(s, keep, 1, first, completes ? receipt : null);
+        ClaimResult outcome = settledAs(s, keep);
+        if (outcome != null) {
+            waiters.settling(key, outcome);  // before the write: a waiter's poll may see the record gone after it
+        }
+        record(s, keep, 1, first, completes ? receipt : null, outcome);
         return first;
     }
 
@@ -125,7 +129,7 @@ public final class RecordedProtection implements CallProtection {
      * once the store is back. {@code first} completes after the first try, whatever its result.
      */
     private void record(CallSettlement s, boolean keep, int n, java.util.concurrent.CompletableFuture<Void> first,
-            ReceiptPut receipt) {
+            ReceiptPut receipt, ClaimResult outcome) {
         java.util.concurrent.CompletionStage<Boolean> done;
         if (!keep) {
             done = store.release(key, identity.callId());
@@ -139,7 +143,7 @@ public final class RecordedProtection implements CallProtection {
             if (err != null && n < RECORD_TRIES) {
                 LOG.warn("[call={}] could not record the outcome of the call (try {}): {}; trying again",
                         identity.callId(), n, err.toString());
-                loop.schedule(() -> record(s, keep, n + 1, first, receipt), Math.min(30_000L, 250L << Math.min(n, 7)),
+                loop.schedule(() -> record(s, keep, n + 1, first, receipt, outcome), Math.min(30_000L, 250L << Math.min(n, 7)),
                         TimeUnit.MILLISECONDS);
                 return;
             }
@@ -151,8 +155,8 @@ public final class RecordedProtection implements CallProtection {
                     writeReceipt(receipt);  // the store wrote nothing
                 }
             }
-            ClaimResult settled = err == null && ok ? settledAs(s, keep) : null;
-            loop.execute(() -> waiters.wake(key, settled));
+            ClaimResult settled = err == null && ok ? outcome : null;
+            loop.execute(() -> waiters.wake(key, settled, loop));
         });
     }
 

@@ -154,6 +154,19 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     private void onClaim(Pending p, ClaimResult result, Throwable failure) {
         p.claiming = false;
         Throwable error = failure == null ? null : Failures.cause(failure);
+        if (p.waited && pending == p && (result instanceof ClaimResult.InFlight || result instanceof ClaimResult.Claimed)) {
+            // A waiter's poll: the owner here may have settled meanwhile, and the store dropped its record since.
+            ClaimResult known = p.settled != null ? p.settled : services.waiters().settled(p.key);
+            if (known != null) {
+                if (result instanceof ClaimResult.Claimed && !((ClaimResult.Claimed) result).takeover()) {
+                    services.store().release(p.key, p.identity.callId());  // the fresh claim is ours to undo
+                }
+                result = known;
+            }
+        }
+        if (!(result instanceof ClaimResult.InFlight) || error != null) {
+            p.stopWaiting(services);
+        }
         if (error instanceof ClaimAnswerLostException lost
                 && (pending != p || services.onUnavailable() != StorePolicy.OnUnavailable.PASSTHROUGH)) {
             // Nothing is forwarded for this claim (its client left, or it is answered 503), so a
@@ -214,32 +227,53 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         // Wait: woken by the owner when it settles in this process, or poll for one elsewhere.
-        Consumer<ClaimResult> wake = settled -> ctx.executor().execute(() -> settledWhileWaiting(p, settled));
-        p.wake = wake;
-        services.waiters().await(p.key, wake);
+        if (p.wake == null) {
+            Consumer<ClaimResult> wake = settled -> ctx.executor().execute(() -> settledWhileWaiting(p, settled));
+            p.waited = true;
+            ClaimResult settled = services.waiters().await(p.key, wake);
+            if (settled != null) {
+                onClaim(p, settled, null);  // the owner here settled between the store's answer and now
+                return;
+            }
+            p.wake = wake;
+        }
         long untilDeadline = TimeUnit.NANOSECONDS.toMillis(p.waitUntil - System.nanoTime());
         p.poll = ctx.executor().schedule(() -> retryClaim(p), Math.max(1, Math.min(POLL_MILLIS, untilDeadline)),
                 TimeUnit.MILLISECONDS);
     }
 
-    /** The owner in this process settled: answer from its outcome, or claim again when it released the key. */
+    /**
+     * The owner in this process settled: answer from its outcome (the store answered InFlight, so
+     * the fingerprints matched), or claim again when it released the key. The wake-up was used up.
+     */
     private void settledWhileWaiting(Pending p, ClaimResult settled) {
+        if (pending != p) {
+            return;
+        }
+        p.wake = null;
         if (settled == null) {
             retryClaim(p);
-            return;
+        } else if (p.claiming) {
+            p.settled = settled;  // the poll on its way answers with it
+        } else {
+            onClaim(p, settled, null);
         }
-        if (pending != p || p.claiming) {
-            return;
-        }
-        p.stopWaiting(services);
-        onClaim(p, settled, null);  // the store answered InFlight, so the fingerprints matched
     }
 
+    /** A poll of the store; the waiter stays registered meanwhile, so the owner's wake-up cannot slip past. */
     private void retryClaim(Pending p) {
         if (pending != p || p.claiming) {
             return;
         }
-        p.stopWaiting(services);
+        if (p.poll != null) {
+            p.poll.cancel(false);
+            p.poll = null;
+        }
+        ClaimResult known = services.waiters().settled(p.key);
+        if (p.waited && known != null) {
+            onClaim(p, known, null);
+            return;
+        }
         p.claiming = true;
         claim(p);
     }
@@ -256,7 +290,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
                 LOG.warn("[call={}] could not release the key of a call whose client left before it was claimed: {}",
                         p.identity.callId(), err.toString());
             }
-            services.waiters().wake(p.key, null);
+            services.waiters().wake(p.key, null, ctx.executor());
         });
     }
 
@@ -310,6 +344,10 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         Consumer<ClaimResult> wake;
         ScheduledFuture<?> poll;
         boolean claiming;
+        /** It has waited for an owner here: a poll's answer is checked against that owner's outcome. */
+        boolean waited;
+        /** The owner's outcome, handed over while a poll was on its way. */
+        ClaimResult settled;
 
         /** When the call started: its receipts' createdAt. */
         final java.time.Instant createdAt;

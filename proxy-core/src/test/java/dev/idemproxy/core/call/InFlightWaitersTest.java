@@ -1,0 +1,77 @@
+package dev.idemproxy.core.call;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StoredResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class InFlightWaitersTest {
+    private final InFlightWaiters waiters = new InFlightWaiters();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    private final RecordKey key = new RecordKey("r", "s", "k");
+    private final ClaimResult done = new ClaimResult.Completed(new StoredResponse(201, List.of(), new byte[] {1}), "c1", 1);
+
+    @AfterEach
+    void stop() {
+        timer.shutdownNow();
+    }
+
+    @Test
+    void waitersAreWokenWithTheOwnersOutcomeAndTheMarkAnswersLateComersForAWhile() throws Exception {
+        List<ClaimResult> got = new ArrayList<>();
+        Consumer<ClaimResult> w = got::add;
+        assertThat(waiters.await(key, w)).isNull();
+        waiters.settling(key, done);
+        assertThat(waiters.settled(key)).isSameAs(done);
+        waiters.wake(key, done, timer);
+        assertThat(got).containsExactly(done);
+        // a waiter whose poll was on its way, or one registering now, gets the outcome, not the store
+        assertThat(waiters.settled(key)).isSameAs(done);
+        assertThat(waiters.await(key, r -> got.add(null))).isSameAs(done);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (waiters.size() > 0 && System.nanoTime() < until) {
+            Thread.sleep(20);
+        }
+        assertThat(waiters.settled(key)).as("the mark goes after a while").isNull();
+        assertThat(waiters.size()).isZero();
+    }
+
+    @Test
+    void withNobodyWaitingNothingIsMarkedOrKept() {
+        waiters.settling(key, done);
+        waiters.wake(key, done, timer);
+        assertThat(waiters.settled(key)).isNull();
+        assertThat(waiters.size()).isZero();
+    }
+
+    @Test
+    void aReleaseWakesTheWaitersWithNothingAndClearsTheMark() {
+        List<ClaimResult> got = new ArrayList<>();
+        waiters.await(key, got::add);
+        waiters.settling(key, done);
+        waiters.wake(key, null, timer);
+        assertThat(got).hasSize(1).containsOnlyNulls();
+        assertThat(waiters.settled(key)).isNull();
+        assertThat(waiters.size()).isZero();
+    }
+
+    @Test
+    void aForgottenWaiterIsNotWoken() {
+        List<ClaimResult> got = new ArrayList<>();
+        Consumer<ClaimResult> w = got::add;
+        waiters.await(key, w);
+        waiters.forget(key, w);
+        assertThat(waiters.size()).isZero();
+        waiters.wake(key, done, timer);
+        assertThat(got).isEmpty();
+    }
+}
