@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.concurrent.ThreadLocalRandom;
 import dev.idemproxy.core.pipeline.ServerState;
+import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteTable;
 import dev.idemproxy.core.upstream.UpstreamPools;
 import io.netty.bootstrap.ServerBootstrap;
@@ -160,6 +161,10 @@ public final class ProxyServer implements AutoCloseable {
     public void apply(ProxyConfig newConfig) {
         pools.prepare(newConfig.routes());
         state.routes(RouteTable.of(newConfig.routes()));
+        // Zero-valued series for the new routes; a removed route keeps its series until restart.
+        for (Route route : newConfig.routes()) {
+            services.metrics().registerRoute(route.name(), RetryRules.retryReasons(route.retry()));
+        }
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.idemproxy.core.testing.TestUpstream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /** CONTRACT §8 metrics and §9 call log lines, seen from outside; secrets never printed. */
@@ -148,5 +150,85 @@ class ObservabilityIT {
         for (String text : List.of(allLogs, metrics, receipt, dlq)) {
             assertThat(text).doesNotContain(SECRET.substring(7));
         }
+    }
+
+    static final List<String> STORE_OPS = List.of("claim", "renew", "complete", "release", "evict", "get", "receipt_put",
+            "receipt_get", "dlq_add", "dlq_list", "dlq_get", "dlq_delete", "dlq_count", "task_charge", "task_get");
+
+    @Test
+    void everyContractMetricIsScrapedFromTheStartAndRoutesAddedByAReloadGetTheirSeries(@TempDir Path data) throws Exception {
+        String store = "store: { type: embedded, embedded: { path: \"" + data + "\" } }\n";
+        String routes = ""
+                + "routes:\n"
+                + "  - name: orders\n"
+                + "    match: { pathPrefix: /orders }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    retry: { maxAttempts: 3, retryOn: [connect-failure, 503] }\n"
+                + "    idempotency: { enabled: true }\n"
+                + "  - name: files\n"
+                + "    upstream: " + upstream.uri() + "\n";
+        try (RunningProxy fresh = RunningProxy.start(store, routes)) {
+            upstream.enqueue(respond(201, "{}"));
+            HttpResponse<String> ordinary = client.send(HttpRequest.newBuilder(fresh.uri("/orders"))
+                    .header("Idempotency-Key", UUID.randomUUID().toString())
+                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(ordinary.statusCode()).isEqualTo(201);
+
+            String metrics = get(fresh.admin("/metrics"));
+            for (String name : List.of("idemproxy_requests_total", "idemproxy_replays_total", "idemproxy_key_conflicts_total",
+                    "idemproxy_upstream_attempts_total", "idemproxy_retries_total", "idemproxy_retry_budget_exhausted_total",
+                    "idemproxy_dlq_entries", "idemproxy_upstream_duration_seconds", "idemproxy_store_duration_seconds",
+                    "idemproxy_store_errors_total", "idemproxy_config_reload_failures_total")) {
+                assertThat(metrics).as(name).contains("\n" + name);
+            }
+            for (String route : List.of("orders", "files")) {
+                assertThat(metrics)
+                        .contains("idemproxy_replays_total{route=\"" + route + "\"} 0.0")
+                        .contains("idemproxy_key_conflicts_total{kind=\"in_flight\",route=\"" + route + "\"} 0.0")
+                        .contains("idemproxy_key_conflicts_total{kind=\"payload_mismatch\",route=\"" + route + "\"} 0.0")
+                        .contains("idemproxy_retry_budget_exhausted_total{budget=\"task\",route=\"" + route + "\"} 0.0")
+                        .contains("idemproxy_retry_budget_exhausted_total{budget=\"route\",route=\"" + route + "\"} 0.0");
+            }
+            assertThat(series(metrics, "idemproxy_retries_total{")).containsExactlyInAnyOrder(
+                    "idemproxy_retries_total{reason=\"connect_failure\",route=\"orders\"} 0.0",
+                    "idemproxy_retries_total{reason=\"reset_before_request\",route=\"orders\"} 0.0",
+                    "idemproxy_retries_total{reason=\"retry_after\",route=\"orders\"} 0.0",
+                    "idemproxy_retries_total{reason=\"status_503\",route=\"orders\"} 0.0",
+                    // files keeps the default retryOn (its maxAttempts of 1 never uses it)
+                    "idemproxy_retries_total{reason=\"connect_failure\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"reset_before_request\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"read_timeout\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"reset\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"retry_after\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"status_429\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"status_502\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"status_503\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"status_504\",route=\"files\"} 0.0");
+            assertThat(series(metrics, "idemproxy_store_errors_total{")).containsExactlyInAnyOrderElementsOf(
+                    STORE_OPS.stream().map(op -> "idemproxy_store_errors_total{op=\"" + op + "\"} 0.0").collect(Collectors.toList()));
+
+            fresh.rewrite(routes
+                    + "  - name: added\n"
+                    + "    match: { pathPrefix: /added }\n"
+                    + "    upstream: " + upstream.uri() + "\n"
+                    + "    retry: { maxAttempts: 2, retryOn: [reset] }\n");
+            assertThat(fresh.assembly.reload()).isTrue();
+            String reloaded = get(fresh.admin("/metrics"));
+            assertThat(reloaded)
+                    .contains("idemproxy_key_conflicts_total{kind=\"in_flight\",route=\"added\"} 0.0")
+                    .contains("idemproxy_retry_budget_exhausted_total{budget=\"route\",route=\"added\"} 0.0")
+                    .contains("idemproxy_retries_total{reason=\"reset\",route=\"added\"} 0.0")
+                    .contains("idemproxy_retries_total{reason=\"reset_before_request\",route=\"added\"} 0.0");
+            assertThat(series(reloaded, "idemproxy_retries_total{")).filteredOn(l -> l.contains("route=\"added\"")).hasSize(2);
+
+            // Reloading the same routes again adds no series: the count is bounded by the config.
+            assertThat(fresh.assembly.reload()).isTrue();
+            assertThat(series(get(fresh.admin("/metrics")), "idemproxy_")).hasSameSizeAs(series(reloaded, "idemproxy_"));
+        }
+    }
+
+    /** The sample lines of {@code metrics} that start with {@code prefix}. */
+    private static List<String> series(String metrics, String prefix) {
+        return metrics.lines().filter(l -> l.startsWith(prefix)).collect(Collectors.toList());
     }
 }

@@ -2,6 +2,7 @@ package dev.idemproxy.core.call;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.retry.AttemptOutcome;
@@ -490,9 +491,9 @@ public final class CallExecution implements UpstreamListener {
         }
         settled = true;
         if (finalDecision != null && RetryDecision.BUDGET_TASK.equals(finalDecision.reason())) {
-            services.metrics().budgetExhausted(call.route().name(), "task");
+            services.metrics().budgetExhausted(call.route().name(), ProxyMetrics.BUDGET_TASK);
         } else if (finalDecision != null && RetryDecision.BUDGET_ROUTE.equals(finalDecision.reason())) {
-            services.metrics().budgetExhausted(call.route().name(), "route");
+            services.metrics().budgetExhausted(call.route().name(), ProxyMetrics.BUDGET_ROUTE);
         }
         cancelTimer();
         return onSettled.apply(new CallSettlement(finalDecision, attempt, truncated ? Problem.AMBIGUOUS_OUTCOME.status() : finalStatus,

@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,7 +18,12 @@ import java.util.function.Function;
  * The one facade through which the engine records metrics (CONTRACT §8). Names are fixed;
  * tags are bounded: route names come from config, the others from closed vocabularies — never
  * a key, call id, task id or raw path. Meters are cached per tag combination, so the hot path
- * does a map lookup, not a registry lookup. This class is thread-safe.
+ * does a map lookup, not a registry lookup.
+ *
+ * <p>The counters whose label values are known before any traffic are registered at zero ahead
+ * of their first event ({@link #registerRoute}, {@link #registerStoreOps}), so a scrape shows every
+ * CONTRACT §8 name from the start and a rate over a quiet series is 0, not absent. Registering
+ * again is a map lookup: a reload of the same routes adds no series. This class is thread-safe.
  */
 public final class ProxyMetrics {
     public static final String REQUESTS = "idemproxy.requests";
@@ -37,6 +44,18 @@ public final class ProxyMetrics {
      */
     public static final String STORE_NEAR_CACHE = "idemproxy.store.near.cache";
 
+    /** {@code kind} of {@link #KEY_CONFLICTS}: a duplicate of a call in flight (409). */
+    public static final String KIND_IN_FLIGHT = "in_flight";
+    /** {@code kind} of {@link #KEY_CONFLICTS}: the key was reused with another fingerprint (422). */
+    public static final String KIND_PAYLOAD_MISMATCH = "payload_mismatch";
+    /** {@code budget} of {@link #BUDGET_EXHAUSTED}: the task's budget refused the retry. */
+    public static final String BUDGET_TASK = "task";
+    /** {@code budget} of {@link #BUDGET_EXHAUSTED}: the route's retry budget refused the retry. */
+    public static final String BUDGET_ROUTE = "route";
+
+    private static final List<String> KINDS = List.of(KIND_IN_FLIGHT, KIND_PAYLOAD_MISMATCH);
+    private static final List<String> BUDGETS = List.of(BUDGET_TASK, BUDGET_ROUTE);
+
     private final MeterRegistry registry;
     private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
@@ -54,6 +73,32 @@ public final class ProxyMetrics {
     /** Metrics that go nowhere; for tests and tools that need no scrape. */
     public static ProxyMetrics noop() {
         return new ProxyMetrics(new SimpleMeterRegistry());
+    }
+
+    /**
+     * Registers {@code route}'s counters at zero: replays, key conflicts of both kinds, budget
+     * exhaustion of both budgets, and retries for each of {@code retryReasons} (the reasons the
+     * route's {@code retry.retryOn} can produce): 5 + |retryReasons| series, bounded by the config.
+     */
+    public void registerRoute(String route, Collection<String> retryReasons) {
+        requireNonNull(route, "route");
+        counter(REPLAYS, "route", route, null, null);
+        for (String kind : KINDS) {
+            counter(KEY_CONFLICTS, "route", route, "kind", kind);
+        }
+        for (String budget : BUDGETS) {
+            counter(BUDGET_EXHAUSTED, "route", route, "budget", budget);
+        }
+        for (String reason : retryReasons) {
+            counter(RETRIES, "route", route, "reason", reason);
+        }
+    }
+
+    /** Registers {@code idemproxy_store_errors_total} at zero for each store op name. */
+    public void registerStoreOps(Collection<String> ops) {
+        for (String op : ops) {
+            counter(STORE_ERRORS, "op", op, null, null);
+        }
     }
 
     /** A finished call; {@code outcome} is one of {@link CallOutcome}'s spellings. */

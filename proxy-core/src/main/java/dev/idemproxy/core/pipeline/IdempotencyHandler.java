@@ -10,6 +10,7 @@ import dev.idemproxy.core.call.ReplayAuthority;
 import dev.idemproxy.core.call.RecordedProtection;
 import dev.idemproxy.core.idempotency.Fingerprint;
 import dev.idemproxy.core.metrics.CallOutcome;
+import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.KeyResolution;
 import dev.idemproxy.core.idempotency.KeyResolver;
@@ -211,7 +212,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             answer(p, Problem.RESULT_NOT_RETAINED, "the call completed with status " + nr.status()
                     + " but its response was larger than maxResponseBody", nr.callId());
         } else if (result instanceof ClaimResult.FingerprintMismatch) {
-            services.metrics().keyConflict(p.call.route().name(), "payload_mismatch");
+            services.metrics().keyConflict(p.call.route().name(), ProxyMetrics.KIND_PAYLOAD_MISMATCH);
             answer(p, Problem.KEY_REUSED_WITH_DIFFERENT_PAYLOAD, "this key was used with a different request",
                     ((ClaimResult.FingerprintMismatch) result).callId());
         }
@@ -220,7 +221,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     private void inFlight(Pending p, ClaimResult.InFlight f) {
         IdempotencyPolicy policy = p.call.route().idempotency();
         if (policy.onConcurrent() == IdempotencyPolicy.OnConcurrent.REJECT || System.nanoTime() >= p.waitUntil) {
-            services.metrics().keyConflict(p.call.route().name(), "in_flight");
+            services.metrics().keyConflict(p.call.route().name(), ProxyMetrics.KIND_IN_FLIGHT);
             answer(p, Problem.KEY_IN_FLIGHT, policy.onConcurrent() == IdempotencyPolicy.OnConcurrent.REJECT
                     ? "a call with this key is in flight" : "a call with this key is still in flight after waitTimeout",
                     f.ownerCallId());

@@ -6,9 +6,11 @@ import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.route.Route;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.random.RandomGenerator;
 
 /**
@@ -120,6 +122,46 @@ public final class RetryRules {
     public static boolean harmlessToRepeat(Route route, String method, boolean receiptNotFound) {
         return receiptNotFound || route.isTaggedIdempotent()
                 || IDEMPOTENT_METHODS.contains(method.toUpperCase(Locale.ROOT));
+    }
+
+    /**
+     * Every {@link RetryDecision#reason()} a retry of a route with {@code policy} can carry: the
+     * reason of each failure and status that {@code retryOn} lists and that is not in the executed
+     * class, plus {@code retry_after} when it lists 429 or 503. Bounded by the config; used to
+     * register the route's {@code idemproxy_retries_total} series before the first retry.
+     */
+    public static Set<String> retryReasons(RetryPolicy policy) {
+        requireNonNull(policy, "policy");
+        Set<String> reasons = new TreeSet<>();
+        for (FailureClass f : FailureClass.values()) {
+            AttemptOutcome failed = AttemptOutcome.failed(f);
+            if (failed.listedIn(policy.retryOn())) {
+                reasons.add(failed.reason());
+            }
+        }
+        for (String listed : policy.retryOn()) {
+            int status = statusOrZero(listed);
+            if (status == 0) {
+                continue;
+            }
+            AttemptOutcome answered = AttemptOutcome.answered(status);
+            if (answered.outcomeClass() != OutcomeClass.EXECUTED) {
+                reasons.add(answered.reason());
+            }
+            if (status == 429 || status == 503) {
+                reasons.add(RetryDecision.RETRY_AFTER);
+            }
+        }
+        return Collections.unmodifiableSet(reasons);
+    }
+
+    /** The status a {@code retryOn} entry names, or 0 for a failure spelling. */
+    private static int statusOrZero(String listed) {
+        if (listed.length() != 3 || !listed.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return 0;
+        }
+        int status = Integer.parseInt(listed);
+        return status >= 100 && status <= 599 ? status : 0;
     }
 
     /** Ends a call whose outcome is safe to repeat: the key is released; nothing is stored. */

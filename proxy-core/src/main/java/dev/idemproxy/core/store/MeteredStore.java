@@ -13,15 +13,21 @@ import java.util.function.Supplier;
 /**
  * Any store, timed: every operation records {@code idemproxy_store_duration_seconds{op}} and,
  * when it fails, {@code idemproxy_store_errors_total{op}}. A synchronous throw is turned into a
- * failed stage, so callers see one failure path. This class is thread-safe if the store is.
+ * failed stage, so callers see one failure path. The error counters of every op are registered
+ * at zero when this is made. This class is thread-safe if the store is.
  */
 public final class MeteredStore implements IdempotencyStore {
+    /** The {@code op} tag values, one per kind of store operation (docs/metrics.md lists them). */
+    static final List<String> OPS = List.of("claim", "renew", "complete", "release", "evict", "get", "receipt_put",
+            "receipt_get", "dlq_add", "dlq_list", "dlq_get", "dlq_delete", "dlq_count", "task_charge", "task_get");
+
     private final IdempotencyStore store;
     private final ProxyMetrics metrics;
 
     public MeteredStore(IdempotencyStore store, ProxyMetrics metrics) {
         this.store = requireNonNull(store, "store");
         this.metrics = requireNonNull(metrics, "metrics");
+        metrics.registerStoreOps(OPS);
     }
 
     private <T> CompletionStage<T> timed(String op, Supplier<CompletionStage<T>> call) {

@@ -9,7 +9,10 @@ import dev.idemproxy.core.testing.FakeClock;
 import dev.idemproxy.core.testing.FakeTicker;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -378,6 +381,38 @@ class RetryRulesTest {
         assertThat(RetryRules.harmlessToRepeat(PLAIN, "PUT", false)).isTrue();
         assertThat(RetryRules.harmlessToRepeat(IDEMPOTENT, "POST", false)).isTrue();
         assertThat(RetryRules.harmlessToRepeat(PLAIN, "POST", true)).isTrue();
+    }
+
+    // the reasons a route's retries can carry, registered as metric series before any traffic
+
+    @Test
+    void theDefaultRetryOnCanRetryForTheseReasons() {
+        assertThat(RetryRules.retryReasons(RETRY)).containsExactlyInAnyOrder("connect_failure", "reset_before_request",
+                "read_timeout", "reset", "status_429", "status_502", "status_503", "status_504", "retry_after");
+    }
+
+    @Test
+    void retryReasonsAreExactlyTheReasonsItsRetriesCarry() {
+        List<AttemptOutcome> outcomes = new ArrayList<>();
+        for (FailureClass f : FailureClass.values()) {
+            outcomes.add(failure(f));
+        }
+        for (int s = 200; s <= 599; s++) {
+            outcomes.add(status(s));
+            outcomes.add(AttemptOutcome.answered(s, "1"));
+        }
+        for (RetryPolicy policy : List.of(RETRY, retryOn(), retryOn("reset", "404", "500"),
+                retryOn("idle-timeout", "connect-failure", "408", "429"), retryOn("read-timeout", "503"))) {
+            Route r = route(Set.of(Route.TAG_IDEMPOTENT), policy);
+            Set<String> seen = new TreeSet<>();
+            for (AttemptOutcome o : outcomes) {
+                RetryDecision d = decide(r, "POST", 1, o);
+                if (d.isRetry()) {
+                    seen.add(d.reason());
+                }
+            }
+            assertThat(RetryRules.retryReasons(policy)).as("retryOn %s", policy.retryOn()).isEqualTo(seen);
+        }
     }
 
     private static RetryPolicy retryOn(String... spellings) {

@@ -7,8 +7,12 @@ import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.TreeSet;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -86,5 +90,47 @@ class MeteredStoreTest {
     private double errors(String op) {
         Counter c = registry.find(ProxyMetrics.STORE_ERRORS).tag("op", op).counter();
         return c == null ? 0 : c.count();
+    }
+
+    @Test
+    void everyOpsErrorCounterIsThereAtZeroBeforeItsFirstUse() throws Exception {
+        ProxyMetrics metrics = new ProxyMetrics(registry);
+        new MeteredStore(memory, metrics);
+        Set<String> registered = new TreeSet<>();
+        registry.find(ProxyMetrics.STORE_ERRORS).counters().forEach(c -> {
+            registered.add(c.getId().getTag("op"));
+            assertThat(c.count()).isZero();
+        });
+        assertThat(registered).containsExactlyInAnyOrderElementsOf(MeteredStore.OPS);
+
+        // Each operation of the SPI, failing, counts under one of those ops: no series appears later.
+        IdempotencyStore down = (IdempotencyStore) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {IdempotencyStore.class}, (proxy, m, args) -> {
+                    if (m.getReturnType() == boolean.class) {
+                        return false;
+                    }
+                    if (m.getReturnType() == void.class) {
+                        return null;
+                    }
+                    return CompletableFuture.failedFuture(new StoreUnavailableException("down"));
+                });
+        MeteredStore store = new MeteredStore(down, metrics);
+        int stages = 0;
+        for (Method m : IdempotencyStore.class.getMethods()) {
+            if (CompletionStage.class.isAssignableFrom(m.getReturnType())) {
+                Object[] args = new Object[m.getParameterCount()];
+                for (int i = 0; i < args.length; i++) {
+                    args[i] = m.getParameterTypes()[i] == int.class ? 0 : null;
+                }
+                assertThat(((CompletionStage<?>) m.invoke(store, args)).toCompletableFuture()).as(m.getName())
+                        .isCompletedExceptionally();
+                stages++;
+            }
+        }
+        Set<String> counted = new TreeSet<>();
+        registry.find(ProxyMetrics.STORE_ERRORS).counters().forEach(c -> counted.add(c.getId().getTag("op")));
+        assertThat(stages).isGreaterThanOrEqualTo(MeteredStore.OPS.size());
+        assertThat(counted).isEqualTo(registered);
+        assertThat(MeteredStore.OPS).allSatisfy(op -> assertThat(errors(op)).as(op).isPositive());
     }
 }
