@@ -1,11 +1,16 @@
 package dev.idemproxy.app.cli;
 
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
  * The top-level command. {@code run} is the default verb: {@code idemproxy --config F} runs it.
+ * Its options may also come before a verb that takes them ({@code idemproxy --config F validate}
+ * is {@code idemproxy validate --config F}; given on both sides, the one after the verb wins);
+ * before a verb that does not take them they are a usage error, never silently ignored.
  * Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.
  */
 @Command(name = "idemproxy",
@@ -37,11 +42,39 @@ public final class IdemproxyCommand implements Callable<Integer> {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new IdemproxyCommand());
         cl.setExitCodeExceptionMapper(t -> t instanceof CommandLine.ParameterException ? USAGE : RUNTIME_FAILURE);
+        cl.setExecutionStrategy(IdemproxyCommand::execute);
         cl.setExecutionExceptionHandler((ex, line, parseResult) -> {
             line.getErr().println("idemproxy: " + ex.getMessage());
             return RUNTIME_FAILURE;
         });
         return cl;
+    }
+
+    /**
+     * Runs the parsed command line as picocli's {@link CommandLine.RunLast} does, after refusing
+     * an option given before a verb that has no such option (say {@code --config} before {@code dlq}).
+     */
+    private static int execute(CommandLine.ParseResult root) {
+        if (root.hasSubcommand()) {
+            CommandLine.Model.CommandSpec verb = root.subcommand().commandSpec();
+            for (CommandLine.Model.OptionSpec given : root.matchedOptions()) {
+                if (!given.usageHelp() && !given.versionHelp() && verb.findOption(given.longestName()) == null) {
+                    throw new CommandLine.ParameterException(verb.commandLine(), given.longestName() + " does not apply to '"
+                            + verb.name() + "' (expected: a verb that takes it: " + verbsTaking(root.commandSpec(), given) + ")");
+                }
+            }
+        }
+        return new CommandLine.RunLast().execute(root);
+    }
+
+    private static String verbsTaking(CommandLine.Model.CommandSpec root, CommandLine.Model.OptionSpec option) {
+        Set<String> verbs = new LinkedHashSet<>();
+        for (CommandLine sub : root.subcommands().values()) {
+            if (sub.getCommandSpec().findOption(option.longestName()) != null) {
+                verbs.add(sub.getCommandName());
+            }
+        }
+        return String.join(", ", verbs);
     }
 
     @Override

@@ -31,21 +31,46 @@ import picocli.CommandLine.Option;
                 "", "Signals: SIGTERM drains in-flight calls (shutdown.grace) and exits 0; SIGHUP reloads the routes."})
 public final class RunCommand implements Callable<Integer> {
 
-    /** Options shared by {@code run} and the bare {@code idemproxy} command. */
+    /**
+     * Options shared by {@code run} and the bare {@code idemproxy} command, so they may come before
+     * or after the verb ({@code idemproxy --config F run} is {@code idemproxy run --config F}).
+     * Null means not given: the defaults are applied by {@link #config()} and {@link #logFormat()}.
+     */
     public static final class Options {
         static final String DEFAULT_CONFIG = "idemproxy.yaml";
+        static final String DEFAULT_LOG_FORMAT = "text";
 
         @Option(names = {"-c", "--config"}, paramLabel = "FILE",
                 description = "Config file (default: ./" + DEFAULT_CONFIG + "; without it the proxy starts with no routes).")
         public Path config;
 
-        @Option(names = "--log-format", paramLabel = "text|json", description = "Log format: text (default) or json.",
-                defaultValue = "text")
+        @Option(names = "--log-format", paramLabel = "text|json", description = "Log format: text (default) or json.")
         public String logFormat;
+
+        /** These options, each not given here taken from {@code outer} (the options before the verb). */
+        Options orElse(Options outer) {
+            Options o = new Options();
+            o.config = config != null ? config : outer.config;
+            o.logFormat = logFormat != null ? logFormat : outer.logFormat;
+            return o;
+        }
+
+        /** The file given, or null for the default (./idemproxy.yaml, which may be absent). */
+        Path config() {
+            return config;
+        }
+
+        String logFormat() {
+            return logFormat != null ? logFormat : DEFAULT_LOG_FORMAT;
+        }
     }
 
     @Mixin
     Options options;
+
+    /** The bare command, whose options (given before the verb) apply when not repeated after it; null when run alone. */
+    @CommandLine.ParentCommand
+    IdemproxyCommand parent;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -68,13 +93,14 @@ public final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
-        if (!LogSetup.apply(options.logFormat, err)) {
+        Options effective = parent == null ? options : options.orElse(parent.runOptions);
+        if (!LogSetup.apply(effective.logFormat(), err)) {
             return IdemproxyCommand.USAGE;
         }
-        Path file = options.config != null ? options.config : Path.of(Options.DEFAULT_CONFIG);
+        Path file = effective.config() != null ? effective.config() : Path.of(Options.DEFAULT_CONFIG);
         YamlConfigLoader loader = new YamlConfigLoader();
         ProxyConfig config;
-        if (options.config == null && !Files.exists(file)) {
+        if (effective.config() == null && !Files.exists(file)) {
             err.println("idemproxy: no config file at ./" + Options.DEFAULT_CONFIG + "; starting with an empty route table");
             config = ProxyConfig.empty();
             file = null;
@@ -88,13 +114,13 @@ public final class RunCommand implements Callable<Integer> {
                 return IdemproxyCommand.USAGE;
             }
         }
-        return runUntilStopped(config, file, loader, err);
+        return runUntilStopped(config, file, loader, "json".equals(effective.logFormat()), err);
     }
 
-    private int runUntilStopped(ProxyConfig config, Path file, YamlConfigLoader loader, PrintWriter err) {
+    private int runUntilStopped(ProxyConfig config, Path file, YamlConfigLoader loader, boolean json, PrintWriter err) {
         Assembly assembly;
         try {
-            assembly = Assembly.start(config, file, loader, "json".equals(options.logFormat));
+            assembly = Assembly.start(config, file, loader, json);
         } catch (StartupException e) {
             err.println("idemproxy: " + e.getMessage());
             return IdemproxyCommand.RUNTIME_FAILURE;

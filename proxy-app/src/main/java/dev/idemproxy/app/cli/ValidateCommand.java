@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -27,9 +28,13 @@ public final class ValidateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Config file (default: ${DEFAULT-VALUE}).",
-            defaultValue = "idemproxy.yaml")
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+            description = "Config file (default: " + RunCommand.Options.DEFAULT_CONFIG + "). May also come before the verb.")
     Path config;
+
+    /** The bare command, whose {@code --config} (given before the verb) applies when none follows it. */
+    @ParentCommand
+    IdemproxyCommand parent;
 
     private final YamlConfigLoader loader;
 
@@ -45,6 +50,9 @@ public final class ValidateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        Path config = this.config != null ? this.config
+                : parent != null && parent.runOptions.config() != null ? parent.runOptions.config()
+                : Path.of(RunCommand.Options.DEFAULT_CONFIG);
         try {
             ProxyConfig loaded = loader.load(config);
             out.println(config + ": OK");
