@@ -53,7 +53,11 @@ class IdempotencyIT {
                 + "  - name: windowed\n"
                 + "    match: { pathPrefix: /windowed }\n"
                 + "    upstream: " + upstream.uri() + "\n"
-                + "    idempotency: { enabled: true, key: { derive: [body:/userId], window: 500ms } }\n");
+                + "    idempotency: { enabled: true, key: { derive: [body:/userId], window: 500ms } }\n"
+                + "  - name: custom\n"
+                + "    match: { pathPrefix: /custom }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true, key: { header: X-Request-Key } }\n");
     }
 
     @AfterAll
@@ -216,6 +220,41 @@ class IdempotencyIT {
         HttpResponse<String> tooLong = post("/tickets", "k".repeat(256), "{}");
         assertThat(tooLong.statusCode()).isEqualTo(400);
         assertThat(tooLong.body()).contains("urn:idemproxy:problem:bad-request");
+    }
+
+    /** Two lines of the key header are two keys, as {@code k1,k2} is: 400, never the first one used. */
+    @Test
+    void aKeySentOnTwoHeaderLinesIsABadRequestAndNothingIsForwarded() throws Exception {
+        String k = UUID.randomUUID().toString();
+        for (String[] routeAndHeader : List.of(new String[] {"/tickets", "Idempotency-Key"}, new String[] {"/custom", "X-Request-Key"})) {
+            String header = routeAndHeader[1];
+            try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+                raw.write("POST " + routeAndHeader[0] + " HTTP/1.1\r\nHost: a\r\n" + header + ": " + k + "\r\n"
+                        + header.toLowerCase(java.util.Locale.ROOT) + ": " + k + "-other\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+                RawHttp.Response r = raw.readResponse();
+                assertThat(r.status()).as(header).isEqualTo(400);
+                assertThat(r.header("Content-Type")).isEqualTo("application/problem+json");
+                assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request")
+                        .contains(header + " was sent on 2 header lines");
+            }
+        }
+        assertThat(upstream.requestCount()).as("nothing forwarded").isEqualTo(before);
+
+        // Nothing was claimed under the first line's key: it executes when sent alone.
+        upstream.enqueue(respond(201, "one key"));
+        HttpResponse<String> alone = post("/tickets", k, "{}");
+        assertThat(alone.statusCode()).isEqualTo(201);
+        assertThat(alone.headers().firstValue("Idempotent-Replayed")).isEmpty();
+
+        // Where the key header is X-Request-Key, Idempotency-Key is an ordinary header and may repeat.
+        upstream.enqueue(respond(200, "custom"));
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("POST /custom HTTP/1.1\r\nHost: a\r\nX-Request-Key: " + k + "\r\nIdempotency-Key: a\r\nIdempotency-Key: b\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+            assertThat(raw.readResponse().status()).isEqualTo(200);
+        }
+        assertThat(upstream.request(before + 1).header("X-Request-Key")).isEqualTo(k);
     }
 
     @Test

@@ -10,7 +10,8 @@ import java.util.random.RandomGenerator;
  * Finds a protected call's idempotency key (CONTRACT §3 {@code idempotency.key}, §5), first
  * found wins:
  * <ol>
- *   <li>the client's {@code key.header}: a bare value of visible ASCII (no {@code "}, {@code \}
+ *   <li>the client's {@code key.header}, on exactly one header line (two lines are two keys, as a
+ *       comma would be): a bare value of visible ASCII (no {@code "}, {@code \}
  *       or {@code ,}: a comma means two header lines were joined) or an RFC 8941 sf-string ({@code "…"} with {@code \"} and {@code \\}
  *       escapes, printable ASCII inside); 1 to 255 characters once unquoted. Anything else is
  *       {@code BAD} (400 {@code bad-request}), never silently replaced;</li>
@@ -49,6 +50,10 @@ public final class KeyResolver {
         requireNonNull(request, "request");
         String sent = request.header(policy.header());
         if (sent != null) {
+            int lines = request.headerLines(policy.header());
+            if (lines > 1) {
+                return bad(policy.header() + " was sent on " + lines + " header lines (expected: one key on one line)");
+            }
             return parseClientKey(policy.header(), sent);
         }
         if (!policy.derive().isEmpty() && distinguishes(policy.derive(), request)) {

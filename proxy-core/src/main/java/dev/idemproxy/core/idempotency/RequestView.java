@@ -12,8 +12,11 @@ public interface RequestView {
     /** The path as sent, without the query string, not percent-decoded. */
     String path();
 
-    /** The header's value, matched case-insensitively; repeated headers joined by ", "; null when absent. */
+    /** The header's value, matched case-insensitively: the first line's when it is repeated; null when absent. */
     String header(String name);
+
+    /** How many header lines named {@code name} (matched case-insensitively) the request carries; 0 when absent. */
+    int headerLines(String name);
 
     /** The first value of a query parameter, percent-decoded; "" when present without a value; null when absent. */
     String queryParam(String name);

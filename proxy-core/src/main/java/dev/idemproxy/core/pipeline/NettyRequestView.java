@@ -4,6 +4,7 @@ import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.idempotency.RequestView;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -35,6 +36,15 @@ final class NettyRequestView implements RequestView {
     @Override
     public String header(String name) {
         return call.request().headers().get(name);
+    }
+
+    @Override
+    public int headerLines(String name) {
+        int n = 0;
+        for (Iterator<? extends CharSequence> it = call.request().headers().valueCharSequenceIterator(name); it.hasNext(); it.next()) {
+            n++;
+        }
+        return n;
     }
 
     @Override

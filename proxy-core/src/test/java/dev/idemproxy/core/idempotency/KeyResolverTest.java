@@ -72,6 +72,29 @@ class KeyResolverTest {
     }
 
     @Test
+    void aKeySentOnTwoHeaderLinesIsABadRequestWhateverTheValues() {
+        for (String[] lines : List.of(new String[] {"a", "b"}, new String[] {"same", "same"}, new String[] {"a", "b", "c"})) {
+            KeyResolution r = resolver(DERIVE, false).resolve(TestRequest.post("/t")
+                    .withHeaderLines("Idempotency-Key", lines).withHeader("X-Task-Id", "t1"));
+            assertThat(r.kind()).isEqualTo(KeyResolution.Kind.BAD);
+            assertThat(r.problem()).contains(Problem.BAD_REQUEST);
+            assertThat(r.detail()).isEqualTo("Idempotency-Key was sent on " + lines.length
+                    + " header lines (expected: one key on one line)");
+        }
+    }
+
+    @Test
+    void twoLinesOfTheConfiguredKeyHeaderAreABadRequestAndOtherHeadersMayRepeat() {
+        KeyResolver r = new KeyResolver(new KeyPolicy("X-Request-Key", List.of(), Duration.ofMinutes(1), false), new SplittableRandom(1));
+        assertThat(r.resolve(TestRequest.post("/t").withHeaderLines("x-request-key", "k1", "k2")).kind())
+                .isEqualTo(KeyResolution.Kind.BAD);
+        KeyResolution other = r.resolve(TestRequest.post("/t").withHeader("X-Request-Key", "k")
+                .withHeaderLines("Idempotency-Key", "a", "b"));
+        assertThat(other.kind()).isEqualTo(KeyResolution.Kind.CLIENT);
+        assertThat(other.key()).isEqualTo("k");
+    }
+
+    @Test
     void keysLongerThan255CharactersAreBadRequests() {
         assertThat(client("k".repeat(256)).kind()).isEqualTo(KeyResolution.Kind.BAD);
         assertThat(client("\"" + "k".repeat(256) + "\"").detail()).contains("256 characters");

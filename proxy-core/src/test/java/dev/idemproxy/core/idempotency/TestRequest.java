@@ -2,11 +2,12 @@ package dev.idemproxy.core.idempotency;
 
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** A plain {@link RequestView} for tests; {@code with…} methods return changed copies. */
-record TestRequest(String method, String path, Map<String, String> headers, Map<String, String> query, byte[] body)
+/** A plain {@link RequestView} for tests; {@code with…} methods return changed copies. Header names are lower-cased keys. */
+record TestRequest(String method, String path, Map<String, List<String>> headers, Map<String, String> query, byte[] body)
         implements RequestView {
 
     static TestRequest post(String path) {
@@ -14,8 +15,13 @@ record TestRequest(String method, String path, Map<String, String> headers, Map<
     }
 
     TestRequest withHeader(String name, String value) {
-        Map<String, String> h = new LinkedHashMap<>(headers);
-        h.put(name.toLowerCase(Locale.ROOT), value);
+        return withHeaderLines(name, value);
+    }
+
+    /** The header sent on one line per value. */
+    TestRequest withHeaderLines(String name, String... values) {
+        Map<String, List<String>> h = new LinkedHashMap<>(headers);
+        h.put(name.toLowerCase(Locale.ROOT), List.of(values));
         return new TestRequest(method, path, h, query, body);
     }
 
@@ -39,7 +45,14 @@ record TestRequest(String method, String path, Map<String, String> headers, Map<
 
     @Override
     public String header(String name) {
-        return headers.get(name.toLowerCase(Locale.ROOT));
+        List<String> lines = headers.get(name.toLowerCase(Locale.ROOT));
+        return lines == null ? null : lines.get(0);
+    }
+
+    @Override
+    public int headerLines(String name) {
+        List<String> lines = headers.get(name.toLowerCase(Locale.ROOT));
+        return lines == null ? 0 : lines.size();
     }
 
     @Override
