@@ -81,6 +81,41 @@ class BadInputIT {
         }
     }
 
+    // RFC 9110 15.6.6: a version the proxy does not speak is 505, typed bad-request; it used to be forwarded.
+    @ParameterizedTest
+    @ValueSource(strings = {"/version HTTP/9.9", "/protected/version HTTP/9.9", "/version HTTP/2.0", "/version HTTP/0.9"})
+    void unsupportedHttpVersionIs505ClosedAndNotForwarded(String targetAndVersion) throws Exception {
+        int before = upstream.requestCount();
+        String version = targetAndVersion.substring(targetAndVersion.indexOf(' ') + 1);
+        try (RawHttp raw = connect()) {
+            raw.write("GET " + targetAndVersion + "\r\nHost: a\r\n\r\nGET /version-smuggled HTTP/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.version()).isEqualTo("HTTP/1.1");
+            assertThat(r.status()).isEqualTo(505);
+            assertThat(r.header("Content-Type")).isEqualTo("application/problem+json");
+            assertThat(r.header("Connection")).isEqualTo("close");
+            assertThat(r.bodyAsString()).contains("\"type\":\"urn:idemproxy:problem:bad-request\"").contains("\"status\":505")
+                    .contains("HTTP version " + version + " is unsupported");
+            assertThat(raw.awaitPeerClose(Duration.ofSeconds(5))).isNotEqualTo(RawHttp.PeerClose.OPEN);
+        }
+        assertNothingReachedUpstreamSince(before, "/version");
+        assertNothingReachedUpstreamSince(before, "/protected/version");
+    }
+
+    @Test
+    void malformedVersionIsStill400AndHttp10IsServed() throws Exception {
+        try (RawHttp raw = connect()) {
+            raw.write("GET /x HTTPS/1.1\r\nHost: a\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request");
+        }
+        try (RawHttp raw = connect()) {
+            raw.write("GET /x HTTP/1.0\r\nHost: a\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(200);
+        }
+    }
+
     @Test
     void malformedHeaderIs400() throws Exception {
         try (RawHttp raw = connect()) {

@@ -10,7 +10,7 @@ package dev.idemproxy.core.pipeline;
  *   → idleClose     IdleCloseHandler: closes a silent connection that has no call in flight
  *   → sequencer     RequestSequencer: one request at a time; pipelined ones wait their turn
  *   → keepAlive     HttpServerKeepAliveHandler: Connection semantics
- *   → guard         RequestGuardHandler: malformed requests → 400/431, connection closed
+ *   → guard         RequestGuardHandler: malformed requests → 400/431, other HTTP versions → 505; connection closed
  *   → expectContinue HttpServerExpectContinueHandler: answers Expect: 100-continue
  *   → route         RouteHandler: head → Route or 404 no-route; makes the ProxyCall
  *   → body          BodyAggregatorHandler: buffers a protected call's body (413 over maxRequestBody)

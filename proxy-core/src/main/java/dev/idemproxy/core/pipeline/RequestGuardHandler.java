@@ -22,8 +22,9 @@ import java.util.Iterator;
 /**
  * Answers requests that must not go further: undecodable heads (400), header blocks or request
  * lines over the limits (431), ambiguous framing such as Content-Length with Transfer-Encoding
- * (400), a missing or repeated Host on HTTP/1.1 (400), and CONNECT (405). Every such answer
- * closes the connection, because the rest of the byte stream can no longer be trusted.
+ * (400), an HTTP version other than 1.0 and 1.1 (505), a missing or repeated Host on HTTP/1.1
+ * (400), and CONNECT (405). Every such answer closes the connection, because the rest of the
+ * byte stream can no longer be trusted.
  *
  * <p>A body that fails to decode (a bad chunk size, chunk data overrunning its size, or the
  * connection ending before the body did) arrives as a content whose decoder result is a failure,
@@ -103,6 +104,13 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
                 return new Rejection(Problem.BAD_REQUEST, "Content-Length together with Transfer-Encoding is refused");
             }
             return new Rejection(Problem.BAD_REQUEST, "malformed request: " + cause.getMessage());
+        }
+        HttpVersion version = req.protocolVersion();
+        if (!version.equals(HttpVersion.HTTP_1_1) && !version.equals(HttpVersion.HTTP_1_0)) {
+            // The decoder takes any HTTP/d.d; framing and keep-alive rules of another version are
+            // not ours to guess, and forwarding it would hand the upstream a version we never spoke.
+            return new Rejection(Problem.HTTP_VERSION_NOT_SUPPORTED,
+                    "HTTP version " + version.text() + " is unsupported (expected: HTTP/1.1 or HTTP/1.0)");
         }
         if (!isVisibleAscii(req.uri())) {
             return new Rejection(Problem.BAD_REQUEST, "the request target is not visible US-ASCII");

@@ -3,6 +3,7 @@ package dev.idemproxy.core.problem;
 /**
  * The errors the proxy itself produces (CONTRACT §6), each with its HTTP status and the
  * {@code urn:idemproxy:problem:<name>} type. Answered as {@code application/problem+json}.
+ * A name may serve more than one status ({@code bad-request}: 400, and 505 for the HTTP version).
  */
 public enum Problem {
     NO_ROUTE("no-route", 404, "No route matches this request"),
@@ -13,6 +14,11 @@ public enum Problem {
     REQUEST_TOO_LARGE("request-too-large", 413, "The request body is too large"),
     HEADER_TOO_LARGE("header-too-large", 431, "The request header block is too large"),
     BAD_REQUEST("bad-request", 400, "Bad request"),
+    /**
+     * A request line naming an HTTP version other than 1.0 and 1.1 (RFC 9110 §15.6.6): malformed
+     * input for this proxy, so the contract's {@code bad-request} type, with the status that says why.
+     */
+    HTTP_VERSION_NOT_SUPPORTED("bad-request", 505, "HTTP version not supported"),
     METHOD_NOT_SUPPORTED("method-not-supported", 405, "Method not supported by the proxy"),
     UPSTREAM_UNREACHABLE("upstream-unreachable", 502, "The upstream could not be reached"),
     UPSTREAM_RESET("upstream-reset", 502, "The upstream closed the connection before answering"),

@@ -1,0 +1,76 @@
+package dev.idemproxy.core.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** What the guard lets through and what it answers itself, on the client codec's output. */
+class RequestGuardHandlerTest {
+    @ParameterizedTest
+    @ValueSource(strings = {"HTTP/9.9", "HTTP/2.0", "HTTP/3.0", "HTTP/0.9", "HTTP/1.2"})
+    void aVersionOtherThan10And11Is505BadRequestAndCloses(String version) {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(ascii("GET /x " + version + "\r\nHost: a\r\n\r\n"));
+
+        assertThat((Object) ch.readInbound()).as("nothing goes further").isNull();
+        String answer = outbound(ch);
+        assertThat(answer).startsWith("HTTP/1.1 505 HTTP Version Not Supported\r\n")
+                .containsIgnoringCase("content-type: application/problem+json")
+                .containsIgnoringCase("connection: close")
+                .contains("\"type\":\"urn:idemproxy:problem:bad-request\"")
+                .contains("\"status\":505")
+                .contains("\"detail\":\"HTTP version " + version + " is unsupported (expected: HTTP/1.1 or HTTP/1.0)\"");
+        assertThat(ch.isOpen()).isFalse();
+        ch.finishAndReleaseAll();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"HTTP/1.1", "HTTP/1.0"})
+    void http11And10PassThrough(String version) {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(ascii("GET /x " + version + "\r\nHost: a\r\n\r\n"));
+
+        HttpRequest req = ch.readInbound();
+        assertThat(req.protocolVersion().text()).isEqualTo(version);
+        ReferenceCountUtil.release(req);
+        assertThat((Object) ch.readOutbound()).isNull();
+        assertThat(ch.isOpen()).isTrue();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aMalformedVersionIsStill400() {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(ascii("GET /x HTTPS/1.1\r\nHost: a\r\n\r\n"));
+
+        assertThat(outbound(ch)).startsWith("HTTP/1.1 400 Bad Request\r\n").contains("urn:idemproxy:problem:bad-request");
+        assertThat(ch.isOpen()).isFalse();
+        ch.finishAndReleaseAll();
+    }
+
+    private static EmbeddedChannel channel() {
+        return new EmbeddedChannel(new ServerCodec(4096, 8192), new RequestGuardHandler());
+    }
+
+    private static String outbound(EmbeddedChannel ch) {
+        StringBuilder sb = new StringBuilder();
+        for (Object o; (o = ch.readOutbound()) != null; ) {
+            ByteBuf b = (ByteBuf) o;
+            sb.append(b.toString(StandardCharsets.US_ASCII));
+            b.release();
+        }
+        return sb.toString();
+    }
+
+    private static ByteBuf ascii(String s) {
+        return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+    }
+}
