@@ -71,11 +71,31 @@ public final class TextLineEncoder extends EncoderBase<ILoggingEvent> implements
         ByteBufUtil.writeUtf8(out, logger == null ? "null" : logger, logger == null ? 0 : logger.lastIndexOf('.') + 1,
                 logger == null ? 4 : logger.length());
         ByteBufUtil.writeAscii(out, " - ");
-        ByteBufUtil.writeUtf8(out, String.valueOf(event.getFormattedMessage()));
+        writeMessage(out, String.valueOf(event.getFormattedMessage()));
         ByteBufUtil.writeAscii(out, CoreConstants.LINE_SEPARATOR);
         IThrowableProxy thrown = event.getThrowableProxy();
         if (thrown != null) {
             ByteBufUtil.writeUtf8(out, ThrowableProxyUtil.asString(thrown));
         }
+    }
+
+    /**
+     * The message on one line: a line break or other control character in it (a business id read
+     * from a request body may hold one) is written as an escape ({@code \n}, {@code \r},
+     * a tab stays a tab, any other as a backslash, {@code u} and four hex digits), so no one can forge or split a log line
+     * through what a call carries. A backslash stays as it is: the escapes are for reading, the
+     * JSON format is for parsing.
+     */
+    static void writeMessage(ByteBuf out, String message) {
+        int from = 0;
+        for (int i = 0; i < message.length(); i++) {
+            char c = message.charAt(i);
+            if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                ByteBufUtil.writeUtf8(out, message, from, i);
+                ByteBufUtil.writeAscii(out, c == '\n' ? "\\n" : c == '\r' ? "\\r" : String.format("\\u%04x", (int) c));
+                from = i + 1;
+            }
+        }
+        ByteBufUtil.writeUtf8(out, message, from, message.length());
     }
 }

@@ -71,6 +71,19 @@ class TextLineEncoderTest {
         batch.release();
     }
 
+    @Test
+    void messagesStayOnOneLineWhateverACallCarries() {
+        TextLineEncoder ours = new TextLineEncoder();
+        ours.setContext(context);
+        ours.start();
+        String line = new String(ours.encode(event("idemproxy.calls", Level.INFO,
+                "[call=c][biz=o-1\r\n2026-12-01T00:00:00.000Z INFO  [x] calls - forged\u0007\tend\\n] route=r", null, 0L)),
+                StandardCharsets.UTF_8);
+        assertThat(line).endsWith("[call=c][biz=o-1\\r\\n2026-12-01T00:00:00.000Z INFO  [x] calls - forged\\u0007\tend\\n] route=r"
+                + System.lineSeparator());
+        assertThat(line.strip().lines()).hasSize(1);
+    }
+
     private void sameBytesIn(String zone) {
         TimeZone before = TimeZone.getDefault();
         TimeZone.setDefault(TimeZone.getTimeZone(zone));
@@ -83,9 +96,13 @@ class TextLineEncoderTest {
             ours.setContext(context);
             ours.start();
             for (LoggingEvent e : events()) {
+                // a line break in a message is escaped (see messagesStayOnOneLine); the rest is the pattern's
+                LoggingEvent reference = e.getMessage().contains("\n")
+                        ? event(e.getLoggerName(), e.getLevel(), e.getMessage().replace("\n", "\\n"), null, e.getTimeStamp())
+                        : e;
                 assertThat(new String(ours.encode(e), StandardCharsets.UTF_8))
                         .as("%s at %d in %s", e.getMessage(), e.getTimeStamp(), zone)
-                        .isEqualTo(new String(theirs.encode(e), StandardCharsets.UTF_8));
+                        .isEqualTo(new String(theirs.encode(reference), StandardCharsets.UTF_8));
             }
         } finally {
             TimeZone.setDefault(before);
