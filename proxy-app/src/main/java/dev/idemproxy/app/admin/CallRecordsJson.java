@@ -36,7 +36,7 @@ final class CallRecordsJson {
         m.put("route", r.route());
         m.put("status", r.status());
         m.put("reason", r.reason());
-        m.put("httpStatus", r.httpStatus());
+        m.put("httpStatus", r.httpStatus() == 0 ? null : r.httpStatus());  // none yet (PROCESSING), or none at all
         m.put("attempts", r.attempts());
         m.put("createdAt", iso(r.createdAt()));
         m.put("completedAt", iso(r.completedAt()));
@@ -53,7 +53,7 @@ final class CallRecordsJson {
         m.put("key", clientVisibleKey(d.recordKey()));
         m.put("route", d.recordKey().route());
         m.put("reason", d.reason());
-        m.put("lastStatus", d.lastStatus());
+        m.put("lastStatus", d.lastStatus() == 0 ? null : d.lastStatus());  // no HTTP status: the upstream never answered
         m.put("attempts", d.attempts());
         m.put("failedAt", iso(d.failedAt()));
         return m;
