@@ -152,7 +152,8 @@ public final class CallExecution implements UpstreamListener {
         attemptStart = System.nanoTime();
         services.pools().acquire(call.route(), client.loop(), this).addListener(f -> onAcquired(n, f));
         Duration wait = deadline.attemptTimeout(call.route().timeouts().perTry());
-        timer = client.loop().schedule(() -> onAttemptTimeout(n), Math.max(1, wait.toMillis()), TimeUnit.MILLISECONDS);
+        long waitMillis = Math.max(1, wait.toMillis());
+        timer = client.loop().schedule(() -> onAttemptTimeout(n, waitMillis), waitMillis, TimeUnit.MILLISECONDS);
     }
 
     private void onAcquired(int n, Future<?> f) {
@@ -317,7 +318,8 @@ public final class CallExecution implements UpstreamListener {
         }
     }
 
-    private void onAttemptTimeout(int n) {
+    /** The attempt's time ran out: {@code millis}, its {@code perTry} or what was left before the deadline. */
+    private void onAttemptTimeout(int n, long millis) {
         if (n != attempt || settled || responseStarted) {
             return;
         }
@@ -326,7 +328,7 @@ public final class CallExecution implements UpstreamListener {
         if (!sent) {
             attemptFailed(FailureClass.CONNECT_FAILURE, "no connection within the attempt's time");
         } else {
-            attemptFailed(FailureClass.READ_TIMEOUT, "no response head within " + call.route().timeouts().perTry());
+            attemptFailed(FailureClass.READ_TIMEOUT, "no response head within " + millis + " ms");
         }
     }
 
