@@ -3,11 +3,9 @@ package dev.idemproxy.app.logging;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
-import ch.qos.logback.core.encoder.EncoderBase;
 import ch.qos.logback.core.util.CachingDateFormatter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.ZoneOffset;
@@ -34,34 +32,16 @@ import org.slf4j.event.KeyValuePair;
  * field: the log writer has a batch encoded straight into its buffer ({@link #encodeInto}).
  * This class is thread-safe.
  */
-public final class JsonLineEncoder extends EncoderBase<ILoggingEvent> implements LineEncoder {
+public final class JsonLineEncoder extends LineEncoder {
     private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final CachingDateFormatter date = new CachingDateFormatter("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", ZoneOffset.UTC);
 
-    @Override
-    public byte[] headerBytes() {
-        return null;
-    }
+
+
 
     @Override
-    public byte[] footerBytes() {
-        return null;
-    }
-
-    @Override
-    public byte[] encode(ILoggingEvent event) {
-        ByteBuf b = Unpooled.buffer(256);
-        try {
-            encodeInto(event, b);
-            return ByteBufUtil.getBytes(b);
-        } finally {
-            b.release();
-        }
-    }
-
-    @Override
-    public void encodeInto(ILoggingEvent event, ByteBuf out) {
+    void encodeInto(ILoggingEvent event, ByteBuf out) {
         ByteBufUtil.writeAscii(out, "{\"timestamp\":\"");
         ByteBufUtil.writeAscii(out, date.format(event.getTimeStamp()));
         ByteBufUtil.writeAscii(out, "\",\"level\":\"");

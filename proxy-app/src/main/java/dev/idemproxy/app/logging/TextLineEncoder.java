@@ -4,11 +4,9 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.CoreConstants;
-import ch.qos.logback.core.encoder.EncoderBase;
 import ch.qos.logback.core.util.CachingDateFormatter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 
 /**
  * The text log line, {@code 2026-12-01T23:36:39.643Z INFO  [thread] Logger - message}, then the
@@ -26,36 +24,18 @@ import io.netty.buffer.Unpooled;
  * line: about 0.8 KB less garbage per replay (3.8 to 3.0 KB), with no change in throughput beyond
  * the noise. This class is thread-safe.
  */
-public final class TextLineEncoder extends EncoderBase<ILoggingEvent> implements LineEncoder {
+public final class TextLineEncoder extends LineEncoder {
     private final CachingDateFormatter date = new CachingDateFormatter("yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
 
-    @Override
-    public byte[] headerBytes() {
-        return null;
-    }
 
-    @Override
-    public byte[] footerBytes() {
-        return null;
-    }
 
-    @Override
-    public byte[] encode(ILoggingEvent event) {
-        ByteBuf b = Unpooled.buffer(128);
-        try {
-            encodeInto(event, b);
-            return ByteBufUtil.getBytes(b);
-        } finally {
-            b.release();
-        }
-    }
 
     /**
      * Writes the bytes {@link #encode} returns to {@code out}, without making a {@code String} or
      * an array of them first: the log writer's way, which encodes a batch into one buffer.
      */
     @Override
-    public void encodeInto(ILoggingEvent event, ByteBuf out) {
+    void encodeInto(ILoggingEvent event, ByteBuf out) {
         ByteBufUtil.writeAscii(out, date.format(event.getTimeStamp()));
         out.writeByte(' ');
         String level = event.getLevel().toString();
