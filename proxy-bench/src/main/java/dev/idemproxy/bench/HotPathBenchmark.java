@@ -103,6 +103,11 @@ public class HotPathBenchmark {
             }
 
             @Override
+            public int headerLines(String name) {
+                return header(name) == null ? 0 : 1;
+            }
+
+            @Override
             public String queryParam(String name) {
                 return null;
             }
