@@ -67,6 +67,10 @@ class ProxyPathIT {
                 + "  - name: tickets\n"
                 + "    match: { host: tickets.internal, pathPrefix: /api }\n"
                 + "    upstream: " + upstream.uri() + "/v2\n"
+                + "  - name: prot\n"
+                + "    match: { pathPrefix: /prot }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true }\n"
                 + "  - name: main\n"
                 + "    match: { pathPrefix: /api, methods: [GET, POST, PUT, HEAD] }\n"
                 + "    upstream: " + upstream.uri() + "\n");
@@ -148,6 +152,26 @@ class ProxyPathIT {
         RecordedRequest seen = upstream.awaitRequests(before + 1, Duration.ofSeconds(5)).get(before);
         assertThat(seen.bodyAsString()).isEqualTo("hello world");
         assertThat(seen.header("Transfer-Encoding")).isEqualTo("chunked");
+    }
+
+    /**
+     * The request goes upstream as HTTP/1.1, and the upstream may answer chunked; an HTTP/1.0
+     * client cannot read chunks (RFC 9112 §6.1), so it gets the body as it is, ended by the close.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {
+        "GET /api/chunked-for-1.0 HTTP/1.0\r\nHost: a\r\n\r\n",
+        "POST /prot/chunked-for-1.0 HTTP/1.0\r\nHost: a\r\nIdempotency-Key: http10\r\nContent-Length: 2\r\n\r\n{}"})
+    void anHttp10ClientGetsAChunkedAnswerUnchunkedAndThenTheClose(String request) throws Exception {
+        upstream.enqueue(respondChunked(200, List.of("part1-".getBytes(UTF_8), "part2".getBytes(UTF_8))));
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write(request);
+            String all = new String(raw.readUntilClose(), UTF_8);
+            String head = all.substring(0, all.indexOf("\r\n\r\n"));
+            assertThat(head).startsWith("HTTP/1.1 200 ");
+            assertThat(head.toLowerCase(java.util.Locale.ROOT)).doesNotContain("transfer-encoding").contains("connection: close");
+            assertThat(all.substring(head.length() + 4)).isEqualTo("part1-part2");
+        }
     }
 
     @Test

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.idemproxy.core.route.Route;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
 
 /**
  * One client request on its way through the pipeline: the head, the route it matched (kept
@@ -18,6 +19,7 @@ public final class ProxyCall {
     private final String originalHost;
     private final String pathAndQuery;
     private final long startNanos;
+    private final HttpVersion clientVersion;
     private ByteBuf body;
     private CallProtection protection;
 
@@ -27,6 +29,15 @@ public final class ProxyCall {
         this.originalHost = originalHost;
         this.pathAndQuery = requireNonNull(pathAndQuery, "pathAndQuery");
         this.startNanos = startNanos;
+        this.clientVersion = request.protocolVersion();
+    }
+
+    /**
+     * The HTTP version the client spoke, as it sent it: the request itself goes upstream as
+     * HTTP/1.1, and a response to an HTTP/1.0 client must not be chunked.
+     */
+    public HttpVersion clientVersion() {
+        return clientVersion;
     }
 
     public HttpRequest request() {

@@ -27,7 +27,6 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
@@ -276,8 +275,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         status = resp.status().code();
         upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
         HttpMethod method = call.request().method();
-        HttpVersion clientVersion = call.request().protocolVersion();
-        HeaderRewrite.toClient(resp, method, clientVersion, state.draining());
+        HeaderRewrite.toClient(resp, method, call.clientVersion(), state.draining());
     }
 
     /** A response read whole goes to the client as one message: one pass through the pipeline, one buffer. */

@@ -76,7 +76,7 @@ final class ProtectedCallRunner implements ClientSide {
 
     @Override
     public void head(HttpResponse response) {
-        HeaderRewrite.toClient(response, call.request().method(), call.request().protocolVersion(), state.draining());
+        HeaderRewrite.toClient(response, call.request().method(), call.clientVersion(), state.draining());
         ctx.write(response);
     }
 
