@@ -103,6 +103,27 @@ class BadInputIT {
     }
 
     @Test
+    void aHostThatIsNotHostAndPortIs400AndAnotherTransferCodingIs501() throws Exception {
+        int before = upstream.requestCount();
+        try (RawHttp raw = connect()) {
+            raw.write("GET /badhost HTTP/1.1\r\nHost: a b\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request").contains("Host header");
+            assertThat(raw.isClosedByPeer(Duration.ofSeconds(5))).isTrue();
+        }
+        try (RawHttp raw = connect()) {
+            raw.write("POST /gzipped HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(501);
+            assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request").contains("gzip, chunked");
+            assertThat(raw.isClosedByPeer(Duration.ofSeconds(5))).isTrue();
+        }
+        assertNothingReachedUpstreamSince(before, "/badhost");
+        assertNothingReachedUpstreamSince(before, "/gzipped");
+    }
+
+    @Test
     void malformedVersionIsStill400AndHttp10IsServed() throws Exception {
         try (RawHttp raw = connect()) {
             raw.write("GET /x HTTPS/1.1\r\nHost: a\r\n\r\n");

@@ -122,7 +122,53 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
         if (hosts > 1 || (hosts == 0 && req.protocolVersion().equals(HttpVersion.HTTP_1_1))) {
             return new Rejection(Problem.BAD_REQUEST, hosts == 0 ? "missing Host header" : "more than one Host header");
         }
+        String host = req.headers().get(HttpHeaderNames.HOST);
+        if (host != null && !isAuthority(host)) {
+            return new Rejection(Problem.BAD_REQUEST, "the Host header is not a host[:port]");
+        }
+        String coding = unsupportedCoding(req.headers());
+        if (coding != null) {
+            return new Rejection(Problem.TRANSFER_CODING_NOT_IMPLEMENTED,
+                    "Transfer-Encoding '" + coding + "' is not supported (expected: chunked alone)");
+        }
         return null;
+    }
+
+    /**
+     * RFC 9110 §7.2: {@code Host = uri-host [ ":" port ]}, so only the characters of a reg-name,
+     * an IP literal and a port; no space, no {@code /}, no {@code @} (a userinfo), nothing a
+     * host-based route or the upstream's virtual host could read differently.
+     */
+    private static boolean isAuthority(String host) {
+        for (int i = 0; i < host.length(); i++) {
+            char c = host.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "-._~!$&'()*+,;=:%[]".indexOf(c) >= 0;
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The request's transfer codings other than a single {@code chunked}, or null: the proxy
+     * re-frames a body in chunks of its own, so another coding (gzip, deflate…) would reach the
+     * upstream stripped of its name, its bytes still coded.
+     */
+    private static String unsupportedCoding(HttpHeaders headers) {
+        if (!headers.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            return null;
+        }
+        StringBuilder all = new StringBuilder();
+        for (String line : headers.getAll(HttpHeaderNames.TRANSFER_ENCODING)) {
+            all.append(all.length() == 0 ? "" : ", ").append(line);
+        }
+        String[] codings = all.toString().split(",");
+        if (codings.length == 1 && codings[0].trim().equalsIgnoreCase("chunked")) {
+            return null;
+        }
+        return all.toString().trim();
     }
 
     private static int count(HttpHeaders headers, CharSequence name) {

@@ -19,6 +19,11 @@ public enum Problem {
      * input for this proxy, so the contract's {@code bad-request} type, with the status that says why.
      */
     HTTP_VERSION_NOT_SUPPORTED("bad-request", 505, "HTTP version not supported"),
+    /**
+     * A request body in a transfer coding other than chunked alone (RFC 9112 §6.1: 501 for a
+     * coding the server does not understand); the contract's {@code bad-request} type.
+     */
+    TRANSFER_CODING_NOT_IMPLEMENTED("bad-request", 501, "Transfer coding not implemented"),
     METHOD_NOT_SUPPORTED("method-not-supported", 405, "Method not supported by the proxy"),
     UPSTREAM_UNREACHABLE("upstream-unreachable", 502, "The upstream could not be reached"),
     UPSTREAM_RESET("upstream-reset", 502, "The upstream closed the connection before answering"),

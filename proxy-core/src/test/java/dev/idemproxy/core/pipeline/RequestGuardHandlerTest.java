@@ -56,6 +56,59 @@ class RequestGuardHandlerTest {
         ch.finishAndReleaseAll();
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"a b", "a@b", "a/b", "tickets.internal\\x"})
+    void aHostThatIsNotHostAndPortIs400(String host) {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(ascii("GET /x HTTP/1.1\r\nHost: " + host + "\r\n\r\n"));
+
+        assertThat((Object) ch.readInbound()).as("nothing goes further").isNull();
+        assertThat(outbound(ch)).startsWith("HTTP/1.1 400 Bad Request\r\n")
+                .contains("\"detail\":\"the Host header is not a host[:port]\"");
+        assertThat(ch.isOpen()).isFalse();
+        ch.finishAndReleaseAll();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tickets.internal", "TICKETS.internal:8443", "[::1]:8080", "10.0.0.7", "my_svc.ns.svc.cluster.local", ""})
+    void hostsAndPortsPass(String host) {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(ascii("GET /x HTTP/1.1\r\nHost: " + host + "\r\n\r\n"));
+
+        HttpRequest req = ch.readInbound();
+        assertThat(req).as("Host: %s", host).isNotNull();
+        ReferenceCountUtil.release(req);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aTransferCodingOtherThanChunkedAloneIs501AndCloses() {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(ascii("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"));
+
+        assertThat((Object) ch.readInbound()).as("nothing goes further").isNull();
+        assertThat(outbound(ch)).startsWith("HTTP/1.1 501 Not Implemented\r\n")
+                .contains("\"type\":\"urn:idemproxy:problem:bad-request\"")
+                .contains("\"detail\":\"Transfer-Encoding 'gzip, chunked' is not supported (expected: chunked alone)\"");
+        assertThat(ch.isOpen()).isFalse();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void chunkedAlonePasses() {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(ascii("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"));
+
+        Object head = ch.readInbound();
+        assertThat(head).isInstanceOf(HttpRequest.class);
+        ReferenceCountUtil.release(head);
+        for (Object o; (o = ch.readInbound()) != null; ) {
+            ReferenceCountUtil.release(o);
+        }
+        assertThat(ch.isOpen()).isTrue();
+        ch.finishAndReleaseAll();
+    }
+
     private static EmbeddedChannel channel() {
         return new EmbeddedChannel(new ServerCodec(4096, 8192), new RequestGuardHandler());
     }
