@@ -11,6 +11,10 @@ import io.netty.handler.codec.http.HttpResponse;
  * silently: the call runs to its end regardless (CONTRACT §5). Used on the client's loop only.
  */
 public interface ClientSide {
+    /*
+     * A settled execution always ends its answer in exactly one of: the last content, problem,
+     * replay, or abort; the client side learns that the call is done with it from those.
+     */
     EventLoop loop();
 
     ByteBufAllocator alloc();

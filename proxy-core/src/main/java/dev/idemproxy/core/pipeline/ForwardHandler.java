@@ -150,8 +150,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
                 state.callEnded();
             }
         };
-        ProtectedCallRunner[] runner = {null};
-        protectedRun = runner[0] = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), createdAt, recorded == null, settlement -> {
+        protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), createdAt, recorded == null, settlement -> {
             protectedRun = null;
             ReceiptPut receipt = services.recorder().settled(c, identity, recorded != null ? recorded.key() : null, createdAt,
                     settlement, recorded == null);
@@ -163,17 +162,9 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
                 call = null;
                 cancelHeadTimer();
             }
-            java.util.concurrent.CompletionStage<?> stored = c.protection() != null
-                    ? c.protection().settle(settlement, recorded != null ? receipt : null)
+            // The answer's last write, after this, ends the call for the drain (ProtectedCallRunner).
+            return c.protection() != null ? c.protection().settle(settlement, recorded != null ? receipt : null)
                     : java.util.concurrent.CompletableFuture.completedFuture(null);
-            // The execution writes its answer once the record is stored, on this loop; should no
-            // answer be written at all, the call still ends a turn of the loop after that.
-            stored.whenComplete((v, err) -> ctx.executor().execute(() -> ctx.executor().execute(() -> {
-                if (!runner[0].answering()) {
-                    answered.run();
-                }
-            })));
-            return stored;
         }, answered);
         protectedRun.start();
     }

@@ -22,7 +22,9 @@ import io.netty.handler.codec.http.LastHttpContent;
  * writes fail quietly (Netty releases them) and the execution still settles. It tells
  * {@code onAnswered} when the answer's last write has gone to the socket (or failed), which is
  * when a draining server may close the connection: the response's end is written only after
- * the call's record, so the settlement itself comes too early for that.
+ * the call's record, so the settlement itself comes too early for that. Every settlement of a
+ * {@link CallExecution} ends in exactly such a write (the last content, a replay, a problem) or
+ * in {@link #abort}, so {@code onAnswered} always comes.
  * Not thread-safe: used on the client channel's event loop.
  */
 final class ProtectedCallRunner implements ClientSide {
@@ -34,8 +36,6 @@ final class ProtectedCallRunner implements ClientSide {
     private final ServerState state;
     private final CallExecution execution;
     private final Runnable onAnswered;
-    /** The answer's last write (or the connection's close) has been started. */
-    private boolean answering;
 
     ProtectedCallRunner(ChannelHandlerContext ctx, ProxyCall call, CallIdentity identity, CallServices services,
             ServerState state, String clientIp, java.time.Instant createdAt, boolean writeStartReceipt,
@@ -89,13 +89,7 @@ final class ProtectedCallRunner implements ClientSide {
         }
     }
 
-    /** Whether the answer's last write has been started; until it is, the call is not done with its client. */
-    boolean answering() {
-        return answering;
-    }
-
     private void answered(ChannelFuture last) {
-        answering = true;
         last.addListener(f -> onAnswered.run());
     }
 

@@ -39,12 +39,15 @@ final class Replays {
     };
     private static final byte[] COLON_SP = {':', ' '};
     private static final byte[] CRLF = {'\r', '\n'};
-    private static final Function<StoredResponse, byte[]> HEADER_LINES = Replays::headerLines;
+    private static final Function<StoredResponse, StoredLines> HEADER_LINES = Replays::headerLines;
+
+    /** A stored response's header lines, and whether they hold its Content-Length line. */
+    record StoredLines(byte[] bytes, boolean length) {}
 
     private Replays() {}
 
     static FullHttpResponse response(ByteBufAllocator alloc, StoredResponse stored, String callId, int attempts) {
-        ReplayHeaders h = new ReplayHeaders(stored.derived(HEADER_LINES), hasLength(stored));  // first: it may refuse a damaged header
+        ReplayHeaders h = new ReplayHeaders(stored.derived(HEADER_LINES));  // first: it may refuse a damaged header
         ByteBuf body = alloc.buffer(stored.bodyLength());
         body.writeBytes(stored.bodyBuffer());
         h.setInt(HttpHeaderNames.CONTENT_LENGTH, stored.bodyLength());
@@ -60,7 +63,7 @@ final class Replays {
      * replay. A name that is not a token or a value that is not a valid field value (possible only
      * in a damaged store) is refused, as Netty's header map refuses it.
      */
-    static byte[] headerLines(StoredResponse stored) {
+    static StoredLines headerLines(StoredResponse stored) {
         List<StoredHeader> headers = stored.headers();
         String length = Integer.toString(stored.bodyLength());
         boolean inPlace = framedByLength(stored.status());
@@ -101,7 +104,7 @@ final class Replays {
             System.arraycopy(CRLF, 0, out, at, 2);
             at += 2;
         }
-        return out;
+        return new StoredLines(out, lengthWritten);
     }
 
     private static boolean isLength(String name) {
@@ -115,19 +118,6 @@ final class Replays {
      */
     private static boolean framedByLength(int status) {
         return status >= 200 && status != 204 && status != 205;
-    }
-
-    /** Whether the stored lines carry the Content-Length line (see {@link #framedByLength}). */
-    private static boolean hasLength(StoredResponse stored) {
-        if (!framedByLength(stored.status())) {
-            return false;
-        }
-        for (StoredHeader h : stored.headers()) {
-            if (isLength(h.name())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static boolean setPerReplay(String name) {
@@ -152,22 +142,20 @@ final class Replays {
      * handler reading the headers sees the per-replay ones.
      */
     static final class ReplayHeaders extends DefaultHttpHeaders {
-        private final byte[] storedLines;
-        private final boolean lengthInLines;
+        private final StoredLines stored;
 
-        ReplayHeaders(byte[] storedLines, boolean lengthInLines) {
+        ReplayHeaders(StoredLines stored) {
             super(true, ProxyHeaders.NAME_CHECK);
-            this.storedLines = storedLines;
-            this.lengthInLines = lengthInLines;
+            this.stored = stored;
         }
 
         byte[] storedLines() {
-            return storedLines;
+            return stored.bytes();
         }
 
         /** The stored lines hold the Content-Length line: the map's must not be written again. */
         boolean lengthInLines() {
-            return lengthInLines;
+            return stored.length();
         }
     }
 }

@@ -75,7 +75,7 @@ class ReplaysTest {
         } finally {
             r.release();
         }
-        assertThat(new String(Replays.headerLines(stored), StandardCharsets.US_ASCII))
+        assertThat(new String(Replays.headerLines(stored).bytes(), StandardCharsets.US_ASCII))
                 .isEqualTo("Content-Type: application/json\r\nContent-Length: 2\r\n");
     }
 
