@@ -61,8 +61,7 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
 
     private final Clock clock;
     private final long ttlMillis;
-    private final long unitBytes;
-    private final long maxWeight;
+    private final WeightBudget budget;
     /** Ended records, by their full key. */
     private final Cache<RecordKey, Ended> ended;
     /** Claims this process holds: what a successful completion needs to cache the ended record. */
@@ -86,12 +85,10 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
         super(backend);
         this.clock = clock;
         this.ttlMillis = policy.ttl().toMillis();
-        // Every entry weighs at least one unit, so the weight bound caps both the count and the bytes.
-        this.unitBytes = Math.max(1, policy.maxBytes() / policy.maxEntries());
-        this.maxWeight = Math.min(policy.maxEntries(), policy.maxBytes() / unitBytes);
+        this.budget = new WeightBudget(policy.maxBytes(), policy.maxEntries());
         Ticker ticker = () -> Math.multiplyExact(clock.millis(), 1_000_000L);
         this.ended = Caffeine.newBuilder()
-                .maximumWeight(maxWeight)
+                .maximumWeight(budget.capacity())
                 .weigher((RecordKey k, Ended e) -> e.weight())
                 .expireAfter(new EndedExpiry())
                 .ticker(ticker)
@@ -249,11 +246,11 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
                 bytes += h.name().length() + h.value().length();
             }
         }
-        long weight = Math.max(1, (bytes + unitBytes - 1) / unitBytes);
-        if (weight > maxWeight) {
+        int weight = budget.weight(bytes);
+        if (weight > budget.capacity()) {
             return;  // larger than the whole near-cache
         }
-        ended.put(key, new Ended(fingerprint, callId, answer, expiresAtMillis, (int) weight));
+        ended.put(key, new Ended(fingerprint, callId, answer, expiresAtMillis, weight));
         if (evictions.get() != generation) {
             ended.invalidate(key);  // an evict ran meanwhile: the record may be gone
         }

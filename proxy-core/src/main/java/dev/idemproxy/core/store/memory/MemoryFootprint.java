@@ -4,20 +4,18 @@ import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.StoredHeader;
+import dev.idemproxy.core.store.WeightBudget;
 import java.util.List;
 
 /**
- * What the memory store's entries cost on the heap, estimated, and how one share of its byte
- * bound turns that into Caffeine weights. The estimates count the variable parts exactly (string
- * characters, bodies, headers) and the objects around them at their size on a 64-bit JVM with
- * compressed pointers (a Latin-1 string about 40 bytes besides its characters, a cache entry and
- * its map node about 100); they are meant to be within a few tens of per cent, which is enough to
- * keep the store inside its share of the heap. This class is immutable.
- *
- * @param share      the bytes this kind of entry may hold in all
- * @param maxEntries the most entries of this kind
+ * What the memory store's entries cost on the heap, estimated. The estimates count the variable
+ * parts exactly (string characters, bodies, headers) and the objects around them at their size on
+ * a 64-bit JVM with compressed pointers (a Latin-1 string about 40 bytes besides its characters, a
+ * cache entry and its map node about 100); they are meant to be within a few tens of per cent,
+ * which is enough to keep the store inside its share of the heap ({@link WeightBudget} turns them
+ * into Caffeine weights). Stateless.
  */
-record MemoryFootprint(long share, long maxEntries) {
+final class MemoryFootprint {
     /** A string's own object and array headers, besides one byte per (Latin-1) character. */
     private static final int STRING = 40;
     /** A Caffeine entry with its map node and the record object itself, and their instants. */
@@ -27,20 +25,7 @@ record MemoryFootprint(long share, long maxEntries) {
     /** A response or request object, its header list and its body array's header. */
     private static final int MESSAGE = 32 + 40 + 16;
 
-    /** Bytes per unit of weight: each entry weighs at least one, so the count stays within {@code maxEntries}. */
-    long unit() {
-        return Math.max(1, share / maxEntries);
-    }
-
-    /** The most weight the cache may hold: {@code maxEntries} units, or the share if that is less. */
-    long capacity() {
-        return Math.min(maxEntries, share / unit()) * unit();
-    }
-
-    /** The weight of an entry of {@code bytes}: at least one unit, and at most what a weigher may return. */
-    int weight(long bytes) {
-        return (int) Math.min(Integer.MAX_VALUE, Math.max(unit(), bytes));
-    }
+    private MemoryFootprint() {}
 
     static long of(String id, IdempotencyRecord r) {
         long bytes = ENTRY + chars(id) + chars(r.owner()) + chars(r.callId()) + chars(r.fingerprint());

@@ -20,6 +20,7 @@ import dev.idemproxy.core.store.RecordTransitions;
 import dev.idemproxy.core.store.RecordTransitions.ClaimTransition;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.store.WeightBudget;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,8 +42,8 @@ import java.util.function.Supplier;
  * <p>Guarantees: atomic per key ({@code asMap().compute}); nothing survives a restart. <b>Size.</b>
  * Everything is on the JVM heap, so the store is bounded by an estimate of the heap it holds as
  * well as by count: ended records may take half of {@code maxBytes}, receipts a quarter and dead
- * letters a quarter ({@link MemoryFootprint} estimates each entry). Each entry weighs at least
- * its share divided by {@code maxEntries}, so one bound caps both the count and the bytes. When
+ * letters a quarter ({@link MemoryFootprint} estimates each entry, {@link WeightBudget} weighs
+ * it, so one bound caps both the count and the bytes). When
  * full, Caffeine evicts ended records (size-based, near-LRU), and an evicted completed record
  * re-executes on its next duplicate: size the store above the keys expected within a TTL. A record
  * <em>in flight</em> weighs nothing and is never evicted for size, so a duplicate of a call that
@@ -73,8 +74,8 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     private MemoryIdempotencyStore(long maxEntries, long maxBytes, Clock clock) {
         this.clock = clock;
         Ticker ticker = () -> Math.multiplyExact(clock.millis(), 1_000_000L);
-        MemoryFootprint recordShare = new MemoryFootprint(maxBytes / 2, maxEntries);
-        MemoryFootprint receiptShare = new MemoryFootprint(maxBytes / 4, maxEntries);
+        WeightBudget recordShare = new WeightBudget(maxBytes / 2, maxEntries);
+        WeightBudget receiptShare = new WeightBudget(maxBytes / 4, maxEntries);
         this.records = Caffeine.newBuilder()
                 .maximumWeight(recordShare.capacity())
                 // in flight: weightless, so never evicted for size (its duplicate would execute)
