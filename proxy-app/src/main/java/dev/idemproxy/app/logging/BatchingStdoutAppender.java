@@ -126,7 +126,10 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
 
     private void writeLoop() {
         List<ILoggingEvent> batch = new ArrayList<>(MAX_BATCH);
-        ByteBuf bytes = Unpooled.buffer(BATCH_CAPACITY);
+        // Made with the first batch, not here: this thread starts while Logback is being set up,
+        // and Netty's first use logs through SLF4J, which would then print its "intercepted
+        // logging calls" warning on stderr (seen as a stray line after validate's problem lines).
+        ByteBuf bytes = null;
         while (true) {
             boolean last = stopping;   // read before draining: what was queued before stop() is written
             ILoggingEvent e;
@@ -143,7 +146,9 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
                 bytes = write(batch, bytes);
             }
             if (last) {
-                bytes.release();
+                if (bytes != null) {
+                    bytes.release();
+                }
                 return;
             }
             if (taken > 0) {
@@ -168,8 +173,9 @@ public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILo
         return writer;
     }
 
-    /** Encodes the batch into {@code bytes}, writes it with one call and returns the buffer for the next batch. */
-    private ByteBuf write(List<ILoggingEvent> batch, ByteBuf bytes) {
+    /** Encodes the batch into {@code buffer} (made now when null), writes it with one call and returns the buffer for the next batch. */
+    private ByteBuf write(List<ILoggingEvent> batch, ByteBuf buffer) {
+        ByteBuf bytes = buffer != null ? buffer : Unpooled.buffer(BATCH_CAPACITY);
         // Our encoders (text and JSON) write into the batch's buffer; another encoder's bytes are copied in.
         LineEncoder direct = encoder instanceof LineEncoder l ? l : null;
         for (ILoggingEvent e : batch) {
