@@ -30,13 +30,20 @@ public final class Checks {
         return true;
     }
 
+    // The two below run for records made per call (a receipt's ttl, a retry's delay): the message
+    // is built only when the check fails.
+
     public static Duration positive(Duration d, String name) {
-        requireArgument(d != null && !d.isNegative() && !d.isZero(), name + ": " + d + " (expected: > 0)");
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+        }
         return d;
     }
 
     public static Duration nonNegative(Duration d, String name) {
-        requireArgument(d != null && !d.isNegative(), name + ": " + d + " (expected: >= 0)");
+        if (d == null || d.isNegative()) {
+            throw new IllegalArgumentException(name + ": " + d + " (expected: >= 0)");
+        }
         return d;
     }
 }

@@ -199,7 +199,8 @@ public final class CallExecution implements UpstreamListener {
         }
         cancelTimer();
         int status = resp.status().code();
-        recordAttempt(status / 100 + "xx");
+        int statusClass = status / 100;
+        recordAttempt(statusClass >= 1 && statusClass <= 5 ? STATUS_CLASSES[statusClass] : statusClass + "xx");
         upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
         AttemptOutcome answered = AttemptOutcome.answered(status, resp.headers().get(HttpHeaderNames.RETRY_AFTER));
         if (receiptChecks.applies(answered)) {
@@ -390,6 +391,9 @@ public final class CallExecution implements UpstreamListener {
     private void onLoop(Runnable r) {
         client.loop().execute(r);
     }
+
+    /** An answered attempt's metric result by status / 100, made once. */
+    private static final String[] STATUS_CLASSES = {null, "1xx", "2xx", "3xx", "4xx", "5xx"};
 
     private void recordAttempt(String result) {
         services.metrics().upstreamAttempt(call.route().name(), result, Duration.ofNanos(System.nanoTime() - attemptStart));

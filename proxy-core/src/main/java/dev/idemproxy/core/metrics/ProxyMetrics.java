@@ -60,7 +60,7 @@ public final class ProxyMetrics {
     private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
     private final AtomicLong dlqEntries = new AtomicLong();
-    /** requests_total and replays_total per route: the per-call path does no string work. */
+    /** Per route, the meters every call touches: the per-call path does no string work. */
     private final ConcurrentHashMap<String, RouteCounters> requestCounters = new ConcurrentHashMap<>();
     /** store_duration_seconds by op, keyed by the op alone (no name to join per call). */
     private final ConcurrentHashMap<String, Timer> storeTimers = new ConcurrentHashMap<>();
@@ -103,10 +103,7 @@ public final class ProxyMetrics {
 
     /** A finished call; {@code outcome} is one of {@link CallOutcome}'s spellings. */
     public void request(String route, CallOutcome outcome) {
-        RouteCounters rc = requestCounters.get(route);
-        if (rc == null) {
-            rc = requestCounters.computeIfAbsent(route, r -> new RouteCounters());
-        }
+        RouteCounters rc = routeCounters(route);
         Counter c = rc.byOutcome[outcome.ordinal()];
         if (c == null) {
             c = counter(REQUESTS, "route", route, "outcome", outcome.spelling());
@@ -121,13 +118,21 @@ public final class ProxyMetrics {
         }
     }
 
+    private RouteCounters routeCounters(String route) {
+        RouteCounters rc = requestCounters.get(route);
+        return rc != null ? rc : requestCounters.computeIfAbsent(route, r -> new RouteCounters());
+    }
+
     /**
-     * A route's requests_total, one slot per outcome, and its replays_total, each filled on first
-     * use (a racing second fill finds the same meter in {@link #counters}).
+     * A route's per-call meters: requests_total, one slot per outcome; replays_total; the
+     * upstream attempts by result and their duration. Each is filled on first use (a racing second
+     * fill finds the same meter in {@link #counters} or {@link #timers}).
      */
     private static final class RouteCounters {
         final Counter[] byOutcome = new Counter[CallOutcome.values().length];
         Counter replays;
+        final ConcurrentHashMap<String, Counter> attemptsByResult = new ConcurrentHashMap<>(8);
+        volatile Timer upstreamDuration;
     }
 
     /** kind: in_flight | payload_mismatch */
@@ -137,8 +142,18 @@ public final class ProxyMetrics {
 
     /** result: the attempt's status class (2xx…5xx) or failure spelling (connect-failure, read-timeout, …). */
     public void upstreamAttempt(String route, String result, Duration took) {
-        counter(UPSTREAM_ATTEMPTS, "route", route, "result", result).increment();
-        timer(UPSTREAM_DURATION, "route", route).record(took);
+        RouteCounters rc = routeCounters(route);
+        Counter c = rc.attemptsByResult.get(result);
+        if (c == null) {
+            c = rc.attemptsByResult.computeIfAbsent(result, r -> counter(UPSTREAM_ATTEMPTS, "route", route, "result", r));
+        }
+        c.increment();
+        Timer t = rc.upstreamDuration;
+        if (t == null) {
+            t = timer(UPSTREAM_DURATION, "route", route);
+            rc.upstreamDuration = t;
+        }
+        t.record(took);
     }
 
     /** reason: the retry decision's reason (status_503, read_timeout, retry_after, …). */

@@ -14,7 +14,9 @@ import static java.util.Objects.requireNonNull;
 public record AttemptOutcome(FailureClass failure, int status, String retryAfter) {
     public AttemptOutcome {
         if (failure == null) {
-            requireArgument(status >= 100 && status <= 599, "status " + status + " (expected: 100..599)");
+            if (status < 100 || status > 599) {  // per attempt: the message is built only on failure
+                throw new IllegalArgumentException("status " + status + " (expected: 100..599)");
+            }
         } else {
             requireArgument(status == 0 && retryAfter == null, "a failure has no status (expected: status 0, no Retry-After)");
         }

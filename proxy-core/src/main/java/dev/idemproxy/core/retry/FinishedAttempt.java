@@ -1,6 +1,5 @@
 package dev.idemproxy.core.retry;
 
-import static dev.idemproxy.core.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -14,7 +13,9 @@ import static java.util.Objects.requireNonNull;
  */
 public record FinishedAttempt(int number, AttemptOutcome outcome, boolean responseStarted, boolean receiptNotFound) {
     public FinishedAttempt {
-        requireArgument(number >= 1, "number " + number + " (expected: >= 1)");
+        if (number < 1) {  // per attempt: the message is built only on failure
+            throw new IllegalArgumentException("number " + number + " (expected: >= 1)");
+        }
         requireNonNull(outcome, "outcome");
     }
 

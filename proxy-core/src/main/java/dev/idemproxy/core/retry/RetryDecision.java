@@ -58,7 +58,9 @@ public record RetryDecision(
         requireNonNull(delay, "delay");
         requireNonNull(reason, "reason");
         requireNonNull(outcome, "outcome");
-        requireArgument(!delay.isNegative(), "delay " + delay + " (expected: >= 0)");
+        if (delay.isNegative()) {  // per decision: the message is built only on failure
+            throw new IllegalArgumentException("delay " + delay + " (expected: >= 0)");
+        }
         requireArgument(action == Action.STOP || (!store && !releaseKey && !deadLetter && problem == null),
                 "a retry neither stores, releases, dead-letters nor answers (expected: STOP for those)");
         requireArgument(!(store && releaseKey), "store and releaseKey together (expected: at most one)");

@@ -1,6 +1,5 @@
 package dev.idemproxy.core.retry;
 
-import static dev.idemproxy.core.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -10,8 +9,9 @@ import static java.util.Objects.requireNonNull;
  */
 public record TaskBudgetDecision(boolean allowed, long used, int maxRetries, long remaining, TaskWindow window) {
     public TaskBudgetDecision {
-        requireArgument(used >= 0, "used " + used + " (expected: >= 0)");
-        requireArgument(maxRetries >= 0, "maxRetries " + maxRetries + " (expected: >= 0)");
+        if (used < 0 || maxRetries < 0) {  // per call: the message is built only on failure
+            throw new IllegalArgumentException("used " + used + ", maxRetries " + maxRetries + " (expected: both >= 0)");
+        }
         requireNonNull(window, "window");
     }
 

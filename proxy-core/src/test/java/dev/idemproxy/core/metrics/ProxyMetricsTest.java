@@ -3,10 +3,13 @@ package dev.idemproxy.core.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Series known from the config are there at zero before their first event, and only once. */
@@ -38,6 +41,25 @@ class ProxyMetricsTest {
         assertThat(count(ProxyMetrics.BUDGET_EXHAUSTED, "budget", "task")).isEqualTo(1);
         assertThat(count(ProxyMetrics.RETRIES, "reason", "status_503")).isEqualTo(1);
         assertThat(registry.get(ProxyMetrics.REPLAYS).tag("route", "orders").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void upstreamAttemptsCountPerRouteAndResultAndTimePerRoute() {
+        metrics.upstreamAttempt("orders", "2xx", Duration.ofMillis(3));
+        metrics.upstreamAttempt("orders", "2xx", Duration.ofMillis(5));
+        metrics.upstreamAttempt("orders", "connect-failure", Duration.ofMillis(1));
+        metrics.upstreamAttempt("tickets", "2xx", Duration.ofMillis(7));
+
+        assertThat(registry.get(ProxyMetrics.UPSTREAM_ATTEMPTS).tag("route", "orders").tag("result", "2xx").counter().count())
+                .isEqualTo(2);
+        assertThat(registry.get(ProxyMetrics.UPSTREAM_ATTEMPTS).tag("route", "orders").tag("result", "connect-failure")
+                .counter().count()).isEqualTo(1);
+        assertThat(registry.get(ProxyMetrics.UPSTREAM_ATTEMPTS).tag("route", "tickets").tag("result", "2xx").counter().count())
+                .isEqualTo(1);
+        Timer orders = registry.get(ProxyMetrics.UPSTREAM_DURATION).tag("route", "orders").timer();
+        assertThat(orders.count()).isEqualTo(3);
+        assertThat(orders.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(9.0);
+        assertThat(registry.get(ProxyMetrics.UPSTREAM_DURATION).tag("route", "tickets").timer().count()).isEqualTo(1);
     }
 
     @Test
