@@ -53,7 +53,10 @@ public final class ProxyCall {
         return originalHost;
     }
 
-    /** Origin-form path and query as the client sent them. */
+    /**
+     * Origin-form path and query for the upstream: the path normalised as routes matched it
+     * (dot-segments removed, escapes of unreserved characters decoded), the query as sent.
+     */
     public String pathAndQuery() {
         return pathAndQuery;
     }

@@ -9,7 +9,10 @@ public interface RequestView {
     /** The method as sent, e.g. {@code POST}. */
     String method();
 
-    /** The path as sent, without the query string, not percent-decoded. */
+    /**
+     * The path without the query string, normalised as routes match it: dot-segments removed,
+     * escapes of unreserved characters decoded, other escapes kept as sent.
+     */
     String path();
 
     /** The header's value, matched case-insensitively: the first line's when it is repeated; null when absent. */

@@ -17,9 +17,11 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.Optional;
 
 /**
- * Matches a request head against the live route table, before any body is read. A match
- * becomes a {@link ProxyCall} passed on in place of the head; no match is answered 404
- * {@code no-route} and the request body is discarded (a request the decoder read whole, a
+ * Matches a request head against the live route table, before any body is read, on its
+ * {@linkplain RequestTarget normalised} path. A match becomes a {@link ProxyCall} passed on in
+ * place of the head, carrying the normalised target for the upstream. No match is answered 404
+ * {@code no-route}, a target of no usable form or with a malformed escape in its path 400
+ * {@code bad-request}, and the request body is discarded (a request the decoder read whole, a
  * {@link FullHttpRequest}, is let go at once). Ownership: discarded contents are
  * released here; everything else is passed on. Not thread-safe: one instance per channel.
  */
@@ -56,7 +58,8 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
         if (target == null) {
             refuse(req);
             log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.BAD_REQUEST.status(), start, null, null, null, 0, "bad_target");
-            ctx.writeAndFlush(ProblemResponses.build(ctx.alloc(), Problem.BAD_REQUEST, "unusable request target", null));
+            ctx.writeAndFlush(ProblemResponses.build(ctx.alloc(), Problem.BAD_REQUEST, RequestTarget.whyUnusable(req.uri()),
+                    null));
             return;
         }
         Optional<Route> route = state.routes().match(target.host(), target.path(), req.method().name());

@@ -37,6 +37,43 @@ class RequestTargetTest {
     }
 
     @Test
+    void theOriginFormPathIsNormalisedAndTheQueryKeptAsSent() {
+        RequestTarget t = RequestTarget.of("/u/../admin/%7Eops?next=/u/../x&v=%7E", "h");
+        assertThat(t.path()).isEqualTo("/admin/~ops");
+        assertThat(t.pathAndQuery()).isEqualTo("/admin/~ops?next=/u/../x&v=%7E");
+        assertThat(RequestTarget.of("/u/%2e%2e/admin", "h").pathAndQuery()).isEqualTo("/admin");
+    }
+
+    @Test
+    void theAbsoluteFormPathIsNormalisedToo() {
+        RequestTarget t = RequestTarget.of("http://tickets.internal/api/./v1/../tickets?q=./..", null);
+        assertThat(t.host()).isEqualTo("tickets.internal");
+        assertThat(t.path()).isEqualTo("/api/tickets");
+        assertThat(t.pathAndQuery()).isEqualTo("/api/tickets?q=./..");
+        assertThat(RequestTarget.of("http://h/../../x", null).pathAndQuery()).isEqualTo("/x");
+    }
+
+    @Test
+    void aNormalTargetIsKeptAsTheSameString() {
+        String uri = "/api/tickets/a%20b";
+        RequestTarget t = RequestTarget.of(uri, "h");
+        assertThat(t.path()).isSameAs(uri);
+        assertThat(t.pathAndQuery()).isSameAs(uri);
+        String withQuery = "/api/tickets?id=%zz";
+        assertThat(RequestTarget.of(withQuery, "h").pathAndQuery()).isSameAs(withQuery);
+    }
+
+    @Test
+    void aMalformedEscapeInThePathMakesTheTargetUnusable() {
+        assertThat(RequestTarget.of("/a/%zz", "h")).isNull();
+        assertThat(RequestTarget.of("http://h/a%4", null)).isNull();
+        assertThat(RequestTarget.whyUnusable("/a/%zz")).startsWith("malformed percent-encoding in the request path");
+        assertThat(RequestTarget.whyUnusable("http://h/a%4?x")).startsWith("malformed percent-encoding in the request path");
+        assertThat(RequestTarget.whyUnusable("ftp://h/%zz")).startsWith("unusable request target");
+        assertThat(RequestTarget.whyUnusable("http:///x")).startsWith("unusable request target");
+    }
+
+    @Test
     void otherSchemesAreUnusable() {
         assertThat(RequestTarget.of("ftp://h/x", null)).isNull();
         assertThat(RequestTarget.of("x", null)).isNull();
