@@ -108,6 +108,12 @@ public class HotPathBenchmark {
             }
 
             @Override
+            public List<String> headerValues(String name) {
+                String value = header(name);
+                return value == null ? List.of() : List.of(value);
+            }
+
+            @Override
             public String queryParam(String name) {
                 return null;
             }

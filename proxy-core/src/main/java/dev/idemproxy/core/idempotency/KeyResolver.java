@@ -132,7 +132,7 @@ public final class KeyResolver {
                     }
                     break;
                 default:
-                    if (RequestValues.bytes(part, request) != null) {
+                    if (RequestValues.value(part, request) != null) {
                         return true;
                     }
             }

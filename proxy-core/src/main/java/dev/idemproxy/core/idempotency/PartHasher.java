@@ -11,9 +11,13 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * SHA-256 over request parts, unambiguous by construction: a purpose label, then for each part
- * its config spelling and either an absent marker or its length and bytes. So {@code [a, bc]}
- * never hashes like {@code [ab, c]}, an absent header never like an empty one, and a scope never
- * like a fingerprint of the same parts. Stateless and thread-safe.
+ * its config spelling and either an absent marker ({@code 0}), or a one-value marker ({@code 1})
+ * with the value's length and bytes, or, for a header sent on several lines, a several-lines
+ * marker ({@code 2}) with the number of lines and each line's length and bytes, in the order
+ * sent (lengths and counts are 8 bytes, big-endian). So {@code [a, bc]} never hashes like
+ * {@code [ab, c]}, an absent header never like an empty one, two lines {@code a} and {@code b}
+ * never like one line {@code a, b} (nor like any other single line), and a scope never like a
+ * fingerprint of the same parts. Stateless and thread-safe.
  */
 final class PartHasher {
     private static final HexFormat HEX = HexFormat.of();
@@ -30,30 +34,45 @@ final class PartHasher {
         return hex(purpose, parts, values(parts, request), bytes);
     }
 
-    /** Each part's value in {@code request} (null where absent), in the order of {@code parts}. */
-    static byte[][] values(List<RequestPart> parts, RequestView request) {
-        byte[][] values = new byte[parts.size()][];
+    /**
+     * Each part's {@linkplain RequestValues#value value} in {@code request}, in the order of
+     * {@code parts}: null where absent, a {@code byte[]}, or a {@code byte[][]} for a header on
+     * several lines.
+     */
+    static Object[] values(List<RequestPart> parts, RequestView request) {
+        Object[] values = new Object[parts.size()];
         for (int i = 0; i < values.length; i++) {
-            values[i] = RequestValues.bytes(parts.get(i), request);
+            values[i] = RequestValues.value(parts.get(i), request);
         }
         return values;
     }
 
     /** As {@link #hex(String, List, RequestView, int)}, over values already taken by {@link #values}. */
-    static String hex(String purpose, List<RequestPart> parts, byte[][] values, int bytes) {
+    static String hex(String purpose, List<RequestPart> parts, Object[] values, int bytes) {
         MessageDigest d = sha256();
         d.update(label(purpose));
-        byte[] frame = new byte[9];  // the present marker and the value's length, in one update
-        frame[0] = 1;
+        byte[] frame = new byte[9];  // a marker and a length (or a count), in one update
         for (int i = 0; i < values.length; i++) {
             d.update(label(parts.get(i)));
-            byte[] value = values[i];
+            Object value = values[i];
             if (value == null) {
                 d.update((byte) 0);
-            } else {
-                putLong(frame, 1, value.length);
+            } else if (value instanceof byte[]) {
+                byte[] one = (byte[]) value;
+                frame[0] = 1;
+                putLong(frame, 1, one.length);
                 d.update(frame);
-                d.update(value);
+                d.update(one);
+            } else {
+                byte[][] lines = (byte[][]) value;
+                frame[0] = 2;
+                putLong(frame, 1, lines.length);
+                d.update(frame);
+                for (byte[] line : lines) {
+                    putLong(frame, 1, line.length);
+                    d.update(frame, 1, 8);
+                    d.update(line);
+                }
             }
         }
         byte[] digest = d.digest();
@@ -80,7 +99,7 @@ final class PartHasher {
      * A connection's last hash, remembered: an agent on a keep-alive connection sends the same
      * credentials with every request and the same body with every retry, so the last hash is
      * reused when the next request gives the same parts (the same route table, compared by
-     * identity) the same inputs: the header, query, method and path strings, and for a body part
+     * identity) the same inputs: the header lines, query, method and path strings, and for a body part
      * the body bytes (and, for {@code body}, the content type, which decides whether it is
      * canonicalised). Inputs are compared, never assumed, before any canonical JSON or SHA-256 is
      * made. Inputs over {@value #MAX_KEPT} bytes in all are not kept, so an idle connection holds
@@ -115,7 +134,7 @@ final class PartHasher {
                 switch (part.kind()) {
                     case METHOD: in[2 * i] = request.method(); break;
                     case PATH: in[2 * i] = request.path(); break;
-                    case HEADER: in[2 * i] = request.header(part.name()); break;
+                    case HEADER: in[2 * i] = request.headerValues(part.name()); break;
                     case QUERY: in[2 * i] = request.queryParam(part.name()); break;
                     case BODY: in[2 * i] = request.body(); in[2 * i + 1] = request.contentType(); break;
                     default: in[2 * i] = request.body(); break;
@@ -127,7 +146,13 @@ final class PartHasher {
         private static long size(Object[] inputs) {
             long n = 0;
             for (Object o : inputs) {
-                n += o instanceof byte[] ? ((byte[]) o).length : o == null ? 0 : ((String) o).length();
+                if (o instanceof List) {
+                    for (Object line : (List<?>) o) {
+                        n += ((String) line).length();
+                    }
+                } else {
+                    n += o instanceof byte[] ? ((byte[]) o).length : o == null ? 0 : ((String) o).length();
+                }
             }
             return n;
         }

@@ -8,7 +8,8 @@ import java.util.Optional;
 
 /**
  * The value each configured {@link RequestPart} takes in a request: bytes for hashing (scope,
- * fingerprint, derived keys) and text for business ids ({@code ids.bizId}). A {@code body} part
+ * fingerprint, derived keys; a header on several lines gives every line, in order) and text for
+ * business ids ({@code ids.bizId}; a header's first line). A {@code body} part
  * is canonical JSON when the content type is JSON and the body parses, else the raw bytes; a
  * {@code body:/pointer} part is the canonical JSON of the value there, whatever the content type.
  * This class is stateless and thread-safe.
@@ -16,21 +17,41 @@ import java.util.Optional;
 public final class RequestValues {
     private RequestValues() {}
 
-    /** The bytes a part contributes to a hash, or null when the request has no such part. */
-    static byte[] bytes(RequestPart part, RequestView request) {
+    /**
+     * What a part contributes to a hash: null when the request has no such part, else its bytes
+     * ({@code byte[]}), except for a header sent on several lines: each line's bytes in the order
+     * sent ({@code byte[][]}), which {@link PartHasher} frames apart from any single line.
+     */
+    static Object value(RequestPart part, RequestView request) {
         switch (part.kind()) {
             case METHOD:
                 return utf8(request.method());
             case PATH:
                 return utf8(request.path());
             case HEADER:
-                return utf8(request.header(part.name()));
+                return header(request.headerValues(part.name()));
             case QUERY:
                 return utf8(request.queryParam(part.name()));
             case BODY:
                 return body(request);
             default:
                 return CanonicalJson.at(request.body(), part.name()).orElse(null);
+        }
+    }
+
+    /** A header's lines as hashed: null, one line's bytes, or every line's. */
+    static Object header(List<String> lines) {
+        switch (lines.size()) {
+            case 0:
+                return null;
+            case 1:
+                return utf8(lines.get(0));
+            default:
+                byte[][] each = new byte[lines.size()][];
+                for (int i = 0; i < each.length; i++) {
+                    each[i] = utf8(lines.get(i));
+                }
+                return each;
         }
     }
 
@@ -44,7 +65,7 @@ public final class RequestValues {
     }
 
     /**
-     * The text of a part: a header or query value, the method or path, the body as UTF-8, or the
+     * The text of a part: a header's value (its first line's) or a query value, the method or path, the body as UTF-8, or the
      * value at a JSON pointer (a string as it is, other values as canonical JSON). Empty when absent
      * or blank.
      */

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.idempotency;
 
+import java.util.List;
+
 /**
  * The parts of a client request that keys, scopes, fingerprints and business ids are made of,
  * without any Netty type: the pipeline adapts its request, tests use a plain record.
@@ -20,6 +22,12 @@ public interface RequestView {
 
     /** How many header lines named {@code name} (matched case-insensitively) the request carries; 0 when absent. */
     int headerLines(String name);
+
+    /**
+     * The values of every header line named {@code name} (matched case-insensitively), in the
+     * order the lines were sent; empty when absent. What a {@code header:NAME} part hashes.
+     */
+    List<String> headerValues(String name);
 
     /** The first value of a query parameter, percent-decoded; "" when present without a value; null when absent. */
     String queryParam(String name);

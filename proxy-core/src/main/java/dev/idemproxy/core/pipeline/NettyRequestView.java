@@ -47,6 +47,21 @@ final class NettyRequestView implements RequestView {
         return n;
     }
 
+    /**
+     * One line, nearly always: found with one walk of the header's bucket and no list built. The
+     * bucket's iterator runs newest line first, so several lines come from {@code getAll}, which
+     * keeps the order they were sent in.
+     */
+    @Override
+    public List<String> headerValues(String name) {
+        Iterator<? extends CharSequence> it = call.request().headers().valueCharSequenceIterator(name);
+        if (!it.hasNext()) {
+            return List.of();
+        }
+        String first = it.next().toString();
+        return it.hasNext() ? call.request().headers().getAll(name) : List.of(first);
+    }
+
     @Override
     public String queryParam(String name) {
         if (query == null) {

@@ -51,6 +51,16 @@ class FingerprintTest {
     }
 
     @Test
+    void aHeaderPartOfAFingerprintTakesEveryLine() {
+        List<RequestPart> parts = List.of(RequestPart.parse("body"), RequestPart.parse("header:X-Account"));
+        TestRequest one = TestRequest.post("/").withHeader("X-Account", "acc").withJson("{}");
+        assertThat(Fingerprint.of(parts, one)).isNotEqualTo(Fingerprint.of(parts, one.withHeaderLines("X-Account", "acc", "other")));
+        assertThat(Fingerprint.of(parts, one.withHeaderLines("X-Account", "acc", "other")))
+                .isEqualTo(Fingerprint.of(parts, one.withHeaderLines("X-Account", "acc", "other")))
+                .isNotEqualTo(Fingerprint.of(parts, one.withHeader("X-Account", "acc, other")));
+    }
+
+    @Test
     void fingerprintsAreSha256Hex() {
         assertThat(body(TestRequest.post("/")).value()).matches("[0-9a-f]{64}");
         assertThatThrownBy(() -> new Fingerprint("xyz")).hasMessageContaining("(expected: 64 lower-case hex digits)");

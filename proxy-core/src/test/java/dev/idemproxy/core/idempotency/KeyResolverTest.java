@@ -166,6 +166,18 @@ class KeyResolverTest {
     }
 
     @Test
+    void aDerivedKeysHeaderPartTakesEveryLineInOrder() {
+        KeyResolver r = resolver(DERIVE, false);
+        TestRequest one = TestRequest.post("/tickets").withHeader("X-Task-Id", "t1");
+        String key = r.resolve(one).key();
+        assertThat(r.resolve(one.withHeaderLines("X-Task-Id", "t1", "t2")).key()).isNotEqualTo(key);
+        assertThat(r.resolve(one.withHeaderLines("X-Task-Id", "t1", "t2")).key())
+                .isNotEqualTo(r.resolve(one.withHeaderLines("X-Task-Id", "t2", "t1")).key())
+                .isNotEqualTo(r.resolve(one.withHeader("X-Task-Id", "t1, t2")).key())
+                .isEqualTo(r.resolve(one.withHeaderLines("X-Task-Id", "t1", "t2")).key());
+    }
+
+    @Test
     void anAbsentPartDiffersFromAnEmptyOne() {
         KeyResolver r = resolver(List.of(RequestPart.parse("header:A"), RequestPart.parse("header:B")), false);
         assertThat(r.resolve(TestRequest.post("/").withHeader("A", "x")).key())

@@ -45,12 +45,18 @@ class PartHasherTest {
         for (int round = 0; round < 2_000; round++) {
             List<RequestPart> parts = new ArrayList<>();
             int n = rnd.nextInt(5);
-            byte[][] values = new byte[n][];
+            Object[] values = new Object[n];
             for (int i = 0; i < n; i++) {
                 parts.add(RequestPart.parse(spellings[rnd.nextInt(spellings.length)]));
-                if (rnd.nextInt(4) > 0) {
-                    values[i] = new byte[rnd.nextInt(rnd.nextBoolean() ? 4 : 300)];
-                    rnd.nextBytes(values[i]);
+                int kind = rnd.nextInt(5);
+                if (kind == 4) {
+                    byte[][] lines = new byte[2 + rnd.nextInt(3)][];
+                    for (int l = 0; l < lines.length; l++) {
+                        lines[l] = randomBytes(rnd);
+                    }
+                    values[i] = lines;
+                } else if (kind > 0) {
+                    values[i] = randomBytes(rnd);
                 }
             }
             String purpose = rnd.nextBoolean() ? Fingerprint.PURPOSE : Scope.PURPOSE;
@@ -60,8 +66,14 @@ class PartHasherTest {
         }
     }
 
+    private static byte[] randomBytes(Random rnd) {
+        byte[] b = new byte[rnd.nextInt(rnd.nextBoolean() ? 4 : 300)];
+        rnd.nextBytes(b);
+        return b;
+    }
+
     /** The framing of {@link PartHasher}'s class comment, one byte at a time. */
-    private static String reference(String purpose, List<RequestPart> parts, byte[][] values, int bytes) {
+    private static String reference(String purpose, List<RequestPart> parts, Object[] values, int bytes) {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
             d.update(purpose.getBytes(StandardCharsets.UTF_8));
@@ -71,18 +83,43 @@ class PartHasherTest {
                 d.update((byte) 0);
                 if (values[i] == null) {
                     d.update((byte) 0);
-                    continue;
+                } else if (values[i] instanceof byte[] one) {
+                    d.update((byte) 1);
+                    bigEndian(d, one.length);
+                    d.update(one);
+                } else {
+                    byte[][] lines = (byte[][]) values[i];
+                    d.update((byte) 2);
+                    bigEndian(d, lines.length);
+                    for (byte[] line : lines) {
+                        bigEndian(d, line.length);
+                        d.update(line);
+                    }
                 }
-                d.update((byte) 1);
-                long length = values[i].length;
-                for (int shift = 56; shift >= 0; shift -= 8) {
-                    d.update((byte) (length >>> shift));
-                }
-                d.update(values[i]);
             }
             return HexFormat.of().formatHex(d.digest(), 0, bytes);
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new AssertionError(e);
         }
+    }
+
+    private static void bigEndian(MessageDigest d, long v) {
+        for (int shift = 56; shift >= 0; shift -= 8) {
+            d.update((byte) (v >>> shift));
+        }
+    }
+
+    @Test
+    void aHeaderOnSeveralLinesHashesEveryLineFramedApartFromAnySingleLine() {
+        List<RequestPart> auth = List.of(RequestPart.parse("header:Authorization"));
+        TestRequest two = TestRequest.post("/").withHeaderLines("Authorization", "a", "b");
+        assertThat(RequestValues.value(auth.get(0), two)).isInstanceOf(byte[][].class);
+        assertThat(PartHasher.hex(Scope.PURPOSE, auth, two, 16))
+                .isEqualTo(reference(Scope.PURPOSE, auth, new Object[] {new byte[][] {{'a'}, {'b'}}}, 16));
+        // One line holding exactly the bytes that follow the marker in the two lines' frame (count 2, length 1,
+        // 'a', length 1, 'b') still hashes apart: its frame opens with marker 1, theirs with marker 2.
+        byte[] lookalike = {0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 'a', 0, 0, 0, 0, 0, 0, 0, 1, 'b'};
+        assertThat(PartHasher.hex(Scope.PURPOSE, auth, two, 16))
+                .isNotEqualTo(reference(Scope.PURPOSE, auth, new Object[] {lookalike}, 16));
     }
 }

@@ -40,7 +40,7 @@ class RequestValuesTest {
     void pointerPartsReadJsonWhateverTheContentType() {
         TestRequest noType = TestRequest.post("/").withBody("{\"orderId\":\"o-9\"}");
         assertThat(RequestValues.text(RequestPart.parse("body:/orderId"), noType)).contains("o-9");
-        assertThat(RequestValues.bytes(RequestPart.parse("body:/missing"), noType)).isNull();
-        assertThat(RequestValues.bytes(RequestPart.parse("header:Nope"), noType)).isNull();
+        assertThat(RequestValues.value(RequestPart.parse("body:/missing"), noType)).isNull();
+        assertThat(RequestValues.value(RequestPart.parse("header:Nope"), noType)).isNull();
     }
 }

@@ -43,6 +43,31 @@ class ScopeTest {
     }
 
     @Test
+    void aHeaderOnSeveralLinesScopesByEveryLineInOrder() {
+        Scope one = Scope.of(AUTH, TestRequest.post("/").withHeader("Authorization", "Bearer alice"));
+        Scope two = Scope.of(AUTH, TestRequest.post("/").withHeaderLines("Authorization", "Bearer alice", "Bearer bob"));
+        assertThat(two).as("a second line is part of the principal").isNotEqualTo(one);
+        assertThat(Scope.of(AUTH, TestRequest.post("/").withHeaderLines("Authorization", "Bearer alice", "Bearer bob")))
+                .isEqualTo(two);
+        assertThat(Scope.of(AUTH, TestRequest.post("/").withHeaderLines("Authorization", "Bearer bob", "Bearer alice")))
+                .as("the lines' order counts").isNotEqualTo(two);
+        assertThat(Scope.of(AUTH, TestRequest.post("/").withHeaderLines("Authorization", "Bearer alice", "")))
+                .as("an empty second line counts too").isNotEqualTo(one);
+    }
+
+    @Test
+    void severalLinesNeverScopeLikeOneLineOfTheirJoinedText() {
+        Scope lines = Scope.of(AUTH, TestRequest.post("/").withHeaderLines("Authorization", "a", "b"));
+        for (String joined : new String[] {"a, b", "a,b", "ab", "a\nb", "a\0b", "a\r\nb"}) {
+            assertThat(Scope.of(AUTH, TestRequest.post("/").withHeader("Authorization", joined))).as(joined).isNotEqualTo(lines);
+        }
+        assertThat(Scope.of(AUTH, TestRequest.post("/").withHeaderLines("Authorization", "ab", "c")))
+                .isNotEqualTo(Scope.of(AUTH, TestRequest.post("/").withHeaderLines("Authorization", "a", "bc")));
+        assertThat(Scope.of(AUTH, TestRequest.post("/").withHeaderLines("Authorization", "a", "b", "c")))
+                .isNotEqualTo(Scope.of(AUTH, TestRequest.post("/").withHeaderLines("Authorization", "a", "b")));
+    }
+
+    @Test
     void anEmptyScopeListIsOneSharedScope() {
         assertThat(Scope.of(List.of(), TestRequest.post("/").withHeader("Authorization", "x")))
                 .isEqualTo(Scope.of(List.of(), TestRequest.post("/")));
@@ -79,7 +104,8 @@ class ScopeTest {
             String a = auth[rnd.nextInt(auth.length)];
             String t = tenant[rnd.nextInt(tenant.length)];
             if (a != null) {
-                r = r.withHeader("Authorization", a);
+                r = rnd.nextInt(4) == 0 ? r.withHeaderLines("Authorization", a, auth[rnd.nextInt(auth.length - 1) + 1])
+                        : r.withHeader("Authorization", a);
             }
             if (t != null) {
                 r = r.withHeader("X-Tenant", t);

@@ -56,6 +56,11 @@ record TestRequest(String method, String path, Map<String, List<String>> headers
     }
 
     @Override
+    public List<String> headerValues(String name) {
+        return headers.getOrDefault(name.toLowerCase(Locale.ROOT), List.of());
+    }
+
+    @Override
     public String queryParam(String name) {
         return query.get(name);
     }
