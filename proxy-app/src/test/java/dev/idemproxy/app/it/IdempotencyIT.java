@@ -163,6 +163,38 @@ class IdempotencyIT {
     }
 
     @Test
+    void aSecondAuthorizationLineIsAnotherPrincipalNotAReplayOfTheFirstLinesRecord() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(200, "alice's"), respond(200, "alice-and-mallory's"));
+        String alice = "Authorization: Bearer alice\r\n";
+        String mallory = "Authorization: Bearer mallory\r\n";
+        RawHttp.Response one = rawPost(key, alice);
+        RawHttp.Response two = rawPost(key, alice + mallory);
+        assertThat(one.bodyAsString()).isEqualTo("alice's");
+        assertThat(two.bodyAsString()).as("executed as its own call").isEqualTo("alice-and-mallory's");
+        assertThat(two.header("Idempotent-Replayed")).isNull();
+        assertThat(two.header("X-Call-Id")).isNotEqualTo(one.header("X-Call-Id"));
+        assertThat(upstream.requestCount()).isEqualTo(before + 2);
+        RawHttp.Response twoAgain = rawPost(key, alice + mallory);
+        RawHttp.Response oneAgain = rawPost(key, alice);
+        assertThat(twoAgain.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(twoAgain.bodyAsString()).isEqualTo("alice-and-mallory's");
+        assertThat(oneAgain.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(oneAgain.bodyAsString()).isEqualTo("alice's");
+        assertThat(rawPost(key, mallory + alice).header("Idempotent-Replayed")).as("the lines' order counts").isNull();
+        assertThat(upstream.requestCount()).isEqualTo(before + 3);
+    }
+
+    /** A POST to /tickets with {@code key} and the given header lines, each ending in CRLF, sent as they are. */
+    static RawHttp.Response rawPost(String key, String headerLines) throws Exception {
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("POST /tickets HTTP/1.1\r\nHost: a\r\nIdempotency-Key: " + key + "\r\n" + headerLines
+                    + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+            return raw.readResponse();
+        }
+    }
+
+    @Test
     void concurrentDuplicatesWaitForTheFirstAndShareItsResponse() throws Exception {
         String key = UUID.randomUUID().toString();
         upstream.enqueue(delayHead(Duration.ofMillis(800), respond(200, "the one execution")));
