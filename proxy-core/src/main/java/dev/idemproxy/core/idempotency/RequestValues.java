@@ -9,8 +9,8 @@ import java.util.Optional;
 /**
  * The value each configured {@link RequestPart} takes in a request: bytes for hashing (scope,
  * fingerprint, derived keys; a header on several lines gives every line, in order) and text for
- * business ids ({@code ids.bizId}; a header's first line). A {@code body} part
- * is canonical JSON when the content type is JSON and the body parses, else the raw bytes; a
+ * business ids ({@code ids.bizId}; a header's first line). A {@code body} part is canonical JSON
+ * when the content type is JSON and the body parses, else the raw bytes; a
  * {@code body:/pointer} part is the canonical JSON of the value there, whatever the content type.
  * This class is stateless and thread-safe.
  */
@@ -65,9 +65,9 @@ public final class RequestValues {
     }
 
     /**
-     * The text of a part: a header's value (its first line's) or a query value, the method or path, the body as UTF-8, or the
-     * value at a JSON pointer (a string as it is, other values as canonical JSON). Empty when absent
-     * or blank.
+     * The text of a part: a header's value (its first line's) or a query value, the method or
+     * path, the body as UTF-8, or the value at a JSON pointer (a string as it is, other values as
+     * canonical JSON). Empty when absent or blank.
      */
     public static Optional<String> text(RequestPart part, RequestView request) {
         requireNonNull(part, "part");

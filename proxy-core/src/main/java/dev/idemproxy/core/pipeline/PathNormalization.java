@@ -12,8 +12,7 @@ package dev.idemproxy.core.pipeline;
  *
  * <p>An already normal path, the common case (kept escapes such as {@code %20} included), costs
  * one scan and no allocation: {@link #scan} finds the query's {@code ?} and whether anything
- * needs doing on the way.
- * This class is stateless.
+ * needs doing on the way. This class is stateless.
  */
 final class PathNormalization {
     private PathNormalization() {}
@@ -61,7 +60,7 @@ final class PathNormalization {
         return normalize(path, path.length());
     }
 
-    /** The first {@code end} characters of {@code s} with escapes of unreserved characters decoded; null when one is malformed. */
+    /** The first {@code end} characters of {@code s}, escapes of unreserved characters decoded; null when an escape is malformed. */
     private static StringBuilder decodeUnreserved(String s, int end) {
         StringBuilder out = new StringBuilder(end);
         for (int i = 0; i < end; i++) {
