@@ -122,6 +122,21 @@ class PathNormalizationIT {
     }
 
     @Test
+    void aFragmentInTheTargetIs400NotForwarded() throws Exception {
+        int before = upstream.requestCount();
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port(), Duration.ofSeconds(10))) {
+            for (String target : new String[] {"/u/#/../admin/x", "/u/a?q=1#f", "http://a/u/b#c"}) {
+                raw.write("GET " + target + " HTTP/1.1\r\nHost: a\r\n\r\n");
+                RawHttp.Response r = raw.readResponse();
+                assertThat(r.status()).as(target).isEqualTo(400);
+                assertThat(r.bodyAsString()).as(target).contains("urn:idemproxy:problem:bad-request")
+                        .contains("a fragment ('#') in the request target");
+            }
+        }
+        assertThat(upstream.requestCount()).isEqualTo(before);
+    }
+
+    @Test
     void equivalentPathsDeriveTheSameKey() throws Exception {
         int before = upstream.requestCount();
         String task = "task-" + System.nanoTime();

@@ -18,9 +18,14 @@ record RequestTarget(String host, String authority, String path, String pathAndQ
 
     /**
      * Returns null for a target that is neither origin-form nor absolute-form http(s), or whose
-     * path has a malformed percent-encoding ({@link #whyUnusable} says which).
+     * path has a malformed percent-encoding, or that carries a fragment ({@code #}: a client
+     * never sends one, RFC 9112 §3.2, and an upstream could read the path differently from the
+     * route that matched it); {@link #whyUnusable} says which.
      */
     static RequestTarget of(String uri, String hostHeader) {
+        if (uri.indexOf('#') >= 0) {
+            return null;
+        }
         if (uri.startsWith("/")) {
             return withPath(hostOf(hostHeader), hostHeader, uri);
         }
@@ -49,6 +54,9 @@ record RequestTarget(String host, String authority, String path, String pathAndQ
 
     /** Why {@link #of} found {@code uri} unusable: a sentence for the 400's detail. */
     static String whyUnusable(String uri) {
+        if (uri.indexOf('#') >= 0) {
+            return "a fragment ('#') in the request target (expected: none)";
+        }
         // Only a path's escapes depend on '%': with every '%' gone, a target still unusable has the wrong form.
         return of(uri.replace('%', '_'), null) != null
                 ? "malformed percent-encoding in the request path (expected: '%' and two hex digits)"

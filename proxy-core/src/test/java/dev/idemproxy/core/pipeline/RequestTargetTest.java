@@ -70,7 +70,14 @@ class RequestTargetTest {
         assertThat(RequestTarget.whyUnusable("/a/%zz")).startsWith("malformed percent-encoding in the request path");
         assertThat(RequestTarget.whyUnusable("http://h/a%4?x")).startsWith("malformed percent-encoding in the request path");
         assertThat(RequestTarget.whyUnusable("ftp://h/%zz")).startsWith("unusable request target");
-        assertThat(RequestTarget.whyUnusable("http:///x")).startsWith("unusable request target");
+        assertThat(RequestTarget.whyUnusable("http:///x")).startsWith("unusable request target");    }
+
+    @Test
+    void aFragmentMakesTheTargetUnusable() {
+        assertThat(RequestTarget.of("/a#/../admin", "h")).isNull();
+        assertThat(RequestTarget.of("/a?q=1#x", "h")).isNull();
+        assertThat(RequestTarget.of("http://h/a#x", null)).isNull();
+        assertThat(RequestTarget.whyUnusable("/a#/../admin")).isEqualTo("a fragment ('#') in the request target (expected: none)");
     }
 
     @Test
