@@ -160,6 +160,18 @@ class RetryEdgesIT {
     }
 
     @Test
+    void anAttemptCutShortByTheCallersDeadlineIsAlwaysDeadlineExceeded() throws Exception {
+        // The attempt's timer is min(perTry, time left): when the deadline cut it short, the
+        // failure is the deadline's, never a plain read-timeout (ambiguous-outcome).
+        for (int i = 0; i < 6; i++) {
+            upstream.enqueue(delayHead(Duration.ofSeconds(2), respond(200, "too late")));
+            HttpResponse<String> r = post("/limited/cut-" + i, "X-Request-Timeout-Ms", String.valueOf(150 + 37 * i));
+            assertThat(r.statusCode()).isEqualTo(504);
+            assertThat(r.body()).as("call %d", i).contains("urn:idemproxy:problem:deadline-exceeded");
+        }
+    }
+
+    @Test
     void routeBudgetHoldsUnderAStormOfFailures() throws Exception {
         upstream.defaultAction(respond(503, "down"));
         try {

@@ -153,7 +153,10 @@ public final class CallExecution implements UpstreamListener {
         services.pools().acquire(call.route(), client.loop(), this).addListener(f -> onAcquired(n, f));
         Duration wait = deadline.attemptTimeout(call.route().timeouts().perTry());
         long waitMillis = Math.max(1, wait.toMillis());
-        timer = client.loop().schedule(() -> onAttemptTimeout(n, waitMillis), waitMillis, TimeUnit.MILLISECONDS);
+        // Scheduled in nanoseconds, not whole milliseconds: a timer cut short by the deadline must
+        // not fire before it (the truncated millis did, by up to 1 ms), or the failure would be
+        // judged with time still left and answered as a read-timeout instead of deadline-exceeded.
+        timer = client.loop().schedule(() -> onAttemptTimeout(n, waitMillis), Math.max(1, wait.toNanos()), TimeUnit.NANOSECONDS);
     }
 
     private void onAcquired(int n, Future<?> f) {
