@@ -74,6 +74,30 @@ class RetryIT {
     }
 
     @Test
+    void aRetryOnlyRouteSendsTheClientsKeyUnchangedOnEveryAttempt() throws Exception {
+        // No idempotency record on this route, but the client's key is its own: replacing it by a
+        // generated one per call would defeat an upstream that deduplicates the client's retries.
+        upstream.enqueue(respond(503, "busy"), respond(200, "done"));
+        HttpResponse<String> r = client.send(HttpRequest.newBuilder(proxy.uri("/tagged/own-key"))
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).header("Idempotency-Key", "client-key-7").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        List<RecordedRequest> s = seen(2);
+        assertThat(s.get(0).header("Idempotency-Key")).isEqualTo("client-key-7");
+        assertThat(s.get(1).header("Idempotency-Key")).isEqualTo("client-key-7");
+        assertThat(s.get(1).header("X-Attempt")).isEqualTo("2");
+    }
+
+    @Test
+    void aRetryOnlyRouteGeneratesOneKeyPerCallWhenTheClientSentNone() throws Exception {
+        upstream.enqueue(respond(503, "busy"), respond(200, "done"));
+        assertThat(post("/tagged/no-key").statusCode()).isEqualTo(200);
+        List<RecordedRequest> s = seen(2);
+        assertThat(s.get(0).header("Idempotency-Key")).startsWith("g-");
+        assertThat(s.get(1).header("Idempotency-Key")).isEqualTo(s.get(0).header("Idempotency-Key"));
+    }
+
+    @Test
     void status503OnTaggedRouteIsRetriedWithTheSameKeyAndCallId() throws Exception {
         upstream.enqueue(respond(503, "busy"), respond(200, "done"));
         HttpResponse<String> r = post("/tagged/a");

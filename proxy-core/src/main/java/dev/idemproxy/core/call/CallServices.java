@@ -129,14 +129,18 @@ public final class CallServices {
     }
 
     /**
-     * Identity of a protected call that has no idempotency record (a retry-only route): a fresh
-     * call id and a generated key, so the proxy's own retries still carry one.
+     * Identity of a protected call that has no idempotency record (a retry-only route, or a
+     * method the route does not protect): a fresh call id and the client's own key, sent upstream
+     * unchanged so an upstream that honours it still deduplicates the client's retries; only
+     * when the client sent none, a generated key, so the proxy's own retries still carry one.
      */
     public CallIdentity unrecordedIdentity(ProxyCall call, String bizId) {
         ReplayAuthority.Replay replay = replays.take(call.request());
         String callId = replay != null ? replay.callId() : CallId.next();
-        return new CallIdentity(callId, call.route().idempotency().key().header(), "g-" + callId,
-                taskId(call.request()), bizId);
+        String keyHeader = call.route().idempotency().key().header();
+        String clientKey = call.request().headers().get(keyHeader);
+        String key = clientKey != null && !clientKey.isBlank() ? clientKey : "g-" + callId;
+        return new CallIdentity(callId, keyHeader, key, taskId(call.request()), bizId);
     }
 
     public RouteRetryBudget routeBudget(Route route) {
