@@ -172,8 +172,10 @@ public final class RetryRules {
                     : o.outcomeClass() == OutcomeClass.NOT_EXECUTED ? Problem.UPSTREAM_UNREACHABLE
                     : Problem.AMBIGUOUS_OUTCOME;
         }
-        boolean byDesign = !o.isFailure() && (reason.equals(RetryDecision.RETRY_AFTER)
-                || (reason.equals(RetryDecision.NOT_RETRYABLE) && o.outcomeClass() == OutcomeClass.NOT_EXECUTED));
+        // Handed back by design (no DLQ): only a response that was not executed (a 429, 408, 425…),
+        // never a 5xx that may have executed, whatever its Retry-After (docs/retries.md).
+        boolean byDesign = !o.isFailure() && o.outcomeClass() == OutcomeClass.NOT_EXECUTED
+                && (reason.equals(RetryDecision.RETRY_AFTER) || reason.equals(RetryDecision.NOT_RETRYABLE));
         return RetryDecision.stop(reason, o.outcomeClass(), false, true, !byDesign, problem);
     }
 

@@ -137,6 +137,18 @@ class RetryRulesTest {
     }
 
     @Test
+    void a503WithATooLongRetryAfterGoesBackAtOnceButIsStillADeadLetter() {
+        // A 5xx may have executed: handing it back is not a "by design" ending like a 429's.
+        RetryDecision d = decide(IDEMPOTENT, "POST", 1, AttemptOutcome.answered(503, "61"));
+        assertThat(d.isRetry()).isFalse();
+        assertThat(d.reason()).isEqualTo(RetryDecision.RETRY_AFTER);
+        assertThat(d.outcome()).isEqualTo(OutcomeClass.UNKNOWN);
+        assertThat(d.answerProblem()).isEmpty();
+        assertThat(d.releaseKey()).isTrue();
+        assertThat(d.deadLetter()).isTrue();
+    }
+
+    @Test
     void retryAfterBeyondTheDeadlineHandsThe429BackAtOnce() {
         deadline = Deadline.after(Duration.ofSeconds(5), ticker);
         RetryDecision d = decide(PLAIN, "POST", 1, AttemptOutcome.answered(429, "5"));
