@@ -2,6 +2,7 @@ package dev.idemproxy.app.it;
 
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
+import static dev.idemproxy.core.testing.UpstreamAction.retryAfter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -43,7 +44,12 @@ class DlqIT {
                 + "    upstream: " + upstream.uri() + "/v1\n"
                 + "    timeouts: { perTry: 300ms, total: 5s }\n"
                 + "    idempotency: { enabled: true }\n"
-                + "    ids: { bizId: [body:/orderId] }\n");
+                + "    ids: { bizId: [body:/orderId] }\n"
+                + "  - name: limited\n"
+                + "    match: { pathPrefix: /limited }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    retry: { maxAttempts: 3, maxRetryAfter: 1s }\n"
+                + "    idempotency: { enabled: true }\n");
     }
 
     @AfterAll
@@ -60,6 +66,17 @@ class DlqIT {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    static HttpResponse<String> limited(String key) throws Exception {
+        return client.send(HttpRequest.newBuilder(proxy.uri("/limited/charges")).header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":5}")).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The receipt as the admin API answers it (admin() would overwrite its httpStatus field). */
+    static JsonNode receipt(String callId) throws Exception {
+        return JSON.readTree(client.send(HttpRequest.newBuilder(proxy.admin("/receipts/" + callId)).build(),
+                HttpResponse.BodyHandlers.ofString()).body());
+    }
+
     static JsonNode admin(String method, String path) throws Exception {
         HttpResponse<String> r = client.send(HttpRequest.newBuilder(proxy.admin(path))
                 .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
@@ -74,6 +91,36 @@ class DlqIT {
             }
         }
         throw new AssertionError("no DLQ entry for call " + callId);
+    }
+
+    /**
+     * A 429 whose Retry-After is longer than the route waits goes back at once, its key released:
+     * nothing executed, so no dead letter; its receipt says FAILED, never SUCCESS, so a receipt
+     * check that reads it does not answer from a result that never was.
+     */
+    @Test
+    void aNotExecutedAnswerHandedBackLeavesAFailedReceiptAndNoDeadLetter() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(retryAfter(429, "3600"));
+        HttpResponse<String> refused = limited(key);
+        assertThat(refused.statusCode()).isEqualTo(429);
+        String callId = refused.headers().firstValue("X-Call-Id").orElseThrow();
+
+        JsonNode receipt = receipt(callId);
+        for (long until = System.nanoTime() + 5_000_000_000L; "PROCESSING".equals(receipt.path("status").asText())
+                && System.nanoTime() < until; receipt = receipt(callId)) {
+            Thread.sleep(20);
+        }
+        assertThat(receipt.get("status").asText()).isEqualTo("FAILED");
+        assertThat(receipt.get("reason").asText()).isEqualTo("retry_after");
+        assertThat(receipt.get("httpStatus").asInt()).isEqualTo(429);
+        for (JsonNode e : admin("GET", "/dlq?limit=500").get("entries")) {
+            assertThat(e.get("callId").asText()).isNotEqualTo(callId);
+        }
+
+        upstream.enqueue(respond(201, "charged"));
+        HttpResponse<String> again = limited(key);
+        assertThat(again.statusCode()).as("the key was released: the retry executes").isEqualTo(201);
     }
 
     @Test

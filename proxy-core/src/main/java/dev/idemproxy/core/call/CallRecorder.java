@@ -1,5 +1,6 @@
 package dev.idemproxy.core.call;
 
+import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.IdempotencyStore;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Leaves the trace of every protected call in the store: a receipt (PROCESSING while it runs,
- * then SUCCESS or FAILED with the reason) and, for a call that ended unsuccessfully, a
+ * then SUCCESS, or FAILED with the reason for a call that ended unsuccessfully or whose
+ * not-executed answer went back to the caller) and, for a call that ended unsuccessfully, a
  * dead-letter entry holding the request with secrets redacted (Authorization, Cookie,
  * Proxy-Authorization and the configured secret headers, unless the route's
  * {@code deadLetter.keepHeaders} names them). Writes are asynchronous and never block the loop;
@@ -117,8 +119,12 @@ public final class CallRecorder {
         boolean failed = s.truncated() || d == null || d.deadLetter();
         String reason = s.truncated() ? "truncated_response" : d == null ? RetryDecision.DEADLINE : d.reason();
         Instant now = clock.instant();
-        Receipt receipt = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), failed ? FAILED : SUCCESS,
-                reason, s.finalStatus(), s.attempts(), createdAt, now);
+        // A not-executed answer handed back (a 429 past maxRetryAfter, a 408 not retried) is no
+        // dead letter, by design, but no success either: a receipt check reading SUCCESS would
+        // answer from a result that never was.
+        boolean notExecuted = d != null && d.outcome() == OutcomeClass.NOT_EXECUTED;
+        Receipt receipt = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(),
+                failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now);
         java.time.Duration ttl = call.route().idempotency().ttl();
         if (writeReceipt) {
             writeRetrying(() -> store.putReceipt(receipt, ttl), id, "receipt", 1);
