@@ -22,6 +22,9 @@ import java.util.concurrent.CompletionStage;
  * Thread-safe.
  */
 final class DlqEndpoints {
+    /** What every cursor this API gives out begins with, before base64url. */
+    static final String CURSOR_MARK = "dlq1:";
+
     static final int DEFAULT_LIMIT = 50;
     static final int MAX_LIMIT = 500;
 
@@ -146,16 +149,25 @@ final class DlqEndpoints {
         return AdminResponse.problem(400, "bad-request", "Bad request", detail).completed();
     }
 
+    /**
+     * A page cursor as clients see it: the store's own cursor behind {@value #CURSOR_MARK}, in
+     * base64url, so that a value this API never gave out (valid base64url or not) is told apart
+     * and answered 400 instead of an empty page.
+     */
     static String encodeCursor(String storeCursor) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(storeCursor.getBytes(StandardCharsets.UTF_8));
+        return Base64.getUrlEncoder().withoutPadding().encodeToString((CURSOR_MARK + storeCursor).getBytes(StandardCharsets.UTF_8));
     }
 
     /** The store's cursor, or null when {@code cursor} is not base64url. */
+    /** The store's cursor in {@code cursor}, or null when it is not one {@link #encodeCursor} made. */
     static String decodeCursor(String cursor) {
+        String decoded;
         try {
-            return new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
+            decoded = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
             return null;
         }
+        return decoded.startsWith(CURSOR_MARK) && decoded.length() > CURSOR_MARK.length()
+                ? decoded.substring(CURSOR_MARK.length()) : null;
     }
 }

@@ -220,7 +220,7 @@ class CallRecordsEndpointsTest {
 
     @Test
     void badLimitsAndCursorsAre400() throws Exception {
-        for (String q : List.of("limit=0", "limit=501", "limit=abc", "limit=-3", "cursor=%21%21not-base64")) {
+        for (String q : List.of("limit=0", "limit=501", "limit=abc", "limit=-3", "cursor=%21%21not-base64", "cursor=zzz", "cursor=ZGxxMTo")) {
             HttpResponse<String> r = send("GET", "/dlq?" + q);
             assertThat(r.statusCode()).as(q).isEqualTo(400);
             assertThat(json(r).get("type").asText()).as(q).isEqualTo("urn:idemproxy:problem:bad-request");
