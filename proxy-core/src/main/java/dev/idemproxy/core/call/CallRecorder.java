@@ -117,7 +117,7 @@ public final class CallRecorder {
         }
         RetryDecision d = s.decision();
         boolean failed = s.truncated() || d == null || d.deadLetter();
-        String reason = s.truncated() ? "truncated_response" : d == null ? RetryDecision.DEADLINE : d.reason();
+        String reason = s.reason();
         Instant now = clock.instant();
         // A not-executed answer handed back (a 429 past maxRetryAfter, a 408 not retried) is no
         // dead letter, by design, but no success either: a receipt check reading SUCCESS would

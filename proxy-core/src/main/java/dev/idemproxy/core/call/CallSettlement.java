@@ -9,9 +9,18 @@ import dev.idemproxy.core.store.StoredResponse;
  *
  * @param decision   the final retry decision (store? release the key? dead-letter?)
  * @param attempts   upstream attempts made
- * @param finalStatus the status the client got (upstream's, or the proxy's problem status)
+ * @param finalStatus the status the client got (upstream's, or the proxy's problem status); for a
+ *                   truncated response the 504 stored for its duplicates (the client had a broken
+ *                   head of the upstream's status)
  * @param response   the captured final response, or null when it was too large to retain
  * @param truncated  true when the response was cut mid-body (then {@code response} is the 504 stored instead)
  */
 public record CallSettlement(RetryDecision decision, int attempts, int finalStatus, StoredResponse response, boolean truncated) {
+    /** Reason of a response cut mid-body. */
+    public static final String TRUNCATED_RESPONSE = "truncated_response";
+
+    /** The call's reason, as its log line, receipt and dead letter give it. */
+    public String reason() {
+        return truncated ? TRUNCATED_RESPONSE : decision == null ? RetryDecision.DEADLINE : decision.reason();
+    }
 }

@@ -156,7 +156,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
                     settlement, recorded == null);
             services.log().finished(c.route().name(), outcomeOf(settlement), settlement.finalStatus(), c.startNanos(),
                     identity.callId(), identity.bizId(), identity.key(), settlement.attempts(),
-                    settlement.decision() == null ? null : settlement.decision().reason());
+                    settlement.reason());
             c.releaseBody();
             if (call == c) {
                 call = null;
