@@ -1,6 +1,7 @@
 package dev.idemproxy.bench;
 
 import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
@@ -81,8 +82,9 @@ public class EmbeddedStoreBenchmark {
     public Object claimComplete() {
         String id = "c" + seq.incrementAndGet();
         RecordKey key = new RecordKey("tickets", "s", id);
-        store.claim(key, "fp", id, LEASE, new ClaimContext(id)).toCompletableFuture().join();
-        return store.complete(key, id, response, 1, TTL).toCompletableFuture().join();
+        ClaimContext ctx = new ClaimContext(id);
+        store.claim(key, "fp", id, LEASE, ctx).toCompletableFuture().join();
+        return store.complete(key, OwnedClaim.of(id, "fp", ctx, Instant.EPOCH), response, 1, TTL).toCompletableFuture().join();
     }
 
     @Benchmark
@@ -90,9 +92,10 @@ public class EmbeddedStoreBenchmark {
         String id = "p" + seq.incrementAndGet();
         RecordKey key = new RecordKey("tickets", "s", id);
         Instant created = Instant.now();
-        store.claim(key, "fp", id, LEASE, new ClaimContext(id)).toCompletableFuture().join();
+        ClaimContext ctx = new ClaimContext(id);
+        store.claim(key, "fp", id, LEASE, ctx).toCompletableFuture().join();
         store.putReceipt(new Receipt(id, null, id, "tickets", "PROCESSING", null, 0, 0, created, null), TTL);
-        store.complete(key, id, response, 1, TTL).toCompletableFuture().join();
+        store.complete(key, OwnedClaim.of(id, "fp", ctx, created), response, 1, TTL).toCompletableFuture().join();
         return store.putReceipt(new Receipt(id, null, id, "tickets", "SUCCESS", null, 201, 1, created, Instant.now()), TTL)
                 .toCompletableFuture().join();
     }

@@ -8,6 +8,7 @@ import dev.idemproxy.core.idempotency.KeyResolver;
 import dev.idemproxy.core.idempotency.RequestPart;
 import dev.idemproxy.core.idempotency.RequestView;
 import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
@@ -71,8 +72,10 @@ public class HotPathBenchmark {
         response = new StoredResponse(201, List.of(new StoredHeader("content-type", "application/json")),
                 "{\"id\":\"T-1\"}".getBytes(StandardCharsets.UTF_8));
         encodedResponse = dev.idemproxy.core.store.StoreCodec.encodeResponse(response);
-        store.claim(replayKey, "fp", "owner", Duration.ofSeconds(30), new ClaimContext("owner")).toCompletableFuture().join();
-        store.complete(replayKey, "owner", response, 1, Duration.ofHours(1)).toCompletableFuture().join();
+        ClaimContext ctx = new ClaimContext("owner");
+        store.claim(replayKey, "fp", "owner", Duration.ofSeconds(30), ctx).toCompletableFuture().join();
+        store.complete(replayKey, OwnedClaim.of("owner", "fp", ctx, java.time.Instant.EPOCH), response, 1, Duration.ofHours(1))
+                .toCompletableFuture().join();
     }
 
     @TearDown
@@ -160,8 +163,10 @@ public class HotPathBenchmark {
     @Benchmark
     public Object claimCompleteReplayOnMemoryStore() {
         RecordKey key = new RecordKey("tickets", "s", "c:" + seq.incrementAndGet());
-        store.claim(key, "fp", "owner", Duration.ofSeconds(30), new ClaimContext("owner")).toCompletableFuture().join();
-        store.complete(key, "owner", response, 1, Duration.ofHours(1)).toCompletableFuture().join();
+        ClaimContext ctx = new ClaimContext("owner");
+        store.claim(key, "fp", "owner", Duration.ofSeconds(30), ctx).toCompletableFuture().join();
+        store.complete(key, OwnedClaim.of("owner", "fp", ctx, java.time.Instant.EPOCH), response, 1, Duration.ofHours(1))
+                .toCompletableFuture().join();
         return store.claim(key, "fp", "other", Duration.ofSeconds(30), new ClaimContext("other")).toCompletableFuture().join();
     }
 }

@@ -15,6 +15,7 @@ import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.ForwardingStore;
 import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredResponse;
@@ -128,7 +129,7 @@ class AnswerAfterRecordTest {
         }
 
         @Override
-        public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+        public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim owner, StoredResponse response, int attempts, Duration ttl,
                 ReceiptPut receipt) {
             completeAsked.countDown();
             return gate.thenCompose(x -> delegate.complete(key, owner, response, attempts, ttl, receipt));

@@ -17,6 +17,7 @@ import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.testing.Claims;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -93,7 +94,7 @@ class CallRecordsEndpointsTest {
 
     private void completeRecord(RecordKey key) {
         store.claim(key, "fp", "owner-1", Duration.ofSeconds(30), new ClaimContext("call-x")).toCompletableFuture().join();
-        store.complete(key, "owner-1", new StoredResponse(503, List.of(), new byte[0]), 3, TTL)
+        store.complete(key, Claims.owned("owner-1"), new StoredResponse(503, List.of(), new byte[0]), 3, TTL)
                 .toCompletableFuture().join();
         assertThat(store.get(key).toCompletableFuture().join()).isPresent();
     }

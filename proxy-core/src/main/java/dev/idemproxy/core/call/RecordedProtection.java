@@ -4,6 +4,7 @@ import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import io.netty.channel.EventLoop;
@@ -23,6 +24,8 @@ public final class RecordedProtection implements CallProtection {
 
     private final IdempotencyStore store;
     private final RecordKey key;
+    /** The claim as this call holds it: every renewal and end names it, and writes it back should the record be gone. */
+    private final OwnedClaim claim;
     private final CallIdentity identity;
     private final IdempotencyPolicy policy;
     private final EventLoop loop;
@@ -36,11 +39,15 @@ public final class RecordedProtection implements CallProtection {
     private ScheduledFuture<?> renewal;
     private String takenOverFrom;
 
-    /** @param createdAt when the call started: its receipts' {@code createdAt}, the first written with the claim */
-    public RecordedProtection(IdempotencyStore store, RecordKey key, CallIdentity identity, IdempotencyPolicy policy,
-            EventLoop loop, InFlightWaiters waiters, boolean derivedKey, java.time.Instant createdAt) {
+    /**
+     * @param claim the claim the call made (its owner token is the call id); its {@code createdAt},
+     *              when the call started, is also its receipts' {@code createdAt}, the first written with the claim
+     */
+    public RecordedProtection(IdempotencyStore store, RecordKey key, OwnedClaim claim, CallIdentity identity,
+            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey) {
         this.derivedKey = derivedKey;
-        this.createdAt = createdAt;
+        this.claim = claim;
+        this.createdAt = claim.createdAt();
         this.store = store;
         this.key = key;
         this.identity = identity;
@@ -52,7 +59,7 @@ public final class RecordedProtection implements CallProtection {
     /** Starts renewing the lease every third of its length, so a long call is never taken over. */
     public void startRenewing() {
         long every = Math.max(50, policy.lease().toMillis() / 3);
-        renewal = loop.scheduleAtFixedRate(() -> store.renew(key, identity.callId(), policy.lease()).whenComplete((ok, err) -> {
+        renewal = loop.scheduleAtFixedRate(() -> store.renew(key, claim, policy.lease()).whenComplete((ok, err) -> {
             if (err == null && !ok) {
                 LOG.warn("[call={}] lost the lease on its idempotency record (taken over after a lapse)", identity.callId());
             }
@@ -134,9 +141,9 @@ public final class RecordedProtection implements CallProtection {
         if (!keep) {
             done = store.release(key, identity.callId());
         } else if (s.response() == null) {
-            done = store.markNotRetained(key, identity.callId(), s.finalStatus(), s.attempts(), retention());
+            done = store.markNotRetained(key, claim, s.finalStatus(), s.attempts(), retention());
         } else {
-            done = store.complete(key, identity.callId(), s.response(), s.attempts(), retention(), receipt);
+            done = store.complete(key, claim, s.response(), s.attempts(), retention(), receipt);
         }
         done.whenComplete((ok, err) -> {
             first.complete(null);

@@ -19,6 +19,7 @@ import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.store.ClaimAnswerLostException;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy;
 import io.netty.channel.ChannelHandlerContext;
@@ -144,12 +145,16 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
      * only a lease or two, a later one would find no record and run the call again.
      */
     private ClaimContext claimContext(Pending p) {
+        return new ClaimContext(p.identity.callId(), retention(p), services.recorder().startReceipt(p.call, p.identity, p.createdAt));
+    }
+
+    private static java.time.Duration retention(Pending p) {
         IdempotencyPolicy policy = p.call.route().idempotency();
         java.time.Duration keep = policy.ttl();
         if (p.derivedKey && policy.key().window().compareTo(keep) < 0) {
             keep = policy.key().window();
         }
-        return new ClaimContext(p.identity.callId(), keep, services.recorder().startReceipt(p.call, p.identity, p.createdAt));
+        return keep;
     }
 
     private void onClaim(Pending p, ClaimResult result, Throwable failure) {
@@ -189,8 +194,9 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         }
         if (result instanceof ClaimResult.Claimed) {
             pending = null;
-            RecordedProtection protection = new RecordedProtection(services.store(), p.key, p.identity, p.call.route().idempotency(),
-                    ctx.channel().eventLoop(), services.waiters(), p.derivedKey, p.createdAt);
+            OwnedClaim claim = new OwnedClaim(p.identity.callId(), p.identity.callId(), p.fingerprint, p.createdAt, retention(p));
+            RecordedProtection protection = new RecordedProtection(services.store(), p.key, claim, p.identity,
+                    p.call.route().idempotency(), ctx.channel().eventLoop(), services.waiters(), p.derivedKey);
             protection.startRenewing();
             ClaimResult.Claimed claimed = (ClaimResult.Claimed) result;
             if (claimed.takeover()) {

@@ -24,25 +24,25 @@ public abstract class ForwardingStore implements IdempotencyStore {
     }
 
     @Override
-    public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
-        return delegate.renew(key, owner, lease);
+    public CompletionStage<Boolean> renew(RecordKey key, OwnedClaim claim, Duration lease) {
+        return delegate.renew(key, claim, lease);
     }
 
     /** Final: the proxy calls the form with a receipt, so a subclass must decorate that one. */
     @Override
-    public final CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
-        return complete(key, owner, response, attempts, ttl, null);
+    public final CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl) {
+        return complete(key, claim, response, attempts, ttl, null);
     }
 
     @Override
-    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+    public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
-        return delegate.complete(key, owner, response, attempts, ttl, receipt);
+        return delegate.complete(key, claim, response, attempts, ttl, receipt);
     }
 
     @Override
-    public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
-        return delegate.markNotRetained(key, owner, status, attempts, ttl);
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl) {
+        return delegate.markNotRetained(key, claim, status, attempts, ttl);
     }
 
     @Override

@@ -13,7 +13,13 @@ import java.util.concurrent.CompletionStage;
  * keeps the key alive with {@link #renew} and ends it with {@link #complete},
  * {@link #markNotRetained} or {@link #release}. Each of those acts only while the record is still
  * {@code IN_FLIGHT} and owned by that token: once a lease lapses and another claim takes the record
- * over, the old owner's calls return {@code false} and change nothing (fencing). A lapsed
+ * over, or the record has ended, the old owner's calls return {@code false} and change nothing
+ * (fencing). A record that is <em>absent</em> is the exception for renewals and ends: the owner's
+ * {@link OwnedClaim} writes it back (a renewal as its claim in flight, an end as its outcome), since
+ * nobody else holds the key at that moment and the owner's outcome is the truth about a call that
+ * ran; a record gone mid-call (Redis restarted empty, flushed or evicted it; it expired under a
+ * stalled owner; an operator evicted it) then turns the next duplicate into a replay rather than a
+ * second execution. A release of an absent record does nothing. A lapsed
  * {@code IN_FLIGHT} record is kept after its lease ends for the claim's
  * {@link ClaimContext#retention()} (at least one more lease length) so that a takeover can say so
  * ({@link ClaimResult.Claimed#takeover()}); after that it is gone and a claim is fresh. A renewal
@@ -50,32 +56,39 @@ public interface IdempotencyStore extends ReceiptStore, DeadLetterStore, TaskBud
      */
     CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx);
 
-    /** Extends the lease to now + {@code lease}; false when {@code owner} no longer holds the key. */
-    CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease);
+    /**
+     * Extends the lease to now + {@code lease}; false when another owner holds the key or it has
+     * ended. An absent record is claimed again for {@code claim}'s owner, in flight under the lease
+     * and kept for its retention after it, as its claim made it.
+     */
+    CompletionStage<Boolean> renew(RecordKey key, OwnedClaim claim, Duration lease);
 
     /**
      * Ends the call with a response kept for replay for {@code ttl}; false (and nothing written)
-     * when {@code owner} no longer holds the key. The stage completes only once the record is as
-     * durable as the backend makes it (embedded: committed to disk).
+     * when another owner holds the key or it has already ended. An absent record is written as
+     * completed from {@code claim}. The stage completes only once the record is as durable as the
+     * backend makes it (embedded: committed to disk).
      */
-    default CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl) {
-        return complete(key, owner, response, attempts, ttl, null);
+    default CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts,
+            Duration ttl) {
+        return complete(key, claim, response, attempts, ttl, null);
     }
 
     /**
-     * As {@link #complete(RecordKey, String, StoredResponse, int, Duration)}, and when it completes the
+     * As {@link #complete(RecordKey, OwnedClaim, StoredResponse, int, Duration)}, and when it completes the
      * record (true) also writes {@code receipt} (null: none) in the same operation: atomically with
      * the record where the backend can, else right after it. When it answers false, the receipt
      * was not written either.
      */
-    CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+    CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt);
 
     /**
      * Ends the call without keeping its body (it was larger than {@code maxResponseBody}); duplicates
-     * get {@link ClaimResult.NotRetained} for {@code ttl}. False when {@code owner} no longer holds the key.
+     * get {@link ClaimResult.NotRetained} for {@code ttl}. False, as {@link #complete}, when another
+     * owner holds the key or it has ended; an absent record is written from {@code claim}.
      */
-    CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl);
+    CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl);
 
     /** Deletes the record so the key can be claimed again; false when {@code owner} no longer holds it. */
     CompletionStage<Boolean> release(RecordKey key, String owner);

@@ -52,19 +52,19 @@ public final class MeteredStore implements IdempotencyStore {
     }
 
     @Override
-    public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
-        return timed("renew", () -> store.renew(key, owner, lease));
+    public CompletionStage<Boolean> renew(RecordKey key, OwnedClaim claim, Duration lease) {
+        return timed("renew", () -> store.renew(key, claim, lease));
     }
 
     @Override
-    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+    public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
-        return timed("complete", () -> store.complete(key, owner, response, attempts, ttl, receipt));
+        return timed("complete", () -> store.complete(key, claim, response, attempts, ttl, receipt));
     }
 
     @Override
-    public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
-        return timed("complete", () -> store.markNotRetained(key, owner, status, attempts, ttl));
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl) {
+        return timed("complete", () -> store.markNotRetained(key, claim, status, attempts, ttl));
     }
 
     @Override

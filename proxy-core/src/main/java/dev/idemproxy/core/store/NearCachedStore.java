@@ -174,13 +174,13 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
     }
 
     @Override
-    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+    public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
         // Read before the backend's own clock: the record expires no earlier than start + ttl.
         long start = clock.millis();
         long generation = evictions.get();
-        return delegate.complete(key, owner, response, attempts, ttl, receipt).thenApply(ok -> {
-            Held h = takeHeld(key, owner);
+        return delegate.complete(key, claim, response, attempts, ttl, receipt).thenApply(ok -> {
+            Held h = takeHeld(key, claim.owner());
             if (ok && h != null) {
                 cache(key, h.fingerprint(), h.callId(), new ClaimResult.Completed(response, h.callId(), attempts),
                         expiry(start, ttl), generation);
@@ -190,11 +190,11 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
     }
 
     @Override
-    public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl) {
         long start = clock.millis();
         long generation = evictions.get();
-        return delegate.markNotRetained(key, owner, status, attempts, ttl).thenApply(ok -> {
-            Held h = takeHeld(key, owner);
+        return delegate.markNotRetained(key, claim, status, attempts, ttl).thenApply(ok -> {
+            Held h = takeHeld(key, claim.owner());
             if (ok && h != null) {
                 cache(key, h.fingerprint(), h.callId(), new ClaimResult.NotRetained(h.callId(), status, attempts),
                         expiry(start, ttl), generation);

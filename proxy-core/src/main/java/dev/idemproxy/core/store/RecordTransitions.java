@@ -7,7 +7,8 @@ import java.time.Instant;
 /**
  * The record state machine of {@link IdempotencyStore}, as pure functions of (record, now), for
  * backends that serialise access themselves (memory, embedded); the Redis backend runs the same
- * rules in Lua. A null record means "none, or expired". Stateless.
+ * rules in Lua. A null record means "none, or expired": a claim claims it, and the owner's
+ * renewal or end writes it back from its {@link OwnedClaim} (see {@link IdempotencyStore}). Stateless.
  */
 public final class RecordTransitions {
 
@@ -47,37 +48,53 @@ public final class RecordTransitions {
         }
     }
 
-    /** The renewed record, or null when {@code owner} does not hold {@code current}. */
-    public static IdempotencyRecord renew(IdempotencyRecord current, String owner, Duration lease, Instant now) {
-        if (!heldBy(current, owner)) {
+    /**
+     * The renewed record, or null when {@code current} is held by another owner or has ended. An
+     * absent {@code current} is {@code claim}'s claim again, as it made it: in flight under the
+     * lease and kept for its retention after it.
+     */
+    public static IdempotencyRecord renew(IdempotencyRecord current, OwnedClaim claim, Duration lease, Instant now) {
+        if (current == null) {
+            return inFlight(claim.owner(), claim.callId(), claim.fingerprint(), claim.createdAt(), lease, claim.retention(), now);
+        }
+        if (!heldBy(current, claim.owner())) {
             return null;
         }
-        IdempotencyRecord renewed = inFlight(owner, current.callId(), current.fingerprint(), current.createdAt(), lease,
+        IdempotencyRecord renewed = inFlight(claim.owner(), current.callId(), current.fingerprint(), current.createdAt(), lease,
                 Duration.ZERO, now);
         // a renewal never shortens how long a lapsed claim is kept (its retention, from the claim)
         return renewed.expiresAt().isAfter(current.expiresAt()) ? renewed
-                : new IdempotencyRecord(State.IN_FLIGHT, owner, current.callId(), current.fingerprint(), renewed.leaseExpiresAt(),
-                        current.createdAt(), null, current.expiresAt(), 0, 0, null);
+                : new IdempotencyRecord(State.IN_FLIGHT, claim.owner(), current.callId(), current.fingerprint(),
+                        renewed.leaseExpiresAt(), current.createdAt(), null, current.expiresAt(), 0, 0, null);
     }
 
-    /** The completed record, or null when {@code owner} does not hold {@code current}. */
-    public static IdempotencyRecord complete(IdempotencyRecord current, String owner, StoredResponse response, int attempts,
+    /**
+     * The completed record, or null when {@code current} is held by another owner or has ended;
+     * an absent {@code current} is completed from {@code claim} (its owner's outcome is the truth
+     * about the call, and nobody else holds the key).
+     */
+    public static IdempotencyRecord complete(IdempotencyRecord current, OwnedClaim claim, StoredResponse response, int attempts,
             Duration ttl, Instant now) {
-        if (!heldBy(current, owner)) {
-            return null;
-        }
-        return new IdempotencyRecord(State.COMPLETED, owner, current.callId(), current.fingerprint(), current.leaseExpiresAt(),
-                current.createdAt(), now, now.plus(ttl), attempts, response.status(), response);
+        return ended(current, claim, State.COMPLETED, response.status(), attempts, ttl, now, response);
     }
 
-    /** The not-retained record, or null when {@code owner} does not hold {@code current}. */
-    public static IdempotencyRecord notRetained(IdempotencyRecord current, String owner, int status, int attempts,
+    /** As {@link #complete}, for an outcome whose body is not kept. */
+    public static IdempotencyRecord notRetained(IdempotencyRecord current, OwnedClaim claim, int status, int attempts,
             Duration ttl, Instant now) {
-        if (!heldBy(current, owner)) {
+        return ended(current, claim, State.NOT_RETAINED, status, attempts, ttl, now, null);
+    }
+
+    private static IdempotencyRecord ended(IdempotencyRecord current, OwnedClaim claim, State state, int status, int attempts,
+            Duration ttl, Instant now, StoredResponse response) {
+        if (current == null) {
+            return new IdempotencyRecord(state, claim.owner(), claim.callId(), claim.fingerprint(), now, claim.createdAt(), now,
+                    now.plus(ttl), attempts, status, response);
+        }
+        if (!heldBy(current, claim.owner())) {
             return null;
         }
-        return new IdempotencyRecord(State.NOT_RETAINED, owner, current.callId(), current.fingerprint(),
-                current.leaseExpiresAt(), current.createdAt(), now, now.plus(ttl), attempts, status, null);
+        return new IdempotencyRecord(state, claim.owner(), current.callId(), current.fingerprint(), current.leaseExpiresAt(),
+                current.createdAt(), now, now.plus(ttl), attempts, status, response);
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.idemproxy.core.store.ClaimResult.FingerprintMismatch;
 import dev.idemproxy.core.store.ClaimResult.InFlight;
 import dev.idemproxy.core.store.ClaimResult.NotRetained;
 import dev.idemproxy.core.store.IdempotencyRecord.State;
+import dev.idemproxy.core.testing.Claims;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -141,7 +142,7 @@ public abstract class IdempotencyStoreContract {
         Duration lease = shortLease();
         claim(key, "fp", "o1", lease);
         elapse(lease.dividedBy(2));
-        assertThat(await(store.renew(key, "o1", lease.multipliedBy(20)))).isTrue();
+        assertThat(await(store.renew(key, Claims.owned("o1"), lease.multipliedBy(20)))).isTrue();
         elapse(lease);
         assertThat(claim(key, "fp", "o2", lease)).isInstanceOf(InFlight.class);
         assertThat(await(store.get(key)).orElseThrow().owner()).isEqualTo("o1");
@@ -168,9 +169,9 @@ public abstract class IdempotencyStoreContract {
         elapse(lease.plusMillis(1));
         claim(key, "fp", "o2", LONG);
 
-        assertThat(await(store.renew(key, "o1", LONG))).isFalse();
-        assertThat(await(store.complete(key, "o1", response(), 1, LONG))).isFalse();
-        assertThat(await(store.markNotRetained(key, "o1", 200, 1, LONG))).isFalse();
+        assertThat(await(store.renew(key, Claims.owned("o1"), LONG))).isFalse();
+        assertThat(await(store.complete(key, Claims.owned("o1"), response(), 1, LONG))).isFalse();
+        assertThat(await(store.markNotRetained(key, Claims.owned("o1"), 200, 1, LONG))).isFalse();
         assertThat(await(store.release(key, "o1"))).isFalse();
 
         IdempotencyRecord r = await(store.get(key)).orElseThrow();
@@ -184,7 +185,7 @@ public abstract class IdempotencyStoreContract {
         RecordKey key = keys.unique();
         StoredResponse response = response();
         claim(key, "fp", "o1", LONG);
-        assertThat(await(store.complete(key, "o1", response, 3, LONG))).isTrue();
+        assertThat(await(store.complete(key, Claims.owned("o1"), response, 3, LONG))).isTrue();
 
         ClaimResult again = claim(key, "fp", "o2", LONG);
         assertThat(again).isInstanceOf(Completed.class);
@@ -212,7 +213,7 @@ public abstract class IdempotencyStoreContract {
             RecordKey key = keys.unique();
             claim(key, "fp", "o1", LONG);
             StoredResponse response = new StoredResponse(200, List.of(), body);
-            await(store.complete(key, "o1", response, 1, LONG));
+            await(store.complete(key, Claims.owned("o1"), response, 1, LONG));
             assertThat(((Completed) claim(key, "fp", "o2", LONG)).response()).isEqualTo(response);
         }
     }
@@ -222,7 +223,7 @@ public abstract class IdempotencyStoreContract {
         RecordKey key = keys.unique();
         claim(key, "fp-a", "o1", LONG);
         assertThat(claim(key, "fp-b", "o2", LONG)).isEqualTo(new FingerprintMismatch("call-o1"));
-        await(store.complete(key, "o1", response(), 1, LONG));
+        await(store.complete(key, Claims.owned("o1"), response(), 1, LONG));
         assertThat(claim(key, "fp-b", "o3", LONG)).isEqualTo(new FingerprintMismatch("call-o1"));
         assertThat(claim(key, "fp-a", "o4", LONG)).isInstanceOf(Completed.class);
     }
@@ -243,7 +244,7 @@ public abstract class IdempotencyStoreContract {
         RecordKey key = keys.unique();
         Duration ttl = shortLease();
         claim(key, "fp", "o1", LONG);
-        await(store.complete(key, "o1", response(), 1, ttl));
+        await(store.complete(key, Claims.owned("o1"), response(), 1, ttl));
         assertThat(await(store.get(key))).isPresent();
         elapse(ttl.plusMillis(1));
         assertThat(await(store.get(key))).isEmpty();
@@ -280,7 +281,7 @@ public abstract class IdempotencyStoreContract {
         RecordKey key = keys.unique();
         Duration lease = shortLease();
         await(store.claim(key, "fp", "o1", lease, new ClaimContext("call-o1", lease.multipliedBy(20))));
-        assertThat(await(store.renew(key, "o1", lease))).isTrue();
+        assertThat(await(store.renew(key, Claims.owned("o1"), lease))).isTrue();
         elapse(lease.multipliedBy(3));
         assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(true, "call-o1"));
     }
@@ -299,7 +300,7 @@ public abstract class IdempotencyStoreContract {
     void aResultTooLargeToKeepAnswersNotRetained() throws Exception {
         RecordKey key = keys.unique();
         claim(key, "fp", "o1", LONG);
-        assertThat(await(store.markNotRetained(key, "o1", 200, 2, LONG))).isTrue();
+        assertThat(await(store.markNotRetained(key, Claims.owned("o1"), 200, 2, LONG))).isTrue();
         assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new NotRetained("call-o1", 200, 2));
         IdempotencyRecord r = await(store.get(key)).orElseThrow();
         assertThat(r.state()).isEqualTo(State.NOT_RETAINED);
@@ -310,20 +311,106 @@ public abstract class IdempotencyStoreContract {
     void evictDeletesARecordWhateverItsState() throws Exception {
         RecordKey key = keys.unique();
         claim(key, "fp", "o1", LONG);
-        await(store.complete(key, "o1", response(), 1, LONG));
+        await(store.complete(key, Claims.owned("o1"), response(), 1, LONG));
         assertThat(await(store.evict(key))).isTrue();
         assertThat(await(store.evict(key))).isFalse();
         assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
     }
 
     @Test
-    void writesToAMissingRecordChangeNothing() throws Exception {
+    void aReleaseOfAMissingRecordChangesNothing() throws Exception {
         RecordKey key = keys.unique();
-        assertThat(await(store.renew(key, "o1", LONG))).isFalse();
-        assertThat(await(store.complete(key, "o1", response(), 1, LONG))).isFalse();
-        assertThat(await(store.markNotRetained(key, "o1", 200, 1, LONG))).isFalse();
         assertThat(await(store.release(key, "o1"))).isFalse();
         assertThat(await(store.get(key))).isEmpty();
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
+    }
+
+    /**
+     * The record of a call in flight vanished (Redis restarted empty, flushed or evicted it; an
+     * operator evicted it): the owner's outcome is the truth about a call that ran, and nobody
+     * holds the key, so its end writes the record back and the next duplicate is a replay, not a
+     * second execution.
+     */
+    @Test
+    void anOwnersCompletionWritesItsRecordBackWhenItVanishedAndADuplicateIsReplayed() throws Exception {
+        RecordKey key = keys.unique();
+        StoredResponse response = response();
+        claim(key, "fp", "o1", LONG);
+        assertThat(await(store.evict(key))).isTrue();
+        Receipt done = new Receipt(keys.name("call"), null, "k1", "tickets", "SUCCESS", null, 201, 2, RecordKeys.T0,
+                RecordKeys.T0.plusMillis(5));
+
+        assertThat(await(store.complete(key, Claims.owned("o1", "fp"), response, 2, LONG, new ReceiptPut(done, LONG)))).isTrue();
+        assertThat(await(store.receipt(done.callId()))).contains(done);
+
+        ClaimResult again = claim(key, "fp", "o2", LONG);
+        assertThat(again).isInstanceOf(Completed.class);
+        assertThat(((Completed) again).callId()).isEqualTo("call-o1");
+        assertThat(((Completed) again).attempts()).isEqualTo(2);
+        assertThat(((Completed) again).response()).isEqualTo(response);
+        IdempotencyRecord r = await(store.get(key)).orElseThrow();
+        assertThat(r.state()).isEqualTo(State.COMPLETED);
+        assertThat(r.owner()).isEqualTo("o1");
+        assertThat(r.fingerprint()).isEqualTo("fp");
+        assertThat(r.createdAt()).isEqualTo(Claims.CREATED);
+        assertThat(claim(key, "fp-other", "o3", LONG)).as("its fingerprint was written back too")
+                .isEqualTo(new FingerprintMismatch("call-o1"));
+        assertThat(await(store.complete(key, Claims.owned("o1", "fp"), response, 2, LONG)))
+                .as("ended now: a second end is refused").isFalse();
+        assertThat(await(store.renew(key, Claims.owned("o1", "fp"), LONG))).as("nor renewed").isFalse();
+    }
+
+    @Test
+    void anOutcomeNotRetainedIsWrittenBackWhenTheRecordVanished() throws Exception {
+        RecordKey key = keys.unique();
+        claim(key, "fp", "o1", LONG);
+        await(store.evict(key));
+        assertThat(await(store.markNotRetained(key, Claims.owned("o1", "fp"), 200, 3, LONG))).isTrue();
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new NotRetained("call-o1", 200, 3));
+    }
+
+    @Test
+    void anotherOwnersRenewalOrEndIsRefusedWhileTheOwnerHoldsTheRecord() throws Exception {
+        RecordKey key = keys.unique();
+        claim(key, "fp", "o1", LONG);
+        assertThat(await(store.complete(key, Claims.owned("o2", "fp"), response(), 1, LONG))).isFalse();
+        assertThat(await(store.markNotRetained(key, Claims.owned("o2", "fp"), 200, 1, LONG))).isFalse();
+        assertThat(await(store.renew(key, Claims.owned("o2", "fp"), LONG))).isFalse();
+        assertThat(await(store.release(key, "o2"))).isFalse();
+        IdempotencyRecord r = await(store.get(key)).orElseThrow();
+        assertThat(r.owner()).isEqualTo("o1");
+        assertThat(r.state()).isEqualTo(State.IN_FLIGHT);
+        assertThat(claim(key, "fp", "o3", LONG)).isInstanceOf(InFlight.class);
+    }
+
+    /** The owner's renewal claims a vanished record again, so a duplicate arriving after it waits instead of executing. */
+    @Test
+    void aRenewalAfterTheRecordVanishedClaimsItAgainSoACompetingClaimIsRefused() throws Exception {
+        RecordKey key = keys.unique();
+        claim(key, "fp", "o1", LONG);
+        await(store.evict(key));
+        assertThat(await(store.renew(key, Claims.owned("o1", "fp"), LONG))).isTrue();
+
+        ClaimResult competing = claim(key, "fp", "o2", LONG);
+        assertThat(competing).isInstanceOf(InFlight.class);
+        assertThat(((InFlight) competing).ownerCallId()).isEqualTo("call-o1");
+        IdempotencyRecord r = await(store.get(key)).orElseThrow();
+        assertThat(r.state()).isEqualTo(State.IN_FLIGHT);
+        assertThat(r.owner()).isEqualTo("o1");
+        assertThat(r.fingerprint()).isEqualTo("fp");
+        assertThat(await(store.complete(key, Claims.owned("o1", "fp"), response(), 1, LONG))).isTrue();
+        assertThat(claim(key, "fp", "o3", LONG)).isInstanceOf(Completed.class);
+    }
+
+    /** A claim written back by a renewal keeps the claim's retention, so a duplicate after its lease is a takeover. */
+    @Test
+    void aClaimWrittenBackByARenewalIsKeptForItsRetention() throws Exception {
+        RecordKey key = keys.unique();
+        Duration lease = shortLease();
+        OwnedClaim o1 = new OwnedClaim("o1", "call-o1", "fp", Claims.CREATED, lease.multipliedBy(20));
+        assertThat(await(store.renew(key, o1, lease))).isTrue();
+        elapse(lease.multipliedBy(3));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(true, "call-o1"));
     }
 
     @Test
@@ -389,13 +476,13 @@ public abstract class IdempotencyStoreContract {
         claim(key, "fp", "o1", LONG);
         Receipt done = new Receipt(keys.name("call"), biz, "k1", "tickets", "SUCCESS", null, 201, 2, RecordKeys.T0,
                 RecordKeys.T0.plusMillis(5));
-        assertThat(await(store.complete(key, "o1", response(), 2, LONG, new ReceiptPut(done, LONG)))).isTrue();
+        assertThat(await(store.complete(key, Claims.owned("o1"), response(), 2, LONG, new ReceiptPut(done, LONG)))).isTrue();
         assertThat(await(store.receipt(done.callId()))).contains(done);
         assertThat(await(store.receiptsByBizId(biz, 10))).containsExactly(done);
         assertThat(claim(key, "fp", "o2", LONG)).isInstanceOf(Completed.class);
 
         Receipt late = new Receipt(keys.name("call"), null, "k1", "tickets", "SUCCESS", null, 201, 1, RecordKeys.T0, RecordKeys.T0);
-        assertThat(await(store.complete(key, "o1", response(), 1, LONG, new ReceiptPut(late, LONG))))
+        assertThat(await(store.complete(key, Claims.owned("o1"), response(), 1, LONG, new ReceiptPut(late, LONG))))
                 .as("already completed: no longer in flight").isFalse();
         assertThat(await(store.receipt(late.callId()))).isEmpty();
     }

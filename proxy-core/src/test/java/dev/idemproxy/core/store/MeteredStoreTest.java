@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.testing.Claims;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -54,7 +55,7 @@ class MeteredStoreTest {
     void failuresAtOnceLaterOrThrownAreCounted() {
         IdempotencyStore failing = new ForwardingStore(memory) {
             @Override
-            public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
+            public CompletionStage<Boolean> renew(RecordKey key, OwnedClaim owner, Duration lease) {
                 return CompletableFuture.failedFuture(new StoreUnavailableException("down"));
             }
 
@@ -72,7 +73,7 @@ class MeteredStoreTest {
         };
         MeteredStore store = new MeteredStore(failing, new ProxyMetrics(registry));
         RecordKey key = new RecordKey("r", "s", "k3");
-        assertThat(store.renew(key, "o", Duration.ofSeconds(1)).toCompletableFuture()).isCompletedExceptionally();
+        assertThat(store.renew(key, Claims.owned("o"), Duration.ofSeconds(1)).toCompletableFuture()).isCompletedExceptionally();
         assertThat(store.release(key, "o").toCompletableFuture()).failsWithin(Duration.ofSeconds(5));
         assertThat(store.evict(key).toCompletableFuture()).isCompletedExceptionally();
         assertThat(errors("renew")).isEqualTo(1);

@@ -9,6 +9,7 @@ import dev.idemproxy.core.store.ClaimResult.FingerprintMismatch;
 import dev.idemproxy.core.store.ClaimResult.NotRetained;
 import dev.idemproxy.core.store.StorePolicy.NearCachePolicy;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.testing.Claims;
 import dev.idemproxy.core.testing.ManualClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -50,7 +51,7 @@ class NearCachedStoreTest {
 
     private void completed(IdempotencyStore s) throws Exception {
         assertThat(claim(s, "fp", "o1")).isEqualTo(Claimed.FRESH);
-        assertThat(await(s.complete(KEY, "o1", RESPONSE, 2, LONG))).isTrue();
+        assertThat(await(s.complete(KEY, Claims.owned("o1"), RESPONSE, 2, LONG))).isTrue();
     }
 
     @Test
@@ -74,7 +75,7 @@ class NearCachedStoreTest {
     @Test
     void aNotRetainedRecordIsAnsweredFromTheNearCache() throws Exception {
         claim(store, "fp", "o1");
-        assertThat(await(store.markNotRetained(KEY, "o1", 200, 3, LONG))).isTrue();
+        assertThat(await(store.markNotRetained(KEY, Claims.owned("o1"), 200, 3, LONG))).isTrue();
         backend.close();
 
         assertThat(claim(store, "fp", "o2")).isEqualTo(new NotRetained("call-o1", 200, 3));
@@ -97,7 +98,7 @@ class NearCachedStoreTest {
         await(backend.evict(KEY));  // as if another replica had released it
         claim(backend, "fp", "o2");  // and another call holds it now
 
-        assertThat(await(store.complete(KEY, "o1", RESPONSE, 1, LONG))).isFalse();
+        assertThat(await(store.complete(KEY, Claims.owned("o1"), RESPONSE, 1, LONG))).isFalse();
         assertThat(claim(store, "fp", "o3")).isInstanceOf(ClaimResult.InFlight.class);
         assertThat(store.hits()).isZero();
     }
@@ -105,7 +106,7 @@ class NearCachedStoreTest {
     @Test
     void anEntryExpiresWithItsRecordWhenThatComesFirst() throws Exception {
         claim(store, "fp", "o1");
-        await(store.complete(KEY, "o1", RESPONSE, 1, Duration.ofSeconds(5)));
+        await(store.complete(KEY, Claims.owned("o1"), RESPONSE, 1, Duration.ofSeconds(5)));
 
         clock.advance(Duration.ofSeconds(5));
         assertThat(claim(store, "fp", "o2")).isEqualTo(Claimed.FRESH);
@@ -148,7 +149,7 @@ class NearCachedStoreTest {
     @Test
     void aRecordReadBackKeepsItsOwnExpiry() throws Exception {
         claim(backend, "fp", "o1");
-        await(backend.complete(KEY, "o1", RESPONSE, 1, Duration.ofSeconds(3)));
+        await(backend.complete(KEY, Claims.owned("o1"), RESPONSE, 1, Duration.ofSeconds(3)));
         claim(store, "fp", "o2");
 
         clock.advance(Duration.ofSeconds(3));
@@ -161,7 +162,7 @@ class NearCachedStoreTest {
         NearCachedStore small = NearCachedStore.wrap(backend, policy(10, 10 * 1024), clock);
         StoredResponse big = new StoredResponse(200, List.of(), new byte[20 * 1024]);
         claim(small, "fp", "o1");
-        await(small.complete(KEY, "o1", big, 1, LONG));
+        await(small.complete(KEY, Claims.owned("o1"), big, 1, LONG));
 
         assertThat(claim(small, "fp", "o2")).isInstanceOf(Completed.class);
         assertThat(small.hits()).isZero();

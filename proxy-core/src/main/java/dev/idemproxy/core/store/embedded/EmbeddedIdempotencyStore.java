@@ -10,6 +10,7 @@ import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.DeadLetterPage;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
@@ -283,15 +284,15 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
-        return update(key, false, (current, now) -> RecordTransitions.renew(current, owner, lease, now));
+    public CompletionStage<Boolean> renew(RecordKey key, OwnedClaim claim, Duration lease) {
+        return update(key, false, (current, now) -> RecordTransitions.renew(current, claim, lease, now));
     }
 
     @Override
-    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+    public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
         return update(key, true, (current, now) -> {
-            IdempotencyRecord next = RecordTransitions.complete(current, owner, response, attempts, ttl, now);
+            IdempotencyRecord next = RecordTransitions.complete(current, claim, response, attempts, ttl, now);
             if (next != null && receipt != null) {
                 receipts.put(receipt.receipt(), now.plus(receipt.ttl()));  // in the same commit as the record
             }
@@ -300,8 +301,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
-        return update(key, true, (current, now) -> RecordTransitions.notRetained(current, owner, status, attempts, ttl, now));
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl) {
+        return update(key, true, (current, now) -> RecordTransitions.notRetained(current, claim, status, attempts, ttl, now));
     }
 
     @Override

@@ -13,6 +13,7 @@ import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.DeadLetterPage;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
@@ -182,14 +183,14 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
-        return update(key, (current, now) -> RecordTransitions.renew(current, owner, lease, now));
+    public CompletionStage<Boolean> renew(RecordKey key, OwnedClaim claim, Duration lease) {
+        return update(key, (current, now) -> RecordTransitions.renew(current, claim, lease, now));
     }
 
     @Override
-    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+    public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
-        return update(key, (current, now) -> RecordTransitions.complete(current, owner, response, attempts, ttl, now))
+        return update(key, (current, now) -> RecordTransitions.complete(current, claim, response, attempts, ttl, now))
                 .thenApply(done -> {
                     if (done && receipt != null) {
                         writeReceipt(receipt.receipt(), receipt.ttl());
@@ -199,8 +200,8 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
-        return update(key, (current, now) -> RecordTransitions.notRetained(current, owner, status, attempts, ttl, now));
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl) {
+        return update(key, (current, now) -> RecordTransitions.notRetained(current, claim, status, attempts, ttl, now));
     }
 
     @Override
@@ -348,11 +349,11 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         IdempotencyRecord apply(IdempotencyRecord current, Instant now);
     }
 
-    /** Applies an owner-checked step; true when it produced a new record. */
+    /** Applies an owner-checked step (to an absent record too: see {@link RecordTransitions}); true when it produced a new record. */
     private CompletionStage<Boolean> update(RecordKey key, Step step) {
         return run(() -> {
             boolean[] done = {false};
-            records.asMap().computeIfPresent(key.id(), (k, current) -> {
+            records.asMap().compute(key.id(), (k, current) -> {
                 Instant now = now();
                 IdempotencyRecord live = RecordTransitions.live(current, now);
                 IdempotencyRecord next = step.apply(live, now);

@@ -44,6 +44,14 @@ final class RecordValue {
         return ("F\n" + line(owner) + '\n').getBytes(UTF_8);
     }
 
+    /**
+     * The owner's own {@code callId \n fingerprint \n createdMs \n}, which {@link RecordScripts#END}
+     * writes in place of the in-flight value's when the record is gone.
+     */
+    static byte[] identity(String callId, String fingerprint, long createdMs) {
+        return (line(callId) + '\n' + line(fingerprint) + '\n' + createdMs + '\n').getBytes(UTF_8);
+    }
+
     /** The tail of an ended value after its completion time: attempts, status, then the body (C only). */
     static byte[] endTail(int attempts, int status, byte[] response) {
         byte[] head = (Integer.toString(attempts) + '\n' + status + '\n').getBytes(UTF_8);

@@ -14,6 +14,7 @@ import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.DeadLetterPage;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
@@ -78,7 +79,9 @@ import org.slf4j.LoggerFactory;
  * mismatch) at once. Only a record found in flight goes on to a Lua script, because whether its
  * lease has lapsed is read from the key's {@code PTTL} and the server's {@code TIME}; before Redis
  * 7.0 (no {@code NX} with {@code GET}) every claim is that script. Every owner-checked write is a
- * script too ({@code EVALSHA}, falling back to {@code EVAL}), so each is atomic, and lease ends and
+ * script too ({@code EVALSHA}, falling back to {@code EVAL}), so each is atomic; a renewal or an end
+ * that finds the key absent (Redis restarted empty, flushed or evicted it) writes it back from the
+ * owner's {@link OwnedClaim} in the same script, with no extra round trip, and logs it. Lease ends and
  * expiry are the server's clock: the proxies' clocks play no part (they only stamp the informative
  * creation time of a native claim). Expiry is the key's {@code PX}. Dead letters share one slot
  * (hash tag {@code {dlq}}); receipts are one key each plus a per-business-id index; task retry
@@ -499,36 +502,55 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public CompletionStage<Boolean> renew(RecordKey key, String owner, Duration lease) {
-        return call(() -> RecordScripts.RENEW.<Long>run(redis, recordKey(key), RecordValue.ownedPrefix(owner), millis(lease))
-                .thenApply(n -> n == 1L));
+    public CompletionStage<Boolean> renew(RecordKey key, OwnedClaim claim, Duration lease) {
+        long leaseMs = Math.max(1, lease.toMillis());
+        long kept = Math.max(leaseMs, claim.retention().toMillis());
+        return call(() -> RecordScripts.RENEW.<Long>run(redis, recordKey(key), RecordValue.ownedPrefix(claim.owner()),
+                        millis(lease), RecordValue.inFlight(claim.owner(), claim.callId(), claim.fingerprint(),
+                                claim.createdAt().toEpochMilli(), kept), bytes(Long.toString(leaseMs + kept)))
+                .thenApply(n -> written(n, claim, "its claim")));
     }
 
     @Override
-    public CompletionStage<Boolean> complete(RecordKey key, String owner, StoredResponse response, int attempts, Duration ttl,
+    public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
-        return end(key, owner, "C", ttl, RecordValue.endTail(attempts, response.status(), StoreCodec.encodeResponse(response)),
+        return end(key, claim, "C", ttl, RecordValue.endTail(attempts, response.status(), StoreCodec.encodeResponse(response)),
                 receipt);
     }
 
     /**
-     * Ends the record ({@link RecordScripts#END}) and, when it did and {@code receipt} is not null,
-     * writes the receipt: in the same script outside a cluster; in a cluster right after, and if
-     * that fails, so does this (the record is ended by then, so a retry answers false and the
-     * caller writes the receipt on its own).
+     * A renewal's or an end's answer: 1 done, 2 done into an absent key (logged: Redis lost the
+     * record of a call in flight), 0 refused.
      */
-    private CompletionStage<Boolean> end(RecordKey key, String owner, String state, Duration ttl, byte[] tail, ReceiptPut receipt) {
+    private static boolean written(long n, OwnedClaim claim, String what) {
+        if (n == 2L) {
+            log.warn("[call={}] its idempotency record was gone from Redis (restarted empty, flushed or evicted?): {} was written back",
+                    claim.callId(), what);
+        }
+        return n != 0L;
+    }
+
+    /**
+     * Ends the record ({@link RecordScripts#END}), or writes it ended when it is absent, and, when it
+     * did and {@code receipt} is not null, writes the receipt: in the same script outside a cluster;
+     * in a cluster right after, and if that fails, so does this (the record is ended by then, so a
+     * retry answers false and the caller writes the receipt on its own).
+     */
+    private CompletionStage<Boolean> end(RecordKey key, OwnedClaim claim, String state, Duration ttl, byte[] tail,
+            ReceiptPut receipt) {
         return call(() -> {
-            byte[][] args = {RecordValue.ownedPrefix(owner), bytes(state), millis(ttl), tail,
-                    bytes(Long.toString(System.currentTimeMillis()))};
+            byte[][] args = {RecordValue.ownedPrefix(claim.owner()), bytes(state), millis(ttl), tail,
+                    bytes(Long.toString(System.currentTimeMillis())),
+                    RecordValue.identity(claim.callId(), claim.fingerprint(), claim.createdAt().toEpochMilli())};
+            String what = state.equals("C") ? "its outcome" : "its outcome (not retained)";
             if (receipt == null) {
-                return RecordScripts.END.<Long>run(redis, recordKey(key), args).thenApply(n -> n == 1L);
+                return RecordScripts.END.<Long>run(redis, recordKey(key), args).thenApply(n -> written(n, claim, what));
             }
             if (!cluster) {
                 return RecordScripts.END.<Long>run(redis, receipts.scriptKeys(recordKey(key), receipt.receipt()),
-                        concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl()))).thenApply(n -> n == 1L);
+                        concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl()))).thenApply(n -> written(n, claim, what));
             }
-            return RecordScripts.END.<Long>run(redis, recordKey(key), args).thenCompose(n -> n == 1L
+            return RecordScripts.END.<Long>run(redis, recordKey(key), args).thenCompose(n -> written(n, claim, what)
                     ? receipts.put(receipt.receipt(), receipt.ttl()).thenApply(x -> true)
                     : CompletableFuture.completedFuture(false));
         });
@@ -541,8 +563,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public CompletionStage<Boolean> markNotRetained(RecordKey key, String owner, int status, int attempts, Duration ttl) {
-        return end(key, owner, "N", ttl, RecordValue.endTail(attempts, status, null), null);
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl) {
+        return end(key, claim, "N", ttl, RecordValue.endTail(attempts, status, null), null);
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.testing.Claims;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -32,7 +33,7 @@ public final class CrashingWriter {
         }
         RecordKey key = new RecordKey("r", "s", "crash");
         store.claim(key, "fp", "o1", Duration.ofMinutes(1), new ClaimContext("c1")).toCompletableFuture().join();
-        boolean done = store.complete(key, "o1", new StoredResponse(201, List.of(new StoredHeader("A", "1")),
+        boolean done = store.complete(key, Claims.owned("o1"), new StoredResponse(201, List.of(new StoredHeader("A", "1")),
                 "kept".getBytes(StandardCharsets.UTF_8)), 1, Duration.ofHours(1)).toCompletableFuture().join();
         System.out.println(done ? "COMPLETED" : "NOT-OWNER");
         System.out.flush();
@@ -55,7 +56,7 @@ public final class CrashingWriter {
         store.claim(key, "fp", id, Duration.ofMinutes(1), new ClaimContext(id))
                 .thenCompose(claimed -> {
                     System.out.println("CLAIMED " + id);
-                    return store.complete(key, id, response, 1, Duration.ofHours(1));
+                    return store.complete(key, Claims.owned(id), response, 1, Duration.ofHours(1));
                 })
                 .thenAccept(done -> {
                     System.out.println((done ? "COMPLETED " : "NOT-OWNER ") + id);

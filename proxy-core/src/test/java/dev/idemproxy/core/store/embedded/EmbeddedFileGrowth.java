@@ -7,6 +7,7 @@ import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.testing.Claims;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -59,7 +60,7 @@ public final class EmbeddedFileGrowth {
             Receipt inFlight = new Receipt(callId, "order-" + n, key.key(), key.route(), "IN_FLIGHT", null, 0, 0, start, null);
             store.claim(key, "fp" + n, callId, Duration.ofSeconds(30), new ClaimContext(callId))
                     .thenCompose(c -> store.putReceipt(inFlight, ttl))
-                    .thenCompose(v -> store.complete(key, callId, response, 1, ttl))
+                    .thenCompose(v -> store.complete(key, Claims.owned(callId), response, 1, ttl))
                     .thenCompose(ok -> store.putReceipt(new Receipt(callId, "order-" + n, key.key(), key.route(),
                             "SUCCESS", null, 200, 1, start, Instant.now()), ttl))
                     .thenCompose(v -> n % 20 != 0 ? store.putReceipt(inFlight, ttl)

@@ -7,6 +7,7 @@ import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.testing.Claims;
 import dev.idemproxy.core.testing.ManualClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,7 +54,7 @@ class EmbeddedFileSizeTest {
                 RecordKey key = new RecordKey("r", "s", "key-" + n);
                 String callId = "call-" + n;
                 done(store.claim(key, "fp", callId, Duration.ofSeconds(30), new ClaimContext(callId)));
-                done(store.complete(key, callId, response, 1, ttl));
+                done(store.complete(key, Claims.owned(callId), response, 1, ttl));
                 done(store.putReceipt(new Receipt(callId, null, key.key(), "r", "SUCCESS", null, 200, 1,
                         Instant.now(), Instant.now()), ttl));
             }
@@ -81,7 +82,7 @@ class EmbeddedFileSizeTest {
             for (int n = 0; n < 2000; n++) {
                 RecordKey key = new RecordKey("r", "s", "key-" + n);
                 done(store.claim(key, "fp", "o" + n, Duration.ofSeconds(30), new ClaimContext("c" + n)));
-                done(store.complete(key, "o" + n, response, 1, Duration.ofMinutes(1)));
+                done(store.complete(key, Claims.owned("o" + n), response, 1, Duration.ofMinutes(1)));
             }
             Path file = dir.resolve(EmbeddedIdempotencyStore.FILE_NAME);
             long peak = Files.size(file);

@@ -12,6 +12,7 @@ import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.testing.Claims;
 import dev.idemproxy.core.testing.ManualClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -47,7 +48,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         StoredResponse response = new StoredResponse(200, List.of(new StoredHeader("A", "1")),
                 "hello".getBytes(StandardCharsets.UTF_8));
         await(store.claim(key, "fp", "o1", Duration.ofSeconds(30), new ClaimContext("c1")));
-        assertThat(await(store.complete(key, "o1", response, 2, Duration.ofHours(1)))).isTrue();
+        assertThat(await(store.complete(key, Claims.owned("o1"), response, 2, Duration.ofHours(1)))).isTrue();
         store.close();
 
         store = EmbeddedIdempotencyStore.open(dir, clock);
@@ -77,7 +78,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         EmbeddedIdempotencyStore embedded = (EmbeddedIdempotencyStore) store;
         RecordKey key = new RecordKey("r", "s", "k");
         await(store.claim(key, "fp", "o1", Duration.ofSeconds(30), new ClaimContext("c1")));
-        await(store.complete(key, "o1", new StoredResponse(204, List.of(), new byte[0]), 1, Duration.ofMinutes(1)));
+        await(store.complete(key, Claims.owned("o1"), new StoredResponse(204, List.of(), new byte[0]), 1, Duration.ofMinutes(1)));
         await(store.putReceipt(new Receipt("c1", "b1", "k", "r", "SUCCESS", null, 204, 1, clock.instant(), null),
                 Duration.ofMinutes(1)));
         assertThat(await(embedded.purgeExpired())).isZero();
@@ -137,7 +138,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
             Duration ttl = i % 2 == 0 ? Duration.ofMinutes(1) : Duration.ofHours(1);
             RecordKey key = new RecordKey("r", "s", "k" + i);
             await(store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i)));
-            await(store.complete(key, "o" + i, response, 1, ttl));
+            await(store.complete(key, Claims.owned("o" + i), response, 1, ttl));
             await(store.putReceipt(new Receipt("c" + i, "biz" + (i % 3), "k" + i, "r", "SUCCESS", null, 200, 1,
                     clock.instant(), clock.instant()), ttl));
             await(store.chargeTaskRetry("t" + i + "@1", 5, ttl));
@@ -175,7 +176,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
             Duration ttl = i % 3 == 0 ? Duration.ofHours(1) : Duration.ofMinutes(1);
             RecordKey key = new RecordKey("r", "s", "k" + i);
             await(store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i)));
-            await(store.complete(key, "o" + i, response, 1, ttl));
+            await(store.complete(key, Claims.owned("o" + i), response, 1, ttl));
         }
         for (int i = 0; i < 2 * EmbeddedIdempotencyStore.SWEEP_CLOCK_EVERY; i++) {
             await(store.chargeTaskRetry("t" + i + "@1", 5, i % 2 == 0 ? Duration.ofMinutes(1) : Duration.ofHours(1)));
@@ -257,7 +258,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         for (int i = 0; i < n; i++) {
             RecordKey key = new RecordKey("r", "s", "k" + i);
             often.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i));
-            often.complete(key, "o" + i, response, 1, Duration.ofMinutes(1));
+            often.complete(key, Claims.owned("o" + i), response, 1, Duration.ofMinutes(1));
         }
         await(often.get(new RecordKey("r", "s", "k" + (n - 1))));
         org.h2.mvstore.MVMap<String, byte[]> records = often.mvStore().openMap(EmbeddedIdempotencyStore.RECORDS);

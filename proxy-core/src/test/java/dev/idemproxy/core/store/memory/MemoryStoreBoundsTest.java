@@ -11,6 +11,7 @@ import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.testing.Claims;
 import dev.idemproxy.core.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,7 +51,7 @@ class MemoryStoreBoundsTest {
         assertThat(claim(i, "o" + i)).isInstanceOf(ClaimResult.Claimed.class);
         StoredResponse response = new StoredResponse(201, List.of(new StoredHeader("Content-Type", "application/json")),
                 new byte[bodyBytes]);
-        assertThat(await(store.complete(key(i), "o" + i, response, 1, LONG))).isTrue();
+        assertThat(await(store.complete(key(i), Claims.owned("o" + i), response, 1, LONG))).isTrue();
     }
 
     @Test

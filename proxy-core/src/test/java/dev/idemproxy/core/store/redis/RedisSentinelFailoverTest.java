@@ -9,6 +9,7 @@ import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.testing.Claims;
 import dev.idemproxy.core.testing.RedisSentinelFixture;
 import dev.idemproxy.core.testing.RedisServerFixture;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +42,7 @@ class RedisSentinelFailoverTest {
                     "made once".getBytes(StandardCharsets.UTF_8));
             assertThat(await(store.claim(before, "fp", "o1", LONG, new ClaimContext("call-1"))))
                     .isInstanceOf(ClaimResult.Claimed.class);
-            assertThat(await(store.complete(before, "o1", response, 1, LONG))).isTrue();
+            assertThat(await(store.complete(before, Claims.owned("o1"), response, 1, LONG))).isTrue();
             sentinel.awaitReplicated();
             RedisServerFixture oldMaster = sentinel.master();
 

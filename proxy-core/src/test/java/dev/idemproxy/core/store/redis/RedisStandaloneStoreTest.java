@@ -2,11 +2,15 @@ package dev.idemproxy.core.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.IdempotencyStoreContract;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
+import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.testing.Claims;
 import dev.idemproxy.core.testing.RedisServerExtension;
 import dev.idemproxy.core.testing.RedisServerFixture;
 import java.time.Duration;
@@ -74,6 +78,34 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
         }
         assertThat(store.isAvailable()).isTrue();
         assertThat(await(store.get(key))).isEmpty();
+    }
+
+    /**
+     * {@code FLUSHDB} while a call is in flight (as a Redis restarted without persistence): the
+     * owner's end writes its outcome back, says so at WARN, and a duplicate is a replay.
+     */
+    @Test
+    void aFlushMidCallIsWrittenBackByTheOwnerWithAWarning() throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
+                RedisIdempotencyStore.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> events =
+                new ch.qos.logback.core.read.ListAppender<>();
+        events.start();
+        logger.addAppender(events);
+        try {
+            RecordKey key = new RecordKey("r", "s", "flushed-" + System.nanoTime());
+            assertThat(await(store.claim(key, "fp", "o1", Duration.ofMinutes(1), new ClaimContext("call-o1"))))
+                    .isInstanceOf(ClaimResult.Claimed.class);
+            assertThat(REDIS.server().command("FLUSHDB")).isEqualTo("+OK");
+            StoredResponse response = new StoredResponse(200, java.util.List.of(), new byte[] {1, 2});
+            assertThat(await(store.complete(key, Claims.owned("o1"), response, 1, Duration.ofMinutes(1)))).isTrue();
+            assertThat(await(store.claim(key, "fp", "o2", Duration.ofMinutes(1), new ClaimContext("call-o2"))))
+                    .isEqualTo(new ClaimResult.Completed(response, "call-o1", 1));
+            assertThat(events.list).extracting(e -> e.getFormattedMessage()).contains("[call=call-o1] its idempotency record was"
+                    + " gone from Redis (restarted empty, flushed or evicted?): its outcome was written back");
+        } finally {
+            logger.detachAppender(events);
+        }
     }
 
     @Test
