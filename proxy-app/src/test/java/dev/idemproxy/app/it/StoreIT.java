@@ -1,5 +1,6 @@
 package dev.idemproxy.app.it;
 
+import static dev.idemproxy.core.testing.UpstreamAction.after;
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -319,6 +320,38 @@ class StoreIT {
             upstream.enqueue(respond(201, "after the outage"));
             assertThat(new String(postKey(proxy, during, "{\"a\":2}").body())).isEqualTo("after the outage");
             assertThat(upstream.requestCount()).isEqualTo(before + 2);
+        }
+    }
+
+    /**
+     * Redis restarts empty (no persistence) while a call is at the upstream: its claim is gone, but
+     * the owner's outcome is written back when the call ends, so the duplicate afterwards is a
+     * replay, not a second execution (before, the end found no record, wrote nothing, and the
+     * duplicate ran again).
+     */
+    @Test
+    void redisRestartedEmptyMidCallStillStoresTheOutcomeAndTheDuplicateIsReplayed() throws Exception {
+        try (RedisServerFixture forgetful = RedisServerFixture.startStandalone();
+                RunningProxy proxy = RunningProxy.start(redisStore(forgetful.uri(), "standalone", "reject"), routes())) {
+            String key = UUID.randomUUID().toString();
+            CompletableFuture<Void> restarted = new CompletableFuture<>();
+            upstream.enqueue(after(restarted, respond(201, "made once")));
+            CompletableFuture<HttpResponse<byte[]>> first = client.sendAsync(
+                    post(proxy, "/tickets/new", "{\"r\":1}", "Idempotency-Key", key).build(), HttpResponse.BodyHandlers.ofByteArray());
+            upstream.awaitRequests(before + 1, WAIT);
+
+            forgetful.stop();
+            forgetful.start();
+            assertThat(forgetful.command("DBSIZE")).as("restarted empty").isEqualTo(":0");
+            awaitStatus(proxy.admin("/readyz"), 200);
+            restarted.complete(null);  // now the upstream answers
+
+            HttpResponse<byte[]> original = first.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(original.statusCode()).isEqualTo(201);
+            HttpResponse<byte[]> dup = postKey(proxy, key, "{\"r\":1}");
+            assertReplayOf(dup, original);
+            assertThat(new String(dup.body())).isEqualTo("made once");
+            assertThat(upstream.requestCount()).as("executed once").isEqualTo(before + 1);
         }
     }
 

@@ -103,6 +103,28 @@ public abstract class UpstreamAction {
     }
 
     /**
+     * Runs {@code then} only once {@code gate} completes (a test's signal, e.g. "the store was
+     * restarted"): the response head waits for the test, not for time to pass.
+     */
+    public static UpstreamAction after(java.util.concurrent.CompletionStage<?> gate, UpstreamAction then) {
+        requireNonNull(gate, "gate");
+        requireNonNull(then, "then");
+        if (then instanceof DrainUploadsAction) {
+            throw new IllegalArgumentException("then: drainUploads (expected: a non-streaming action)");
+        }
+        return new UpstreamAction() {
+            @Override
+            void respond(Exchange ex) {
+                gate.whenComplete((x, err) -> ex.ctx().executor().execute(() -> {
+                    if (ex.active()) {
+                        then.respond(ex);
+                    }
+                }));
+            }
+        };
+    }
+
+    /**
      * Sends the response head ({@code status}, {@code Content-Length} of {@code body}) at once, then
      * goes silent for {@code delay} before sending the body: a stall in the middle of a response.
      */
