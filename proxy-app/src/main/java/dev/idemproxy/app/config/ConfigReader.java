@@ -168,6 +168,11 @@ final class ConfigReader {
             String shown = new RedisPolicy(text, "standalone", "").redactedUri();
             throw new IllegalArgumentException("'" + shown + "' (expected: a redis://, rediss:// or redis-sentinel:// URI)");
         }
+        String problem = RedisPolicy.addressProblem(text);
+        if (problem != null) {
+            String shown = new RedisPolicy(text, text.startsWith("redis-sentinel://") ? "sentinel" : "standalone", "").redactedUri();
+            throw new IllegalArgumentException("'" + shown + "': " + problem + " (expected: host:port[,host:port], ports 1-65535)");
+        }
         return text;
     }
 }

@@ -328,6 +328,27 @@ class YamlConfigLoaderTest {
                 INVALID + "bad-part.yaml:8:21: routes[0].idempotency.fingerprint[0]: 'body:userId' is not a JSON pointer" + expected);
     }
 
+    /**
+     * A Redis URI that can never connect is a config error (exit 2), not an outage the proxy would
+     * wait out in the background; a host name is not resolved (one that does not resolve yet may later).
+     */
+    @Test
+    void aRedisUriWithoutAUsableAddressIsAConfigError() throws Exception {
+        assertThat(parseProblems("store:\n  redis: { uri: \"redis://:pw@127.0.0.1:notaport\" }\n"))
+                .containsExactly("test.yaml:2:17: store.redis.uri: 'redis://<redacted>@127.0.0.1:notaport': port 'notaport' of"
+                        + " '127.0.0.1' is not a number from 1 to 65535 (expected: host:port[,host:port], ports 1-65535)");
+        assertThat(parseProblems("store:\n  redis: { uri: \"redis://h1:7000,:7001\", mode: cluster }\n"))
+                .containsExactly("test.yaml:2:17: store.redis.uri: 'redis://h1:7000,:7001': an address without a host"
+                        + " (expected: host:port[,host:port], ports 1-65535)");
+        assertThat(parseProblems("store:\n  redis: { uri: \"redis://\" }\n")).hasSize(1);
+        for (String fine : new String[] {"redis://not-resolvable.invalid:6379", "rediss://[::1]:6380/0",
+                "redis-sentinel://:pw@s1:26379,s2/0#mymaster", "redis://cache?timeout=5s"}) {
+            String mode = fine.startsWith("redis-sentinel") ? "sentinel" : "standalone";
+            assertThat(parse("store:\n  redis: { uri: \"" + fine + "\", mode: " + mode + " }\n").store().redis().uri())
+                    .isEqualTo(fine);
+        }
+    }
+
     @Test
     void everyProblemOfAFileIsReportedTogetherInDocumentOrder() {
         String f = INVALID + "many-problems.yaml";

@@ -75,6 +75,66 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, l
             this(uri, mode, keyPrefix, null);
         }
 
+        /**
+         * What is wrong with the addresses of a redis://, rediss:// or redis-sentinel:// URI, or null
+         * when every one is a {@code host} or {@code host:port} (an IPv6 host in brackets) with a port
+         * from 1 to 65535: a URI that can never connect is a config error, not an outage to wait out.
+         * Host names are not resolved (a name that does not resolve yet may later).
+         */
+        public static String addressProblem(String uri) {
+            int schemeEnd = uri.indexOf("://");
+            if (schemeEnd < 0) {
+                return "no scheme";
+            }
+            int start = schemeEnd + 3;
+            int end = uri.length();
+            for (char c : new char[] {'/', '?', '#'}) {
+                int i = uri.indexOf(c, start);
+                end = i >= 0 ? Math.min(end, i) : end;
+            }
+            int at = uri.lastIndexOf('@', end - 1);
+            String hosts = uri.substring(Math.max(start, at + 1), end);
+            for (String address : hosts.split(",", -1)) {
+                String problem = hostPortProblem(address);
+                if (problem != null) {
+                    return problem;
+                }
+            }
+            return null;
+        }
+
+        private static String hostPortProblem(String address) {
+            String host = address;
+            String port = null;
+            if (address.startsWith("[")) {
+                int close = address.indexOf(']');
+                if (close < 0) {
+                    return "'" + address + "' has no closing ']'";
+                }
+                host = address.substring(1, close);
+                String rest = address.substring(close + 1);
+                if (!rest.isEmpty()) {
+                    if (!rest.startsWith(":")) {
+                        return "'" + address + "' has text after its ']'";
+                    }
+                    port = rest.substring(1);
+                }
+            } else {
+                int colon = address.indexOf(':');
+                if (colon >= 0) {
+                    host = address.substring(0, colon);
+                    port = address.substring(colon + 1);
+                }
+            }
+            if (host.isEmpty()) {
+                return "an address without a host";
+            }
+            if (port != null && !(port.matches("[0-9]{1,5}") && Integer.parseInt(port) >= 1 && Integer.parseInt(port) <= 65535)) {
+                return "port '" + port + "' of '" + host + "' is not a number from 1 to 65535";
+            }
+            return null;
+        }
+
         /** The URI with any password replaced, for logs and /config. */
         public String redactedUri() {
             return redactedUriOf(uri);
