@@ -18,12 +18,17 @@ public final class Stores {
     }
 
     /**
-     * Opens the store. Blocking (opens files, connects): call it at start-up, not on an event loop.
+     * Opens the store. Blocking (opens files; waits a few seconds at most for Redis): call it at
+     * start-up, not on an event loop. A Redis that cannot be reached yet does not stop the start:
+     * the store connects in the background and is unavailable until then
+     * ({@link RedisIdempotencyStore#start}).
      *
      * @param clock the time source of the memory and embedded stores (Redis uses the server's clock)
      * @param loops the proxy's event loops, for a Redis store's connections (closed by the caller
      *              only after the store); null: threads of their own
-     * @throws StoreUnavailableException when the backend cannot be opened or reached
+     * @throws StoreUnavailableException when the embedded store's directory cannot be opened (in
+     *         use by another process, unusable), or Redis refused the credentials or its TLS
+     *         certificate did not verify
      */
     public static IdempotencyStore open(StorePolicy policy, Clock clock, IoLoops loops) {
         requireNonNull(policy, "policy");
@@ -32,7 +37,7 @@ public final class Stores {
             case MEMORY:
                 return MemoryIdempotencyStore.create(policy.memoryMaxEntries(), policy.memoryMaxBytes(), clock);
             case REDIS:
-                return RedisIdempotencyStore.connect(policy.redis(), REDIS_COMMAND_TIMEOUT, loops);
+                return RedisIdempotencyStore.start(policy.redis(), REDIS_COMMAND_TIMEOUT, loops);
             default:
                 return EmbeddedIdempotencyStore.open(policy.embeddedPath(), clock);
         }

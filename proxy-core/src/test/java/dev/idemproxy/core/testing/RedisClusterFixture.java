@@ -54,6 +54,21 @@ public final class RedisClusterFixture implements AutoCloseable {
         return List.copyOf(nodes);
     }
 
+    /** Stops every node; their cluster configuration stays in their directories for {@link #restart()}. */
+    public void stop() {
+        for (RedisServerFixture n : nodes) {
+            n.stop();
+        }
+    }
+
+    /** Starts every node again on its port (empty: no persistence) and waits until the cluster is ok. */
+    public void restart() {
+        for (RedisServerFixture n : nodes) {
+            n.start();
+        }
+        awaitOk();
+    }
+
     private void create() {
         List<String> cmd = new ArrayList<>(List.of(RedisServerFixture.binary("redis-cli"), "--cluster", "create"));
         for (RedisServerFixture n : nodes) {

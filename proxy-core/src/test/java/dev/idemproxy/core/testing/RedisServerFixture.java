@@ -73,6 +73,14 @@ public final class RedisServerFixture implements AutoCloseable {
     }
 
     /**
+     * A standalone server on a free port, <em>not</em> started: its {@link #uri()} refuses
+     * connections until {@link #start()} (for tests of a proxy that starts while Redis is away).
+     */
+    public static RedisServerFixture notStarted(String... extraArgs) {
+        return new RedisServerFixture(FreePorts.pick(), List.of(extraArgs));
+    }
+
+    /**
      * A started server on a free port that speaks TLS only ({@code --port 0}), presenting
      * {@code certs}' server certificate (SAN {@code localhost} and {@code 127.0.0.1}); clients need
      * no certificate of their own. {@link #uri()} is {@code rediss://127.0.0.1:PORT}.

@@ -6,7 +6,6 @@ import static java.util.Objects.requireNonNull;
 import dev.idemproxy.core.Checks;
 import dev.idemproxy.core.Failures;
 import dev.idemproxy.core.IoLoops;
-import dev.idemproxy.core.Transport;
 import dev.idemproxy.core.store.ClaimAnswerLostException;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
@@ -45,12 +44,7 @@ import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.masterreplica.MasterReplica;
 import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
-import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.channel.Channel;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,6 +95,10 @@ import org.slf4j.LoggerFactory;
  * An evicting {@code maxmemory-policy} silently loses records, so a start-up check warns unless it is
  * {@code noeviction}.
  *
+ * <p><b>Start.</b> {@link #connect} connects or throws; {@link #start}, which the proxy uses,
+ * returns a store that connects in the background while Redis is away ({@link ConnectingRedisStore}),
+ * and throws only for what no retry mends (credentials refused, a certificate that does not verify).
+ *
  * <p><b>Failures.</b> Commands time out after {@code commandTimeout}. While disconnected, standalone
  * and sentinel commands fail at once (Lettuce reconnects in the background); cluster commands wait
  * for the reconnect up to {@code commandTimeout}. Every failure completes the stage with
@@ -119,23 +117,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final long LOST_CLAIM_MAX_RETRY_MILLIS = 2_000;
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
-    /**
-     * Every call on an event loop sends its commands as it goes, and Lettuce flushes each one: a
-     * write to the socket per command, and a read per command on the server's side. This handler
-     * holds the flushes of one turn of the loop (or of one read of replies) and flushes once at its
-     * end, so the commands of every call served in that turn leave in one write. Netty schedules
-     * that flush itself: no command waits for another.
-     */
-    private static final NettyCustomizer FLUSH_ONCE_PER_LOOP_TURN = new NettyCustomizer() {
-        @Override
-        public void afterChannelInitialized(Channel channel) {
-            channel.pipeline().addFirst("flush-consolidation", new FlushConsolidationHandler(256, true));
-        }
-    };
-
+    /** Lettuce's resources and the resolver group, which this store shuts down when it closes. */
+    private final LettuceResources lettuce;
     private final ClientResources resources;
-    /** Lettuce does not close a resolver group it was given: the store does. */
-    private final OffLoopAddressResolverGroup resolver;
     private final AutoCloseable client;
     private final StatefulConnection<String, byte[]> connection;
     private final RedisClusterAsyncCommands<String, byte[]> redis;
@@ -155,11 +139,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final AtomicInteger lostClaims = new AtomicInteger();
     private final AtomicBoolean lostClaimsOverflowLogged = new AtomicBoolean();
 
-    private RedisIdempotencyStore(ClientResources resources, OffLoopAddressResolverGroup resolver, AutoCloseable client,
+    private RedisIdempotencyStore(LettuceResources lettuce, AutoCloseable client,
             StatefulConnection<String, byte[]> connection, RedisClusterAsyncCommands<String, byte[]> redis, String prefix) {
         this.cluster = connection instanceof StatefulRedisClusterConnection;
-        this.resources = resources;
-        this.resolver = resolver;
+        this.lettuce = lettuce;
+        this.resources = lettuce.resources();
         this.client = client;
         this.connection = connection;
         this.redis = redis;
@@ -188,27 +172,47 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static RedisIdempotencyStore connect(RedisPolicy policy, Duration commandTimeout, IoLoops loops) {
         requireNonNull(policy, "policy");
         Checks.positive(commandTimeout, "commandTimeout");
-        // Lettuce's own per-command latency statistics (on when LatencyUtils is on the class path)
-        // cost its I/O thread about a sixth of its time here; idemproxy_store_duration_seconds
-        // measures the same from the caller's side.
-        preferTransport(loops != null ? loops.transport() : Transport.best());
-        OffLoopAddressResolverGroup resolver = new OffLoopAddressResolverGroup();
-        DefaultClientResources.Builder builder = DefaultClientResources.builder()
-                .addressResolverGroup(resolver)
-                .commandLatencyRecorder(CommandLatencyRecorder.disabled())
-                .nettyCustomizer(FLUSH_ONCE_PER_LOOP_TURN);
-        if (loops != null && SharedLoopsProvider.fits(loops)) {
-            builder.eventLoopGroupProvider(new SharedLoopsProvider(loops));
-        } else if (loops != null) {
-            log.info("Redis connections on threads of their own: Lettuce's transport ({}) is not the proxy's ({})",
-                    io.lettuce.core.resource.Transports.socketChannelClass().getSimpleName(), loops.transport());
+        LettuceResources lettuce = LettuceResources.create(loops);
+        try {
+            return connectOnce(policy, commandTimeout, lettuce);
+        } catch (RuntimeException e) {
+            lettuce.close();
+            throw e;
         }
-        ClientResources resources = builder.build();
+    }
+
+    /**
+     * A store that connects in the background, so that the proxy can start while Redis is away:
+     * until it has connected, every operation fails at once with {@link StoreUnavailableException}
+     * and {@link IdempotencyStore#isAvailable()} is false; it tries again with growing pauses
+     * (100 ms doubling to 5 s, jittered) and, once connected, is the store {@link #connect} would
+     * have returned ({@code maxmemory-policy} checked, Sentinel heartbeat, cluster nodes). This
+     * call waits up to 5 s for the first attempt, so a Redis that is up is connected when it returns. Blocking for that long: call it
+     * at start-up, not on an event loop.
+     *
+     * @throws StoreUnavailableException when the first attempt fails for a reason that trying again
+     *         will not mend: Redis refused the credentials, or its TLS certificate did not verify
+     */
+    public static IdempotencyStore start(RedisPolicy policy, Duration commandTimeout, IoLoops loops) {
+        requireNonNull(policy, "policy");
+        Checks.positive(commandTimeout, "commandTimeout");
+        return ConnectingRedisStore.start(policy, commandTimeout, LettuceResources.create(loops));
+    }
+
+    /**
+     * One attempt to connect on {@code lettuce}, which the store owns once connected (its
+     * {@link #close()} shuts them down); on failure they are left as they were, for another
+     * attempt or for the caller to close. Blocking.
+     */
+    static RedisIdempotencyStore connectOnce(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce) {
+        ClientResources resources = lettuce.resources();
         TimeoutOptions timeouts = TimeoutOptions.enabled(commandTimeout);
+        AutoCloseable made = null;
         try {
             RedisIdempotencyStore store;
             if (policy.mode().equals("cluster")) {
                 RedisClusterClient client = RedisClusterClient.create(resources, clusterUris(policy.uri()));
+                made = client::shutdown;
                 client.setOptions(ClusterClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
                         .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                                 .enablePeriodicRefresh(Duration.ofSeconds(30)).build())
@@ -220,7 +224,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 for (RedisClusterNode node : c.getPartitions()) {
                     c.getConnection(node.getNodeId());
                 }
-                store = new RedisIdempotencyStore(resources, resolver, client::shutdown, c, c.async(), policy.keyPrefix());
+                store = new RedisIdempotencyStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
             } else if (policy.mode().equals("sentinel")) {
                 // Master/replica over Sentinel, not a plain connection to the master Sentinel named at
                 // connect time: that one moves only when the old master drops it, which Sentinel does
@@ -228,42 +232,38 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 // meanwhile is lost. This one listens to the Sentinels' events and follows a switch within
                 // about 5 s (Lettuce re-reads the topology 5 s after the first failover event).
                 RedisClient client = RedisClient.create(resources);
+                made = client::shutdown;
                 client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
                 StatefulRedisMasterReplicaConnection<String, byte[]> c = MasterReplica.connect(client, CODEC,
                         RedisURI.create(policy.uri()));
                 c.setReadFrom(ReadFrom.UPSTREAM);  // reads too: a replica may lag behind a claim just made
-                store = new RedisIdempotencyStore(resources, resolver, client::shutdown, c, c.async(), policy.keyPrefix());
+                store = new RedisIdempotencyStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
                 store.startHeartbeat();
             } else {
                 RedisClient client = RedisClient.create(resources, RedisURI.create(policy.uri()));
+                made = client::shutdown;
                 client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
                 StatefulRedisConnection<String, byte[]> c = client.connect(CODEC);
-                store = new RedisIdempotencyStore(resources, resolver, client::shutdown, c, c.async(), policy.keyPrefix());
+                store = new RedisIdempotencyStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
             }
             store.checkEvictionPolicy(policy, commandTimeout);
             return store;
-        } catch (RedisException e) {
-            resources.shutdown();
-            resolver.close();
+        } catch (RedisException | IllegalArgumentException e) {  // the latter: a URI Lettuce will not take
+            closeQuietly(made);  // the client of a failed attempt, not the resources it shares
             throw new StoreUnavailableException("cannot connect to Redis at " + policy.redactedUri() + ": " + describe(e), e);
         }
     }
 
-    /**
-     * Points Lettuce at {@code transport}, so that its connections can share the proxy's loops:
-     * Lettuce picks its transport once per JVM, when its transports first load, from its own
-     * switches ({@code io.lettuce.core.epoll}, {@code io.lettuce.core.iouring}), and prefers
-     * epoll when both native transports load. A switch set by hand is left alone; once Lettuce
-     * has picked, {@link SharedLoopsProvider#fits} tells whether the pick matches.
-     */
-    private static void preferTransport(Transport transport) {
-        if (transport != Transport.EPOLL) {
-            System.getProperties().putIfAbsent("io.lettuce.core.epoll", "false");
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
         }
-        if (transport == Transport.NIO) {
-            System.getProperties().putIfAbsent("io.lettuce.core.iouring", "false");
+        try {
+            c.close();
+        } catch (Exception e) {
+            log.debug("closing a Redis client that did not connect: {}", e.toString());
         }
     }
 
@@ -319,8 +319,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Warns when Redis may evict records. Waits for the answer (at most the command timeout), so
-     * the warning is logged before the proxy reports itself started; a Redis that refuses
+     * Warns when Redis may evict records, on every connect (a store that connected in the
+     * background warns then). Waits for the answer (at most the command timeout), so a store
+     * connected at start warns before the proxy reports itself started; a Redis that refuses
      * {@code CONFIG} (managed services often do) is let through with a debug line.
      */
     private void checkEvictionPolicy(RedisPolicy policy, Duration commandTimeout) {
@@ -657,8 +658,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         } catch (Exception e) {
             log.debug("closing Redis client: {}", e.toString());
         } finally {
-            resources.shutdown();
-            resolver.close();
+            lettuce.close();
         }
     }
 

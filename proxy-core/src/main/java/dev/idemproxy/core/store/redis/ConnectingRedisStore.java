@@ -1,0 +1,334 @@
+package dev.idemproxy.core.store.redis;
+
+import dev.idemproxy.core.store.ClaimAnswerLostException;
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.DeadLetter;
+import dev.idemproxy.core.store.DeadLetterPage;
+import dev.idemproxy.core.store.IdempotencyRecord;
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.OwnedClaim;
+import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.ReceiptPut;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
+import dev.idemproxy.core.store.StoreUnavailableException;
+import dev.idemproxy.core.store.StoredResponse;
+import io.lettuce.core.RedisCommandExecutionException;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Redis store that connects in the background ({@link RedisIdempotencyStore#start}): attempts
+ * run one after another on a thread of their own (a connect blocks, and never on an event loop),
+ * paced by {@link ConnectAttempts}; the first that succeeds yields the {@link RedisIdempotencyStore}
+ * every operation then goes to (one volatile read each), and the thread ends. Until then every
+ * operation fails at once with {@link StoreUnavailableException}, so the proxy answers as for a
+ * Redis outage ({@code onUnavailable}, 503 on the admin's receipts and DLQ), and
+ * {@link #isAvailable()} is false ({@code /readyz} 503). After that first connection, Lettuce
+ * reconnects by itself, as before. Thread-safe.
+ */
+final class ConnectingRedisStore implements IdempotencyStore {
+    /** How long {@link #start} waits for the first attempt, so that a Redis that is up is connected when it returns. */
+    static final long FIRST_ATTEMPT_WAIT_SECONDS = 5;
+    private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+
+    private final RedisPolicy policy;
+    private final Duration commandTimeout;
+    /** Made once for every attempt; the connected store owns them, else this store closes them. */
+    private final LettuceResources lettuce;
+    private final ScheduledExecutorService connector;
+    /** Connector thread only. */
+    private final ConnectAttempts attempts = new ConnectAttempts(ThreadLocalRandom.current());
+    /**
+     * The first attempt's outcome for {@link #start}: null when it connected, else its failure.
+     * Completed by {@link #start} itself (with null) when it stops waiting first.
+     */
+    private final CompletableFuture<StoreUnavailableException> first = new CompletableFuture<>();
+    private volatile RedisIdempotencyStore store;
+    private volatile boolean closed;
+    /** {@link ConnectAttempts#failures()}, readable from any thread: for tests. */
+    private volatile int failedAttempts;
+
+    private ConnectingRedisStore(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce) {
+        this.policy = policy;
+        this.commandTimeout = commandTimeout;
+        this.lettuce = lettuce;
+        this.connector = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "idemproxy-redis-connect");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Starts connecting on {@code lettuce} (which it then owns); see {@link RedisIdempotencyStore#start}. */
+    static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce) {
+        ConnectingRedisStore s = new ConnectingRedisStore(policy, commandTimeout, lettuce);
+        s.connector.execute(s::attempt);
+        StoreUnavailableException failure;
+        try {
+            failure = s.first.get(FIRST_ATTEMPT_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            if (s.first.complete(null)) {
+                log.info("still connecting to Redis at {} after {} s: starting without it; /readyz is 503 until it connects",
+                        policy.redactedUri(), FIRST_ATTEMPT_WAIT_SECONDS);
+            }
+            return s;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            s.close();
+            throw new StoreUnavailableException("interrupted while connecting to Redis at " + policy.redactedUri(), e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the first attempt cannot fail its future", e);
+        }
+        if (failure != null) {  // only a settings error is handed over; any other was logged, and is retried
+            s.close();
+            throw failure;
+        }
+        return s;
+    }
+
+    /** One attempt, on the connector thread; a failed one schedules the next. */
+    private void attempt() {
+        if (closed) {
+            return;
+        }
+        RedisIdempotencyStore connected;
+        try {
+            connected = RedisIdempotencyStore.connectOnce(policy, commandTimeout, lettuce);
+        } catch (StoreUnavailableException e) {
+            failed(e);
+            return;
+        } catch (RuntimeException e) {  // not Lettuce's: still tried again, never lost in the executor
+            failed(new StoreUnavailableException("cannot connect to Redis at " + policy.redactedUri() + ": " + e, e));
+            return;
+        }
+        store = connected;
+        if (!first.complete(null)) {  // start() went on without it: say that it is here now
+            if (attempts.failures() > 0) {
+                log.info("connected to Redis at {} after {} failed attempts in {} s", policy.redactedUri(), attempts.failures(),
+                        attempts.failingFor(System.nanoTime()).toSeconds());
+            } else {
+                log.info("connected to Redis at {}", policy.redactedUri());
+            }
+        }
+        connector.shutdown();  // its work is done; Lettuce reconnects by itself from now on
+    }
+
+    private void failed(StoreUnavailableException e) {
+        if (closed) {
+            return;
+        }
+        long now = System.nanoTime();
+        Duration pause = attempts.failed(now);
+        failedAttempts = attempts.failures();
+        if (attempts.failures() == 1 && isSettingsError(e) && first.complete(e)) {
+            return;  // start() is still waiting: it fails the start with this
+        }
+        if (attempts.logNow(now)) {
+            if (attempts.failures() == 1) {
+                log.warn("{}; trying again in the background, with pauses growing to {} s: until it connects /readyz is 503"
+                        + " and protected calls follow store.onUnavailable", e.getMessage(), ConnectAttempts.PAUSES.max().toSeconds());
+            } else {
+                log.warn("still cannot connect to Redis at {} ({} attempts in {} s): {}", policy.redactedUri(),
+                        attempts.failures(), attempts.failingFor(now).toSeconds(), e.getMessage());
+            }
+        }
+        first.complete(null);  // start() goes on without Redis (after the line above, so the log reads in order)
+        try {
+            connector.schedule(this::attempt, pause.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            // closed meanwhile
+        }
+    }
+
+    /**
+     * Whether trying again cannot mend the failure: Redis refused the credentials, the TLS
+     * certificate did not verify (a security exception in the chain), or Lettuce would not take
+     * the URI (what the config loader does not check already). A refused or timed-out
+     * connection, an unknown host, a Redis still loading its data, or a cluster or Sentinel not
+     * yet answering may all mend.
+     */
+    static boolean isSettingsError(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof GeneralSecurityException || t instanceof IllegalArgumentException) {
+                return true;
+            }
+            if (t instanceof RedisCommandExecutionException) {
+                String m = String.valueOf(t.getMessage());
+                if (m.startsWith("WRONGPASS") || m.startsWith("NOAUTH") || m.startsWith("NOPERM") || m.startsWith("ERR AUTH")
+                        || m.contains("invalid password") || m.contains("invalid username-password")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Attempts that failed so far; for tests. */
+    int failedAttempts() {
+        return failedAttempts;
+    }
+
+    private <T> CompletionStage<T> notConnected() {
+        return CompletableFuture.failedFuture(new StoreUnavailableException(closed ? "Redis store is closed"
+                : "Redis at " + policy.redactedUri() + " is not connected yet"));
+    }
+
+    @Override
+    public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.claim(key, fingerprint, owner, lease, ctx) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(RecordKey key, OwnedClaim claim, Duration lease) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.renew(key, claim, lease) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
+            ReceiptPut receipt) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.complete(key, claim, response, attempts, ttl, receipt) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.markNotRetained(key, claim, status, attempts, ttl) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(RecordKey key, String owner) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.release(key, owner) : notConnected();
+    }
+
+    /** Before the first connection no claim was made, so there is none to undo. */
+    @Override
+    public void releaseLostClaim(RecordKey key, String owner, ClaimAnswerLostException lost) {
+        RedisIdempotencyStore s = store;
+        if (s != null) {
+            s.releaseLostClaim(key, owner, lost);
+        }
+    }
+
+    @Override
+    public CompletionStage<Boolean> evict(RecordKey key) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.evict(key) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.get(key) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.putReceipt(receipt, ttl) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Optional<Receipt>> receipt(String callId) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.receipt(callId) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.receiptsByBizId(bizId, limit) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.addDeadLetter(entry) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.deadLetters(cursor, limit) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.deadLetter(id) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Boolean> deleteDeadLetter(String id) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.deleteDeadLetter(id) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Long> deadLetterCount() {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.deadLetterCount() : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.chargeTaskRetry(windowKey, maxRetries, ttl) : notConnected();
+    }
+
+    @Override
+    public CompletionStage<Long> taskRetriesUsed(String windowKey) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.taskRetriesUsed(windowKey) : notConnected();
+    }
+
+    @Override
+    public boolean isAvailable() {
+        RedisIdempotencyStore s = store;
+        return s != null && s.isAvailable();
+    }
+
+    /**
+     * Stops connecting (an attempt under way is interrupted) and closes the connected store, or
+     * else Lettuce's resources. Blocking.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        connector.shutdownNow();
+        try {
+            if (!connector.awaitTermination(10, TimeUnit.SECONDS)) {
+                log.warn("an attempt to connect to Redis at {} did not stop within 10 s; closing anyway", policy.redactedUri());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        RedisIdempotencyStore s = store;  // published before the connector ended
+        if (s != null) {
+            s.close();
+        } else {
+            lettuce.close();
+        }
+    }
+}

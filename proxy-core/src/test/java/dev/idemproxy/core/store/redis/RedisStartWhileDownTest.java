@@ -1,0 +1,210 @@
+package dev.idemproxy.core.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
+import dev.idemproxy.core.store.StoreUnavailableException;
+import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.testing.Claims;
+import dev.idemproxy.core.testing.RedisClusterFixture;
+import dev.idemproxy.core.testing.RedisSentinelFixture;
+import dev.idemproxy.core.testing.RedisServerFixture;
+import dev.idemproxy.core.testing.TestCertificates;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Redis store started while Redis is away ({@link RedisIdempotencyStore#start}): it is
+ * unavailable, every operation fails at once as unavailable, it logs once rather than per
+ * attempt, and once Redis is there it works as if it had started connected (the
+ * {@code maxmemory-policy} warning included), standalone, cluster and Sentinel alike. Settings
+ * that no retry can mend (a wrong password, a certificate that does not verify) still fail the
+ * start.
+ */
+class RedisStartWhileDownTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    private final Logger logger = (Logger) LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    private final ListAppender<ILoggingEvent> events = new ListAppender<>();
+
+    @BeforeEach
+    void capture() {
+        events.start();
+        logger.addAppender(events);
+    }
+
+    @AfterEach
+    void release() {
+        logger.detachAppender(events);
+    }
+
+    @Test
+    void aStandaloneStoreStartedBeforeRedisConnectsOnceItIsThereAndWarnsAboutEvictionThen() throws Exception {
+        try (RedisServerFixture redis = RedisServerFixture.notStarted("--maxmemory-policy", "allkeys-lru");
+                IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(redis.uri(), "standalone", "t:"),
+                        TIMEOUT, null)) {
+            assertThat(store.isAvailable()).isFalse();
+            assertUnavailable(store);
+            awaitFailures(store, 3);  // attempts go on in the background...
+            assertThat(warnings()).as("...but only the first failure is logged").hasSize(1);
+            assertThat(warnings().get(0)).startsWith("cannot connect to Redis at " + redis.uri() + ": ")
+                    .endsWith("; trying again in the background, with pauses growing to 5 s: until it connects /readyz is 503"
+                            + " and protected calls follow store.onUnavailable");
+
+            redis.start();
+            awaitAvailable(store);
+            assertWorks(store, "standalone");
+            assertThat(warnings()).as("the start-up check, run once connected").contains("Redis at " + redis.uri()
+                    + " has maxmemory-policy allkeys-lru: it may evict idempotency records and re-execute duplicates;"
+                    + " set maxmemory-policy noeviction");
+            assertThat(infos()).anyMatch(m -> m.startsWith("connected to Redis at " + redis.uri() + " after "));
+        }
+        assertThat(connectorThreads()).as("the connector's thread ends").isZero();
+    }
+
+    @Test
+    void aClusterStartedWhileEveryNodeIsDownConnectsOnceTheyAreBack() throws Exception {
+        try (RedisClusterFixture cluster = RedisClusterFixture.start()) {
+            cluster.stop();
+            try (IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(cluster.uri(), "cluster", "t:"),
+                    TIMEOUT, null)) {
+                assertThat(store.isAvailable()).isFalse();
+                assertUnavailable(store);
+                cluster.restart();
+                awaitAvailable(store);
+                for (int i = 0; i < 6; i++) {  // keys in several slots, so every master takes part
+                    assertWorks(store, "cluster-" + i);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aSentinelStoreStartedWhileTheSentinelsAreDownConnectsOnceTheyAreBack() throws Exception {
+        try (RedisSentinelFixture sentinel = RedisSentinelFixture.start()) {
+            sentinel.sentinels().forEach(RedisServerFixture::stop);
+            try (IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(sentinel.uri(), "sentinel", "t:"),
+                    TIMEOUT, null)) {
+                assertThat(store.isAvailable()).isFalse();
+                assertUnavailable(store);
+                sentinel.sentinels().forEach(RedisServerFixture::start);
+                awaitAvailable(store);
+                assertWorks(store, "sentinel");
+            }
+        }
+    }
+
+    @Test
+    void aWrongPasswordStillFailsTheStart() throws Exception {
+        try (RedisServerFixture redis = RedisServerFixture.startWithPassword("right")) {
+            assertThatThrownBy(() -> RedisIdempotencyStore.start(
+                            new RedisPolicy("redis://:wrong@127.0.0.1:" + redis.port(), "standalone", "t:"), TIMEOUT, null))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageStartingWith("cannot connect to Redis at redis://<redacted>@127.0.0.1:" + redis.port());
+            assertThatThrownBy(() -> RedisIdempotencyStore.start(new RedisPolicy(redis.uri(), "standalone", "t:"), TIMEOUT, null))
+                    .as("no password").isInstanceOf(StoreUnavailableException.class);
+        }
+        assertThat(connectorThreads()).isZero();
+    }
+
+    @Test
+    void aCertificateThatDoesNotVerifyStillFailsTheStart() throws Exception {
+        try (TestCertificates certs = TestCertificates.create(); RedisServerFixture redis = RedisServerFixture.startTls(certs)) {
+            assertThatThrownBy(() -> RedisIdempotencyStore.start(
+                            new RedisPolicy(redis.uri(), "standalone", "t:", certs.unrelatedCaPemFile()), TIMEOUT, null))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("certification path");
+        }
+    }
+
+    @Test
+    void closingAStoreThatIsStillConnectingStopsTheAttempts() throws Exception {
+        try (RedisServerFixture redis = RedisServerFixture.notStarted()) {
+            IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(redis.uri(), "standalone", "t:"), TIMEOUT, null);
+            awaitFailures(store, 2);
+            store.close();
+            assertThat(connectorThreads()).isZero();
+            assertThat(store.isAvailable()).isFalse();
+            assertThat(store.get(new RecordKey("r", "s", "k")).toCompletableFuture())
+                    .failsWithin(Duration.ofSeconds(1)).withThrowableOfType(ExecutionException.class)
+                    .withCauseInstanceOf(StoreUnavailableException.class).withMessageContaining("closed");
+        }
+    }
+
+    /** Fails at once, before anything reaches the network: nothing to wait for. */
+    private static void assertUnavailable(IdempotencyStore store) {
+        assertThat(store.claim(new RecordKey("r", "s", "early"), "fp", "o", Duration.ofMinutes(1), new ClaimContext("c"))
+                .toCompletableFuture()).isCompletedExceptionally()
+                .failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
+                .withCauseInstanceOf(StoreUnavailableException.class).withMessageContaining("not connected yet");
+        assertThat(store.deadLetterCount().toCompletableFuture()).isCompletedExceptionally();
+    }
+
+    private static void assertWorks(IdempotencyStore store, String name) throws Exception {
+        RecordKey key = new RecordKey("r", "s", name + "-" + System.nanoTime());
+        assertThat(await(store.claim(key, "fp", "o1", Duration.ofMinutes(1), new ClaimContext("call-o1"))))
+                .isEqualTo(ClaimResult.Claimed.FRESH);
+        StoredResponse response = new StoredResponse(201, List.of(), new byte[] {4, 2});
+        assertThat(await(store.complete(key, Claims.owned("o1"), response, 1, Duration.ofMinutes(1)))).isTrue();
+        assertThat(await(store.claim(key, "fp", "o2", Duration.ofMinutes(1), new ClaimContext("call-o2"))))
+                .isEqualTo(new ClaimResult.Completed(response, "call-o1", 1));
+    }
+
+    private static <T> T await(java.util.concurrent.CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    /** Polls the store's own state: it connects in the background, with pauses of up to 5 s. */
+    private static void awaitAvailable(IdempotencyStore store) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!store.isAvailable() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(store.isAvailable()).as("connected within 30 s").isTrue();
+    }
+
+    /** Waits until the store's connector has failed {@code n} times. */
+    private static void awaitFailures(IdempotencyStore store, int n) throws InterruptedException {
+        ConnectingRedisStore connecting = (ConnectingRedisStore) store;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (connecting.failedAttempts() < n && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(connecting.failedAttempts()).isGreaterThanOrEqualTo(n);
+    }
+
+    private List<String> warnings() {
+        return events.list.stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage).toList();
+    }
+
+    private List<String> infos() {
+        return events.list.stream().filter(e -> e.getLevel() == Level.INFO).map(ILoggingEvent::getFormattedMessage).toList();
+    }
+
+    private static long connectorThreads() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long n;
+        do {
+            n = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("idemproxy-redis-connect")
+                    && t.isAlive()).count();
+            if (n > 0) {
+                Thread.sleep(10);
+            }
+        } while (n > 0 && System.nanoTime() < deadline);
+        return n;
+    }
+}
