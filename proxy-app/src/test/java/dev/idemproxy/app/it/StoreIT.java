@@ -374,6 +374,33 @@ class StoreIT {
     }
 
     /**
+     * Started while Redis is away, under {@code passthrough}: calls are forwarded unprotected and
+     * counted until the store connects, then protected (RedisStartIT has the process and reject).
+     */
+    @Test
+    void aProxyStartedBeforeRedisWithPassthroughForwardsUnprotectedUntilItConnects() throws Exception {
+        try (RedisServerFixture late = RedisServerFixture.notStarted();
+                RunningProxy proxy = RunningProxy.start(redisStore(late.uri(), "standalone", "passthrough"), routes())) {
+            assertThat(get(proxy.admin("/healthz")).statusCode()).isEqualTo(200);
+            assertThat(get(proxy.admin("/readyz")).statusCode()).isEqualTo(503);
+            String key = UUID.randomUUID().toString();
+            upstream.enqueue(respond(201, "unprotected"));
+            assertThat(postKey(proxy, key, "{\"p\":2}").statusCode()).isEqualTo(201);
+            assertThat(upstream.request(before).header("Idempotency-Key")).isEqualTo(key);
+            assertThat(get(proxy.admin("/metrics")).body()).contains("idemproxy_store_passthrough_total{route=\"tickets\"} 1.0");
+
+            late.start();
+            awaitStatus(proxy.admin("/readyz"), 200);
+            String protectedKey = UUID.randomUUID().toString();
+            upstream.enqueue(respond(201, "protected"));
+            HttpResponse<byte[]> first = postKey(proxy, protectedKey, "{\"p\":3}");
+            assertReplayOf(postKey(proxy, protectedKey, "{\"p\":3}"), first);
+            assertThat(upstream.requestCount()).isEqualTo(before + 2);
+            assertThat(get(proxy.admin("/metrics")).body()).contains("idemproxy_store_passthrough_total{route=\"tickets\"} 1.0");
+        }
+    }
+
+    /**
      * Redis writes a claim but its answer is lost (a relay drops the reply and closes the
      * connection): the caller gets 503 with nothing forwarded, and once Redis answers again the
      * proxy releases that claim, so the caller's retry runs instead of waiting out the lease
