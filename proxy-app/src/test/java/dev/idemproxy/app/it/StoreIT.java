@@ -385,7 +385,8 @@ class StoreIT {
             assertThat(get(proxy.admin("/readyz")).statusCode()).isEqualTo(503);
             String key = UUID.randomUUID().toString();
             upstream.enqueue(respond(201, "unprotected"));
-            assertThat(postKey(proxy, key, "{\"p\":2}").statusCode()).isEqualTo(201);
+            HttpResponse<byte[]> unprotected = postKey(proxy, key, "{\"p\":2}");
+            assertThat(unprotected.statusCode()).isEqualTo(201);
             assertThat(upstream.request(before).header("Idempotency-Key")).isEqualTo(key);
             assertThat(get(proxy.admin("/metrics")).body()).contains("idemproxy_store_passthrough_total{route=\"tickets\"} 1.0");
 
@@ -397,6 +398,11 @@ class StoreIT {
             assertReplayOf(postKey(proxy, protectedKey, "{\"p\":3}"), first);
             assertThat(upstream.requestCount()).isEqualTo(before + 2);
             assertThat(get(proxy.admin("/metrics")).body()).contains("idemproxy_store_passthrough_total{route=\"tickets\"} 1.0");
+            // A call forwarded unprotected leaves no receipt (docs/operations.md): none was tried, so
+            // none failed in the outage nor lands once the store is back.
+            assertThat(get(proxy.admin("/metrics")).body()).contains("idemproxy_store_errors_total{op=\"receipt_put\"} 0.0");
+            String unprotectedCall = unprotected.headers().firstValue("X-Call-Id").orElseThrow();
+            assertThat(get(proxy.admin("/receipts/" + unprotectedCall)).statusCode()).isEqualTo(404);
         }
     }
 

@@ -26,6 +26,41 @@ public interface CallProtection {
      */
     java.util.concurrent.CompletionStage<Void> settle(CallSettlement settlement, dev.idemproxy.core.store.ReceiptPut receipt);
 
+    /**
+     * Whether the call's receipt is written when it ends (by this protection, or by the recorder
+     * for a call without a record). False for a call forwarded unprotected because the store did
+     * not answer: writing its receipt would only fail again, for every call of the outage.
+     */
+    default boolean writesReceipt() {
+        return true;
+    }
+
+    /**
+     * Protection for a call forwarded unprotected because the store did not answer
+     * ({@code onUnavailable: passthrough}): like {@link #unrecorded}, and no receipt is written
+     * (its dead letter, if it ends unsuccessfully, still is).
+     */
+    static CallProtection passthrough(CallIdentity identity) {
+        CallProtection unrecorded = unrecorded(identity);
+        return new CallProtection() {
+            @Override
+            public CallIdentity identity() {
+                return identity;
+            }
+
+            @Override
+            public boolean writesReceipt() {
+                return false;
+            }
+
+            @Override
+            public java.util.concurrent.CompletionStage<Void> settle(CallSettlement settlement,
+                    dev.idemproxy.core.store.ReceiptPut receipt) {
+                return unrecorded.settle(settlement, receipt);
+            }
+        };
+    }
+
     /** Protection for a call with no idempotency record: a fresh call id and generated key. */
     static CallProtection unrecorded(CallIdentity identity) {
         return new CallProtection() {

@@ -1,5 +1,6 @@
 package dev.idemproxy.core.call;
 
+import dev.idemproxy.core.LogThrottle;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.DeadLetter;
@@ -38,6 +39,9 @@ public final class CallRecorder {
     /** The reason of a call whose client left before it was forwarded. */
     public static final String CLIENT_GONE = "client_gone";
     private static final Logger LOG = LoggerFactory.getLogger(CallRecorder.class);
+    /** In a store outage every call's writes fail: a line per 10 s for each kind, with the count held back. */
+    private static final LogThrottle RETRY_LOG = LogThrottle.every(java.time.Duration.ofSeconds(10));
+    private static final LogThrottle GAVE_UP_LOG = LogThrottle.every(java.time.Duration.ofSeconds(10));
 
     /** Headers the proxy itself set on the forwarded request; the client's request had its own or none. */
     private static final Set<String> REWRITTEN = caseInsensitive("Host", "X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host");
@@ -182,10 +186,17 @@ public final class CallRecorder {
                 return;
             }
             if (n >= RecordedProtection.RECORD_TRIES) {
-                LOG.error("[call={}] gave up writing the {}: {}", id.callId(), what, err.toString());
+                long held = GAVE_UP_LOG.pass();
+                if (held >= 0) {
+                    LOG.error("[call={}] gave up writing the {}: {}{}", id.callId(), what, err.toString(), LogThrottle.more(held));
+                }
                 return;
             }
-            LOG.warn("[call={}] could not write the {} (try {}): {}; trying again", id.callId(), what, n, err.toString());
+            long held = RETRY_LOG.pass();
+            if (held >= 0) {
+                LOG.warn("[call={}] could not write the {} (try {}): {}; trying again{}", id.callId(), what, n, err.toString(),
+                        LogThrottle.more(held));
+            }
             long pause = Math.min(30_000L, 250L << Math.min(n, 7));
             java.util.concurrent.CompletableFuture.delayedExecutor(pause, java.util.concurrent.TimeUnit.MILLISECONDS)
                     .execute(() -> writeRetrying(op, id, what, n + 1));
@@ -195,7 +206,10 @@ public final class CallRecorder {
     private static void write(java.util.concurrent.CompletionStage<?> op, CallIdentity id, String what) {
         op.whenComplete((v, err) -> {
             if (err != null) {
-                LOG.error("[call={}] could not write the {}: {}", id.callId(), what, err.toString());
+                long held = GAVE_UP_LOG.pass();
+                if (held >= 0) {
+                    LOG.error("[call={}] could not write the {}: {}{}", id.callId(), what, err.toString(), LogThrottle.more(held));
+                }
             }
         });
     }

@@ -150,10 +150,11 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
                 state.callEnded();
             }
         };
-        protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), createdAt, recorded == null, settlement -> {
+        boolean writesReceipt = recorded == null && (c.protection() == null || c.protection().writesReceipt());
+        protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), createdAt, writesReceipt, settlement -> {
             protectedRun = null;
             ReceiptPut receipt = services.recorder().settled(c, identity, recorded != null ? recorded.key() : null, createdAt,
-                    settlement, recorded == null);
+                    settlement, writesReceipt);
             services.log().finished(c.route().name(), outcomeOf(settlement), settlement.finalStatus(), c.startNanos(),
                     identity.callId(), identity.bizId(), identity.key(), settlement.attempts(),
                     settlement.reason());

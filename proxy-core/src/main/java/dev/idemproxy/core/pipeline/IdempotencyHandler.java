@@ -1,6 +1,7 @@
 package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.Failures;
+import dev.idemproxy.core.LogThrottle;
 import dev.idemproxy.core.call.CallId;
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.call.CallProtection;
@@ -42,6 +43,8 @@ import org.slf4j.LoggerFactory;
  */
 final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(IdempotencyHandler.class);
+    /** A store outage fails every call: one line per 10 s says so (each call's own line says what it got). */
+    private static final LogThrottle STORE_DOWN_LOG = LogThrottle.every(java.time.Duration.ofSeconds(10));
     private static final long POLL_MILLIS = 100;
 
     private final CallServices services;
@@ -302,12 +305,15 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void storeFailed(Pending p, Throwable error) {
-        LOG.warn("[call={}] idempotency store unavailable: {}", p.identity.callId(), error.toString());
+        long held = STORE_DOWN_LOG.pass();
+        if (held >= 0) {
+            LOG.warn("[call={}] idempotency store unavailable: {}{}", p.identity.callId(), error.toString(), LogThrottle.more(held));
+        }
         if (services.onUnavailable() == StorePolicy.OnUnavailable.PASSTHROUGH) {
             pending = null;
             services.metrics().storePassthrough(p.call.route().name());
             // Unrecorded, but with the key already resolved: the client's (or derived) key still reaches the upstream.
-            p.call.protection(CallProtection.unrecorded(p.identity));
+            p.call.protection(CallProtection.passthrough(p.identity));
             ctx.fireChannelRead(p.call);
             return;
         }
