@@ -28,7 +28,7 @@ public enum Problem {
     UPSTREAM_UNREACHABLE("upstream-unreachable", 502, "The upstream could not be reached"),
     UPSTREAM_RESET("upstream-reset", 502, "The upstream closed the connection before answering"),
     UPSTREAM_FAILED("upstream-failed", 502, "The upstream's receipt says the call failed"),
-    AMBIGUOUS_OUTCOME("ambiguous-outcome", 504, "The upstream did not answer in time; the call may have executed"),
+    AMBIGUOUS_OUTCOME("ambiguous-outcome", 504, "The call's outcome is unknown; it may have executed"),
     DEADLINE_EXCEEDED("deadline-exceeded", 504, "The call's deadline expired"),
     STORE_UNAVAILABLE("store-unavailable", 503, "The idempotency store is unavailable"),
     RESULT_NOT_RETAINED("result-not-retained", 409, "The call completed but its response was too large to retain");
