@@ -72,10 +72,10 @@ class RedisStartIT {
                 assertThat(child.count("cannot connect to Redis at " + redis.uri().replace(".", "\\.")))
                         .as(child.transcript()).isEqualTo(1);
                 URI admin = URI.create("http://127.0.0.1:" + ports[1]);
-                assertThat(get(admin.resolve("/healthz")).statusCode()).isEqualTo(200);
-                assertThat(get(admin.resolve("/readyz")).statusCode()).isEqualTo(503);
-                assertThat(get(admin.resolve("/dlq")).statusCode()).isEqualTo(503);
-                assertThat(get(admin.resolve("/receipts/0123456789abcdef0123456789abcdef")).statusCode()).isEqualTo(503);
+                assertThat(StoreIT.get(admin.resolve("/healthz")).statusCode()).isEqualTo(200);
+                assertThat(StoreIT.get(admin.resolve("/readyz")).statusCode()).isEqualTo(503);
+                assertThat(StoreIT.get(admin.resolve("/dlq")).statusCode()).isEqualTo(503);
+                assertThat(StoreIT.get(admin.resolve("/receipts/0123456789abcdef0123456789abcdef")).statusCode()).isEqualTo(503);
 
                 int before = upstream.requestCount();
                 String key = UUID.randomUUID().toString();
@@ -85,7 +85,7 @@ class RedisStartIT {
                 assertThat(upstream.requestCount()).as("nothing forwarded").isEqualTo(before);
 
                 redis.start();
-                awaitStatus(admin.resolve("/readyz"), 200);
+                StoreIT.awaitStatus(admin.resolve("/readyz"), 200);
                 child.awaitLine("connected to Redis at .* after [0-9]+ failed attempts");
                 upstream.enqueue(respond(201, "order placed"));
                 HttpResponse<byte[]> first = order(ports[0], key);
@@ -109,23 +109,5 @@ class RedisStartIT {
                         .header("Idempotency-Key", key).header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString("{\"sku\":\"A-1\"}")).build(),
                 HttpResponse.BodyHandlers.ofByteArray());
-    }
-
-    static HttpResponse<String> get(URI uri) throws Exception {
-        return client.send(HttpRequest.newBuilder(uri).timeout(WAIT).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** Polls {@code uri} until it answers {@code status}: the store connects in the background, pauses capped at 5 s. */
-    static void awaitStatus(URI uri, int status) throws Exception {
-        long until = System.nanoTime() + WAIT.toNanos();
-        int last = -1;
-        while (System.nanoTime() < until) {
-            last = get(uri).statusCode();
-            if (last == status) {
-                return;
-            }
-            Thread.sleep(50);  // polling another process's state
-        }
-        throw new AssertionError(uri + " still answered " + last + " after " + WAIT + ", expected " + status);
     }
 }
