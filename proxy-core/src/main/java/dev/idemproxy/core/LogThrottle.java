@@ -31,7 +31,11 @@ public final class LogThrottle {
      * were held back since the last one let through (0 for none), which the line should say.
      */
     public long pass() {
-        long now = ticker.nanos();
+        return pass(ticker.nanos());
+    }
+
+    /** As {@link #pass()}, at {@code now} (nanoseconds on this throttle's ticker's scale). */
+    public long pass(long now) {
         long last = lastNanos.get();
         if ((last == Long.MIN_VALUE || now - last >= periodNanos) && lastNanos.compareAndSet(last, now)) {
             return held.getAndSet(0);

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.redis;
 
+import dev.idemproxy.core.LogThrottle;
+import dev.idemproxy.core.Ticker;
 import dev.idemproxy.core.retry.Backoff;
 import dev.idemproxy.core.retry.BackoffPolicy;
 import dev.idemproxy.core.retry.Jitter;
@@ -21,7 +23,7 @@ final class ConnectAttempts {
     private final Backoff backoff;
     private int failures;
     private long firstFailureNanos;
-    private long lastLoggedNanos;
+    private final LogThrottle logs = new LogThrottle(LOG_EVERY, Ticker.system());  // fed the times given, never its ticker
 
     ConnectAttempts(RandomGenerator random) {
         this.backoff = new Backoff(PAUSES, random);
@@ -41,11 +43,7 @@ final class ConnectAttempts {
      * {@link #LOG_EVERY} has passed since the last one logged.
      */
     boolean logNow(long nowNanos) {
-        if (failures == 1 || nowNanos - lastLoggedNanos >= LOG_EVERY.toNanos()) {
-            lastLoggedNanos = nowNanos;
-            return true;
-        }
-        return false;
+        return logs.pass(nowNanos) >= 0;
     }
 
     /** Failed attempts so far. */
