@@ -41,39 +41,20 @@ public interface CallProtection {
      * (its dead letter, if it ends unsuccessfully, still is).
      */
     static CallProtection passthrough(CallIdentity identity) {
-        CallProtection unrecorded = unrecorded(identity);
-        return new CallProtection() {
-            @Override
-            public CallIdentity identity() {
-                return identity;
-            }
-
-            @Override
-            public boolean writesReceipt() {
-                return false;
-            }
-
-            @Override
-            public java.util.concurrent.CompletionStage<Void> settle(CallSettlement settlement,
-                    dev.idemproxy.core.store.ReceiptPut receipt) {
-                return unrecorded.settle(settlement, receipt);
-            }
-        };
+        return new Unrecorded(identity, false);
     }
 
     /** Protection for a call with no idempotency record: a fresh call id and generated key. */
     static CallProtection unrecorded(CallIdentity identity) {
-        return new CallProtection() {
-            @Override
-            public CallIdentity identity() {
-                return identity;
-            }
+        return new Unrecorded(identity, true);
+    }
 
-            @Override
-            public java.util.concurrent.CompletionStage<Void> settle(CallSettlement settlement,
-                    dev.idemproxy.core.store.ReceiptPut receipt) {
-                return java.util.concurrent.CompletableFuture.completedFuture(null);  // nothing is recorded
-            }
-        };
+    /** A call with no record: nothing to settle; its receipt written or not. */
+    record Unrecorded(CallIdentity identity, boolean writesReceipt) implements CallProtection {
+        @Override
+        public java.util.concurrent.CompletionStage<Void> settle(CallSettlement settlement,
+                dev.idemproxy.core.store.ReceiptPut receipt) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);  // nothing is recorded
+        }
     }
 }
