@@ -20,8 +20,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -186,24 +188,32 @@ public final class Assembly implements AutoCloseable {
         }
     }
 
-    /** The restart-only keys (CONTRACT §3's order) whose value in {@code file} is not the one {@code running} uses. */
+    /**
+     * Every top-level setting but {@code routes}, by its YAML key (CONTRACT §3's order, which is
+     * {@link ProxyConfig}'s): a reload swaps the routes only, so a change to any of these waits for
+     * a restart. {@code AssemblyTest} holds this table to the record's components, so a setting
+     * added to {@link ProxyConfig} without a line here fails the build instead of being dropped
+     * silently on reload.
+     */
+    static final List<Map.Entry<String, Function<ProxyConfig, Object>>> RESTART_ONLY = List.of(
+            Map.entry("listen", ProxyConfig::listen),
+            Map.entry("shutdown.grace", ProxyConfig::shutdownGrace),
+            Map.entry("admin", ProxyConfig::admin),
+            Map.entry("server", ProxyConfig::server),
+            Map.entry("store", ProxyConfig::store),
+            Map.entry("tasks", ProxyConfig::tasks),
+            Map.entry("retryBudget", ProxyConfig::retryBudget),
+            Map.entry("secretHeaders", ProxyConfig::secretHeaders));
+
+    /** The restart-only keys (in {@link #RESTART_ONLY}'s order) whose value in {@code file} is not the one {@code running} uses. */
     static List<String> restartOnlyChanges(ProxyConfig running, ProxyConfig file) {
         List<String> keys = new ArrayList<>();
-        addIf(keys, "listen", !file.listen().equals(running.listen()));
-        addIf(keys, "shutdown.grace", !file.shutdownGrace().equals(running.shutdownGrace()));
-        addIf(keys, "admin", !file.admin().equals(running.admin()));
-        addIf(keys, "server", !file.server().equals(running.server()));
-        addIf(keys, "store", !file.store().equals(running.store()));
-        addIf(keys, "tasks", !file.tasks().equals(running.tasks()));
-        addIf(keys, "retryBudget", !file.retryBudget().equals(running.retryBudget()));
-        addIf(keys, "secretHeaders", !file.secretHeaders().equals(running.secretHeaders()));
-        return List.copyOf(keys);
-    }
-
-    private static void addIf(List<String> keys, String key, boolean changed) {
-        if (changed) {
-            keys.add(key);
+        for (Map.Entry<String, Function<ProxyConfig, Object>> setting : RESTART_ONLY) {
+            if (!setting.getValue().apply(file).equals(setting.getValue().apply(running))) {
+                keys.add(setting.getKey());
+            }
         }
+        return List.copyOf(keys);
     }
 
     /**

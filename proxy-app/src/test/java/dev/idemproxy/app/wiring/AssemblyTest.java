@@ -1,0 +1,51 @@
+package dev.idemproxy.app.wiring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.AdminPolicy;
+import dev.idemproxy.core.HostPort;
+import dev.idemproxy.core.ProxyConfig;
+import dev.idemproxy.core.ServerPolicy;
+import dev.idemproxy.core.retry.RetryBudgetPolicy;
+import dev.idemproxy.core.retry.TaskPolicy;
+import dev.idemproxy.core.store.StorePolicy;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/** What a reload leaves for a restart: every top-level setting but the routes. */
+class AssemblyTest {
+    /** Every value a distinct object, so that each can be told from the others by identity. */
+    private static final ProxyConfig SAMPLE = new ProxyConfig(ProxyConfig.DEFAULT_LISTEN, ProxyConfig.DEFAULT_GRACE,
+            AdminPolicy.DEFAULT, ServerPolicy.DEFAULT, StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT,
+            List.of("X-Secret"), List.of());
+
+    @Test
+    void everySettingButTheRoutesIsRestartOnlyInTheRecordsOrder() throws Exception {
+        List<Object> components = new ArrayList<>();
+        for (RecordComponent c : ProxyConfig.class.getRecordComponents()) {
+            if (!c.getName().equals("routes")) {
+                components.add(c.getAccessor().invoke(SAMPLE));
+            }
+        }
+        List<Object> table = new ArrayList<>();
+        for (Map.Entry<String, Function<ProxyConfig, Object>> setting : Assembly.RESTART_ONLY) {
+            table.add(setting.getValue().apply(SAMPLE));
+        }
+        assertThat(table).as("one line per component of ProxyConfig but routes, in its order")
+                .hasSameSizeAs(components);
+        for (int i = 0; i < components.size(); i++) {
+            assertThat(table.get(i)).as(Assembly.RESTART_ONLY.get(i).getKey()).isSameAs(components.get(i));
+        }
+    }
+
+    @Test
+    void namesTheChangedSettingsAndNeverTheRoutes() {
+        ProxyConfig moved = SAMPLE.withListen(new HostPort("127.0.0.1", 9999), SAMPLE.admin());
+        assertThat(Assembly.restartOnlyChanges(SAMPLE, moved)).containsExactly("listen");
+        assertThat(Assembly.restartOnlyChanges(SAMPLE, SAMPLE.withRoutes(List.of()))).isEmpty();
+    }
+}
