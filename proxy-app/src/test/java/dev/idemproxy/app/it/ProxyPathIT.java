@@ -4,6 +4,7 @@ import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.echo;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static dev.idemproxy.core.testing.UpstreamAction.respondChunked;
+import static dev.idemproxy.core.testing.UpstreamAction.respondWithoutLength;
 import static dev.idemproxy.core.testing.UpstreamAction.resetAfterRequest;
 import static dev.idemproxy.core.testing.UpstreamAction.sse;
 import static dev.idemproxy.core.testing.UpstreamAction.stallAfterHead;
@@ -228,6 +229,27 @@ class ProxyPathIT {
             upstream.enqueue(respond(200, "after"));
             raw.write("GET /api/after HTTP/1.1\r\nHost: a\r\n\r\n");
             assertThat(raw.readResponse().bodyAsString()).isEqualTo("after");
+        }
+    }
+
+    /**
+     * Answers whose end is known without a length (a 304, a 204, any answer to HEAD) keep the
+     * client connection open; Netty's keep-alive handler closed it after every 304 without one.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"GET 304", "GET 204", "HEAD 200"})
+    void bodilessAnswersWithoutALengthKeepTheClientConnection(String methodAndStatus) throws Exception {
+        String method = methodAndStatus.split(" ")[0];
+        int status = Integer.parseInt(methodAndStatus.split(" ")[1]);
+        upstream.enqueue(respondWithoutLength(status, Map.of("ETag", "\"v1\"")));
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write(method + " /api/bodiless HTTP/1.1\r\nHost: a\r\nIf-None-Match: \"v1\"\r\n\r\n");
+            RawHttp.Response resp = raw.readHeadResponse();
+            assertThat(resp.status()).isEqualTo(status);
+            assertThat(resp.header("connection")).as("no close announced").isNull();
+            upstream.enqueue(respond(200, "after"));
+            raw.write("GET /api/after HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertThat(raw.readResponse().bodyAsString()).as("the same connection answers the next request").isEqualTo("after");
         }
     }
 

@@ -9,7 +9,7 @@ package dev.idemproxy.core.pipeline;
  *   → httpCodec     ServerCodec: bytes ↔ HttpObject; limits; CL+TE and conflicting CL rejected
  *   → idleClose     IdleCloseHandler: closes a silent connection that has no call in flight
  *   → sequencer     RequestSequencer: one request at a time; pipelined ones wait their turn
- *   → keepAlive     HttpServerKeepAliveHandler: Connection semantics
+ *   → keepAlive     KeepAliveHandler: Connection semantics (304 and HEAD answers keep it open)
  *   → guard         RequestGuardHandler: malformed requests → 400/431, other HTTP versions → 505; connection closed
  *   → expectContinue HttpServerExpectContinueHandler: answers Expect: 100-continue
  *   → route         RouteHandler: head → Route or 404 no-route; makes the ProxyCall

@@ -8,7 +8,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
-import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
 
@@ -43,7 +42,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast(PipelineNames.HTTP_CODEC, new ServerCodec(server.maxInitialLine(), server.maxHeaderSize()));
         p.addLast(PipelineNames.IDLE_CLOSE, new IdleCloseHandler());
         p.addLast(PipelineNames.SEQUENCER, new RequestSequencer());
-        p.addLast(PipelineNames.KEEP_ALIVE, new HttpServerKeepAliveHandler());
+        p.addLast(PipelineNames.KEEP_ALIVE, new KeepAliveHandler());
         p.addLast(PipelineNames.GUARD, new RequestGuardHandler());
         p.addLast(PipelineNames.EXPECT_CONTINUE, new HttpServerExpectContinueHandler());
         p.addLast(PipelineNames.ROUTE, new RouteHandler(state, services.log()));

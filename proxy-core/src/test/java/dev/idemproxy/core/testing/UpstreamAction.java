@@ -65,7 +65,15 @@ public abstract class UpstreamAction {
 
     /** A response with {@code status}, the given headers (Content-Length is added) and body. */
     public static UpstreamAction respond(int status, Map<String, String> headers, byte[] body) {
-        return new Respond(status, headers, body);
+        return new Respond(status, headers, body, true);
+    }
+
+    /**
+     * A response head of {@code status} with the given headers and neither a body nor a
+     * {@code Content-Length}: a 304 or 204 as servers send them, or their answer to a HEAD request.
+     */
+    public static UpstreamAction respondWithoutLength(int status, Map<String, String> headers) {
+        return new Respond(status, headers, new byte[0], false);
     }
 
     /** A bodiless {@code status} response carrying {@code Retry-After: value} (seconds or an HTTP date). */
@@ -294,11 +302,13 @@ public abstract class UpstreamAction {
         private final int status;
         private final Map<String, String> headers;
         private final byte[] body;
+        private final boolean addLength;
 
-        Respond(int status, Map<String, String> headers, byte[] body) {
+        Respond(int status, Map<String, String> headers, byte[] body, boolean addLength) {
             this.status = status;
             this.headers = copyHeaders(headers);
             this.body = body.clone();
+            this.addLength = addLength;
         }
 
         @Override
@@ -306,7 +316,7 @@ public abstract class UpstreamAction {
             FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(status), Unpooled.wrappedBuffer(body));
             headers.forEach((k, v) -> res.headers().add(k, v));
-            if (!res.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {  // a script's own stays where it put it
+            if (addLength && !res.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {  // a script's own stays where it put it
                 HttpUtil.setContentLength(res, body.length);
             }
             ex.finish(ex.writeHead(res));
