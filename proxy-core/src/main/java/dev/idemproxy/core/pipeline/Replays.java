@@ -37,6 +37,7 @@ final class Replays {
     private static final AsciiString[] SET_PER_REPLAY = {
         HttpHeaderNames.CONTENT_LENGTH, CallIdentity.IDEMPOTENT_REPLAYED, CallIdentity.X_CALL_ID, CallIdentity.X_ATTEMPTS,
     };
+    private static final int NOT_MODIFIED = 304;
     private static final byte[] COLON_SP = {':', ' '};
     private static final byte[] CRLF = {'\r', '\n'};
     private static final Function<StoredResponse, StoredLines> HEADER_LINES = Replays::headerLines;
@@ -50,7 +51,9 @@ final class Replays {
         ReplayHeaders h = new ReplayHeaders(stored.derived(HEADER_LINES));  // first: it may refuse a damaged header
         ByteBuf body = alloc.buffer(stored.bodyLength());
         body.writeBytes(stored.bodyBuffer());
-        h.setInt(HttpHeaderNames.CONTENT_LENGTH, stored.bodyLength());
+        if (stored.status() != NOT_MODIFIED) {
+            h.setInt(HttpHeaderNames.CONTENT_LENGTH, stored.bodyLength());
+        }
         h.set(CallIdentity.IDEMPOTENT_REPLAYED, "true");
         h.set(CallIdentity.X_CALL_ID, callId);
         h.setInt(CallIdentity.X_ATTEMPTS, attempts);
@@ -67,12 +70,15 @@ final class Replays {
         List<StoredHeader> headers = stored.headers();
         String length = Integer.toString(stored.bodyLength());
         boolean inPlace = framedByLength(stored.status());
+        boolean asStored = stored.status() == NOT_MODIFIED;
         boolean lengthWritten = false;
         int size = 0;
         for (StoredHeader h : headers) {
             if (inPlace && isLength(h.name()) && !lengthWritten) {
                 size += h.name().length() + length.length() + 4;
                 lengthWritten = true;
+            } else if (asStored && isLength(h.name())) {
+                size += h.name().length() + h.value().length() + 4;
             } else if (!setPerReplay(h.name())) {
                 size += h.name().length() + h.value().length() + 4;
             }
@@ -89,6 +95,8 @@ final class Replays {
                 }
                 lengthWritten = true;
                 value = length;
+            } else if (asStored && isLength(name)) {
+                lengthWritten = true;  // a 304's, as the upstream sent it
             } else if (setPerReplay(name)) {
                 continue;
             }
@@ -114,10 +122,12 @@ final class Replays {
     /**
      * Whether a response of this status carries a Content-Length as it is: Netty's encoder drops
      * it from 1xx and 204 responses and sets it to 0 on 205, and a replay of those keeps its
-     * Content-Length in the header map for the encoder to treat the same way.
+     * Content-Length in the header map for the encoder to treat the same way. A 304 has no body
+     * and its Content-Length, when the upstream sent one, is the length of the representation it
+     * stands for (RFC 9110 §8.6): it is replayed as stored, and none is added.
      */
     private static boolean framedByLength(int status) {
-        return status >= 200 && status != 204 && status != 205;
+        return status >= 200 && status != 204 && status != 205 && status != NOT_MODIFIED;
     }
 
     private static boolean setPerReplay(String name) {

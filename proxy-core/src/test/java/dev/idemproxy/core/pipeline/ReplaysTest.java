@@ -80,6 +80,20 @@ class ReplaysTest {
     }
 
     @Test
+    void a304KeepsItsStoredContentLengthAndGetsNoneAdded() {
+        StoredResponse withLength = new StoredResponse(304, List.of(new StoredHeader("ETag", "\"v1\""),
+                new StoredHeader("Content-Length", "1234")), new byte[0]);
+        assertThat(new String(encodeWithServerCodec(Replays.response(ByteBufAllocator.DEFAULT, withLength, "c1", 1)),
+                StandardCharsets.ISO_8859_1))
+                .isEqualTo("HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\nContent-Length: 1234\r\n"
+                        + "Idempotent-Replayed: true\r\nX-Call-Id: c1\r\nX-Attempts: 1\r\n\r\n");
+        StoredResponse without = new StoredResponse(304, List.of(new StoredHeader("ETag", "\"v1\"")), new byte[0]);
+        assertThat(new String(encodeWithServerCodec(Replays.response(ByteBufAllocator.DEFAULT, without, "c1", 1)),
+                StandardCharsets.ISO_8859_1).toLowerCase(java.util.Locale.ROOT))
+                .doesNotContain("content-length");
+    }
+
+    @Test
     void theLinesAreEncodedOncePerStoredResponse() {
         StoredResponse stored = new StoredResponse(200, List.of(new StoredHeader("A", "b")), new byte[0]);
         FullHttpResponse first = Replays.response(ByteBufAllocator.DEFAULT, stored, "c", 1);
