@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p><b>Why it is safe.</b> An ended record never changes: it can only expire or be evicted by an
  * operator. The near-cache holds only what the backend confirmed ({@link #complete} and
- * {@link #markNotRetained} answered true for the claim this process made, or a claim answered
+ * {@link #markNotRetained} answered true for the claim this process made, the fenced owner's
+ * {@link OwnedClaim} giving the fingerprint and call id, or a claim answered
  * {@code Completed}/{@code NotRetained} and a read of the record agreed), and it answers a claim
  * only with what the backend would: {@code Completed} or {@code NotRetained} when the fingerprint
  * matches, {@code FingerprintMismatch} otherwise. It never answers {@code Claimed}: every claim
@@ -64,8 +65,6 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
     private final WeightBudget budget;
     /** Ended records, by their full key. */
     private final Cache<RecordKey, Ended> ended;
-    /** Claims this process holds: what a successful completion needs to cache the ended record. */
-    private final Cache<RecordKey, Held> held;
     /** Keys being read back from the backend after a claim answered Completed or NotRetained. */
     private final Set<RecordKey> loading = ConcurrentHashMap.newKeySet();
     /** Bumped by every evict: a completion or read-back that began before it caches nothing. */
@@ -75,10 +74,6 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
 
     /** An ended record as a claim would see it: the fingerprint to match and the answer to give. */
     private record Ended(String fingerprint, String callId, ClaimResult answer, long expiresAtMillis, int weight) {
-    }
-
-    /** A claim made here, still in flight. */
-    private record Held(String owner, String fingerprint, String callId) {
     }
 
     private NearCachedStore(IdempotencyStore backend, NearCachePolicy policy, Clock clock) {
@@ -91,12 +86,6 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
                 .maximumWeight(budget.capacity())
                 .weigher((RecordKey k, Ended e) -> e.weight())
                 .expireAfter(new EndedExpiry())
-                .ticker(ticker)
-                .executor(Runnable::run)
-                .build();
-        this.held = Caffeine.newBuilder()
-                .maximumSize(policy.maxEntries())
-                .expireAfterWrite(Duration.ofHours(24))
                 .ticker(ticker)
                 .executor(Runnable::run)
                 .build();
@@ -124,9 +113,7 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
         }
         misses.increment();
         return delegate.claim(key, fingerprint, owner, lease, ctx).thenApply(result -> {
-            if (result instanceof ClaimResult.Claimed) {
-                held.put(key, new Held(owner, fingerprint, ctx.callId()));
-            } else if (result instanceof ClaimResult.Completed || result instanceof ClaimResult.NotRetained) {
+            if (result instanceof ClaimResult.Completed || result instanceof ClaimResult.NotRetained) {
                 readBack(key);
             }
             return result;
@@ -180,9 +167,8 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
         long start = clock.millis();
         long generation = evictions.get();
         return delegate.complete(key, claim, response, attempts, ttl, receipt).thenApply(ok -> {
-            Held h = takeHeld(key, claim.owner());
-            if (ok && h != null) {
-                cache(key, h.fingerprint(), h.callId(), new ClaimResult.Completed(response, h.callId(), attempts),
+            if (ok) {
+                cache(key, claim.fingerprint(), claim.callId(), new ClaimResult.Completed(response, claim.callId(), attempts),
                         expiry(start, ttl), generation);
             }
             return ok;
@@ -194,9 +180,8 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
         long start = clock.millis();
         long generation = evictions.get();
         return delegate.markNotRetained(key, claim, status, attempts, ttl).thenApply(ok -> {
-            Held h = takeHeld(key, claim.owner());
-            if (ok && h != null) {
-                cache(key, h.fingerprint(), h.callId(), new ClaimResult.NotRetained(h.callId(), status, attempts),
+            if (ok) {
+                cache(key, claim.fingerprint(), claim.callId(), new ClaimResult.NotRetained(claim.callId(), status, attempts),
                         expiry(start, ttl), generation);
             }
             return ok;
@@ -204,15 +189,9 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
     }
 
     @Override
-    public CompletionStage<Boolean> release(RecordKey key, String owner) {
-        return delegate.release(key, owner).whenComplete((ok, err) -> takeHeld(key, owner));
-    }
-
-    @Override
     public CompletionStage<Boolean> evict(RecordKey key) {
         evictions.incrementAndGet();
         ended.invalidate(key);
-        held.invalidate(key);
         // Again once the backend has deleted it: a completion answered meanwhile may have cached it.
         return delegate.evict(key).whenComplete((ok, err) -> {
             evictions.incrementAndGet();
@@ -222,16 +201,6 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
 
     private long expiry(long start, Duration ttl) {
         return start + Math.min(ttl.toMillis(), ttlMillis);
-    }
-
-    /** The claim this process made on {@code key} for {@code owner}, forgotten; null if none. */
-    private Held takeHeld(RecordKey key, String owner) {
-        Held h = held.getIfPresent(key);
-        if (h == null || !h.owner().equals(owner)) {
-            return null;
-        }
-        held.asMap().remove(key, h);
-        return h;
     }
 
     private void cache(RecordKey key, String fingerprint, String callId, ClaimResult answer, long expiresAtMillis,
@@ -278,7 +247,6 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
     @Override
     public void close() {
         ended.invalidateAll();
-        held.invalidateAll();
         delegate.close();
     }
 

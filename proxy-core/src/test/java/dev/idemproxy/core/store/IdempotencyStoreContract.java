@@ -223,7 +223,7 @@ public abstract class IdempotencyStoreContract {
         RecordKey key = keys.unique();
         claim(key, "fp-a", "o1", LONG);
         assertThat(claim(key, "fp-b", "o2", LONG)).isEqualTo(new FingerprintMismatch("call-o1"));
-        await(store.complete(key, Claims.owned("o1"), response(), 1, LONG));
+        await(store.complete(key, Claims.owned("o1", "fp-a"), response(), 1, LONG));
         assertThat(claim(key, "fp-b", "o3", LONG)).isEqualTo(new FingerprintMismatch("call-o1"));
         assertThat(claim(key, "fp-a", "o4", LONG)).isInstanceOf(Completed.class);
     }

@@ -6,8 +6,9 @@ import java.time.Instant;
 
 /**
  * Owned claims for store tests that name an owner by its token alone: call id {@code "call-" + owner}
- * (as the store contract's claims make them), fingerprint {@code fp} unless given. Only a write
- * that finds its record gone uses these fields. Stateless.
+ * (as the store contract's claims make them), fingerprint {@code fp} unless given. A write that
+ * finds its record gone uses these fields, and the near-cache caches an ended record under them:
+ * where a test then claims again, give the fingerprint the claim used. Stateless.
  */
 public final class Claims {
     /** The creation time a written-back record gets. */
