@@ -327,6 +327,37 @@ class IdempotencyIT {
         assertThat(upstream.requestCount()).isEqualTo(before);
     }
 
+    /**
+     * A client that waits for {@code 100 Continue} is not invited to upload a body declared over
+     * maxRequestBody: it gets the 413 at once, and the connection closes (the codec still expects
+     * the body it will not send). One within the limit is invited, then stored as any other.
+     */
+    @Test
+    void expectContinueIsAnsweredOnlyForABodyWithinMaxRequestBody() throws Exception {
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("POST /tickets HTTP/1.1\r\nHost: a\r\nIdempotency-Key: " + UUID.randomUUID()
+                    + "\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n");
+            RawHttp.Response first = raw.readResponse();
+            assertThat(first.status()).as("the final answer, not 100 Continue").isEqualTo(413);
+            assertThat(first.header("connection")).isEqualTo("close");
+            assertThat(raw.isClosedByPeer(Duration.ofSeconds(5))).isTrue();
+        }
+        assertThat(upstream.requestCount()).isEqualTo(before);
+
+        upstream.enqueue(respond(201, "made"));
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("POST /tickets HTTP/1.1\r\nHost: a\r\nIdempotency-Key: " + UUID.randomUUID()
+                    + "\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(100);
+            raw.write("{}");
+            RawHttp.Response made = raw.readResponse();
+            assertThat(made.status()).isEqualTo(201);
+            assertThat(made.bodyAsString()).isEqualTo("made");
+        }
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+        assertThat(upstream.requests().get(before).header("Expect")).as("the proxy answered it; the upstream is not asked").isNull();
+    }
+
     @Test
     void callFinishesAndIsStoredEvenWhenTheCallerHangsUp() throws Exception {
         String key = UUID.randomUUID().toString();

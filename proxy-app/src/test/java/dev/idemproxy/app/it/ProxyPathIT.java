@@ -267,6 +267,17 @@ class ProxyPathIT {
     }
 
     @Test
+    void aRequestWaitingFor100ContinueWithNoRouteGetsThe404AndTheClose() throws Exception {
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("POST /nowhere HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n");
+            RawHttp.Response first = raw.readResponse();
+            assertThat(first.status()).as("the final answer, not 100 Continue").isEqualTo(404);
+            assertThat(first.header("connection")).isEqualTo("close");
+            assertThat(raw.isClosedByPeer(Duration.ofSeconds(5))).isTrue();
+        }
+    }
+
+    @Test
     void noRouteIs404ProblemAndTheConnectionStaysUsable() throws Exception {
         try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
             raw.write("POST /elsewhere HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc");

@@ -19,7 +19,8 @@ import io.netty.util.ReferenceCountUtil;
  * to fingerprint it and to send it again), up to the route's {@code maxRequestBody}; a larger
  * body is answered 413 {@code request-too-large} and the connection closed. A request the codec
  * read whole ({@code FullHttpRequest}) brings its body with its head: it is taken from there. Unprotected calls
- * pass through untouched, so they stream. Ownership: contents of a protected call are
+ * pass through untouched, so they stream. {@code Expect: 100-continue} is answered here, once the
+ * body is to be read ({@link ExpectContinue}). Ownership: contents of a protected call are
  * accumulated into the call's body buffer (released when the call ends) and not passed on.
  * Not thread-safe: one instance per channel.
  */
@@ -39,6 +40,7 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         if (msg instanceof ProxyCall) {
             ProxyCall c = (ProxyCall) msg;
             if (!c.isProtected()) {
+                ExpectContinue.accept(ctx, c.request());
                 ctx.fireChannelRead(msg);
                 return;
             }
@@ -66,6 +68,7 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
             reject(ctx, declared);
             return;
         }
+        ExpectContinue.accept(ctx, c.request());
         call = c;
         body = ctx.alloc().compositeBuffer(64);
         if (c.request() instanceof FullHttpRequest) {

@@ -11,9 +11,9 @@ package dev.idemproxy.core.pipeline;
  *   → sequencer     RequestSequencer: one request at a time; pipelined ones wait their turn
  *   → keepAlive     KeepAliveHandler: Connection semantics (304 and HEAD answers keep it open)
  *   → guard         RequestGuardHandler: malformed requests → 400/431, other HTTP versions → 505; connection closed
- *   → expectContinue HttpServerExpectContinueHandler: answers Expect: 100-continue
  *   → route         RouteHandler: head → Route or 404 no-route; makes the ProxyCall
- *   → body          BodyAggregatorHandler: buffers a protected call's body (413 over maxRequestBody)
+ *   → body          BodyAggregatorHandler: buffers a protected call's body (413 over maxRequestBody);
+ *                   answers Expect: 100-continue once a body is to be read
  *   → idempotency   IdempotencyHandler: key, scope, fingerprint; claim; replay / wait / 409 / 422 / 503
  *   → forward       ForwardHandler: streams the call to the upstream and back
  *   → problems      ProblemHandler: anything uncaught → problem+json, close if unsafe
@@ -29,7 +29,6 @@ public final class PipelineNames {
     public static final String SEQUENCER = "sequencer";
     public static final String KEEP_ALIVE = "keepAlive";
     public static final String GUARD = "guard";
-    public static final String EXPECT_CONTINUE = "expectContinue";
     public static final String ROUTE = "route";
     public static final String BODY = "body";
     public static final String IDEMPOTENCY = "idempotency";

@@ -7,7 +7,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
 
@@ -44,7 +43,6 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast(PipelineNames.SEQUENCER, new RequestSequencer());
         p.addLast(PipelineNames.KEEP_ALIVE, new KeepAliveHandler());
         p.addLast(PipelineNames.GUARD, new RequestGuardHandler());
-        p.addLast(PipelineNames.EXPECT_CONTINUE, new HttpServerExpectContinueHandler());
         p.addLast(PipelineNames.ROUTE, new RouteHandler(state, services.log()));
         p.addLast(PipelineNames.BODY, new BodyAggregatorHandler(services.log()));
         p.addLast(PipelineNames.IDEMPOTENCY, new IdempotencyHandler(services));

@@ -56,18 +56,21 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
         long start = System.nanoTime();
         RequestTarget target = RequestTarget.of(req.uri(), req.headers().get(HttpHeaderNames.HOST));
         if (target == null) {
+            boolean close = ExpectContinue.bodyStillAwaited(req);
             refuse(req);
             log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.BAD_REQUEST.status(), start, null, null, null, 0, "bad_target");
-            ctx.writeAndFlush(ProblemResponses.build(ctx.alloc(), Problem.BAD_REQUEST, RequestTarget.whyUnusable(req.uri()),
-                    null));
+            Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.BAD_REQUEST, RequestTarget.whyUnusable(req.uri()),
+                    null), close);
             return;
         }
         Optional<Route> route = state.routes().match(target.host(), target.path(), req.method().name());
         if (route.isEmpty()) {
+            boolean close = ExpectContinue.bodyStillAwaited(req);
             refuse(req);
             log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.NO_ROUTE.status(), start, null, null, null, 0, "no_route");
-            ctx.writeAndFlush(ProblemResponses.build(ctx.alloc(), Problem.NO_ROUTE,
-                    "no route for " + req.method() + " " + (target.host() == null ? "" : target.host()) + target.path(), null));
+            Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.NO_ROUTE,
+                    "no route for " + req.method() + " " + (target.host() == null ? "" : target.host()) + target.path(), null),
+                    close);
             return;
         }
         discarding = false;

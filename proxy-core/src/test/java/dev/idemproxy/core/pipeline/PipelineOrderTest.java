@@ -34,7 +34,7 @@ class PipelineOrderTest {
             List<String> names = ch.pipeline().names();
             assertThat(names.subList(0, names.size() - 1)).containsExactly(
                     PipelineNames.IDLE, PipelineNames.HTTP_CODEC, PipelineNames.IDLE_CLOSE, PipelineNames.SEQUENCER,
-                    PipelineNames.KEEP_ALIVE, PipelineNames.GUARD, PipelineNames.EXPECT_CONTINUE, PipelineNames.ROUTE, PipelineNames.BODY, PipelineNames.IDEMPOTENCY,
+                    PipelineNames.KEEP_ALIVE, PipelineNames.GUARD, PipelineNames.ROUTE, PipelineNames.BODY, PipelineNames.IDEMPOTENCY,
                     PipelineNames.FORWARD, PipelineNames.PROBLEMS);
             ch.finishAndReleaseAll();
         }
