@@ -190,7 +190,15 @@ final class MapReader {
                 continue;
             }
             try {
-                out.add(parser.apply(s.text()));
+                T value = parser.apply(s.text());
+                int first = out.indexOf(value);
+                if (first >= 0) {
+                    // Every list here is a set of choices (methods, failure classes, key parts, tags...):
+                    // a second mention changes nothing, so it is most likely a typo for another value.
+                    reading.problems().add(item, itemPath, "'" + s.text() + "' is listed twice (expected: each item once)");
+                    continue;
+                }
+                out.add(value);
             } catch (IllegalArgumentException e) {
                 reading.problems().add(item, itemPath, e.getMessage());
             }

@@ -299,6 +299,15 @@ class YamlConfigLoaderTest {
     }
 
     @Test
+    void anItemListedTwiceIsReportedAtItsSecondMention() {
+        String twice = " is listed twice (expected: each item once)";
+        assertThat(problems("duplicate-items.yaml")).containsExactly(
+                INVALID + "duplicate-items.yaml:3:53: routes[0].match.methods[2]: 'GET'" + twice,
+                INVALID + "duplicate-items.yaml:5:46: routes[0].retry.retryOn[2]: '503'" + twice,
+                INVALID + "duplicate-items.yaml:6:51: routes[0].idempotency.methods[1]: 'POST'" + twice);
+    }
+
+    @Test
     void missingRequiredKeysAreReportedAtTheirRoute() {
         assertThat(problems("missing-upstream.yaml")).containsExactly(
                 INVALID + "missing-upstream.yaml:2:5: routes[0].upstream: missing required key",
