@@ -9,13 +9,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A three-master Redis Cluster of real {@code redis-server} child processes on loopback (no
- * replicas), created with {@code redis-cli --cluster create}. Ready when every node reports
- * {@code cluster_state:ok}. Not thread-safe: drive it from the test thread.
+ * replicas unless {@link #addReplica()} adds one), created with {@code redis-cli --cluster create}.
+ * Ready when every node reports {@code cluster_state:ok}. Not thread-safe: drive it from the test thread.
  */
 public final class RedisClusterFixture implements AutoCloseable {
     private static final long READY_TIMEOUT_MS = 20_000;
 
     private final List<RedisServerFixture> nodes = new ArrayList<>();
+    /** Nodes that serve no slots ({@link #addReplica()}): not in {@link #uri()}, not restarted. */
+    private final List<RedisServerFixture> replicas = new ArrayList<>();
 
     private RedisClusterFixture() {
     }
@@ -54,6 +56,58 @@ public final class RedisClusterFixture implements AutoCloseable {
         return List.copyOf(nodes);
     }
 
+    /**
+     * Starts a fourth node, joins it to the cluster as a replica of the first master and waits
+     * until every master lists it as that. It is no seed ({@link #uri()} names the masters only), so the
+     * cluster's topology is the only place a client learns of it.
+     */
+    public RedisServerFixture addReplica() {
+        int[] ports = FreePorts.pick(2);
+        RedisServerFixture replica = RedisServerFixture.on(ports[0], List.of("--cluster-enabled", "yes",
+                "--cluster-config-file", "nodes-" + ports[0] + ".conf", "--cluster-node-timeout", "3000",
+                "--cluster-port", Integer.toString(ports[1])));
+        replicas.add(replica);
+        replica.start();
+        try {
+            String masterId = nodes.get(0).command("CLUSTER", "MYID").trim();
+            nodes.get(0).command("CLUSTER", "MEET", "127.0.0.1", Integer.toString(ports[0]), Integer.toString(ports[1]));
+            awaitKnown(replica, masterId);
+            replica.command("CLUSTER", "REPLICATE", masterId);
+            String replicaId = replica.command("CLUSTER", "MYID").trim();
+            for (RedisServerFixture n : nodes) {
+                awaitNodeLine(n, replicaId, " slave " + masterId + " ");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return replica;
+    }
+
+    /** Waits until {@code node}'s {@code CLUSTER NODES} has a line for {@code nodeId} that contains {@code text}. */
+    public static void awaitNodeLine(RedisServerFixture node, String nodeId, String text) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MS);
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            try {
+                last = node.command("CLUSTER", "NODES");
+                for (String line : last.split("\n")) {
+                    if (line.startsWith(nodeId) && line.contains(text)) {
+                        return;
+                    }
+                }
+            } catch (IOException e) {
+                last = e.toString();
+            }
+            RedisServerFixture.pause(50);
+        }
+        throw new IllegalStateException("node " + nodeId + " not listed with '" + text + "' within " + READY_TIMEOUT_MS
+                + " ms: " + last);
+    }
+
+    private static void awaitKnown(RedisServerFixture node, String nodeId) {
+        awaitNodeLine(node, nodeId, "connected");
+    }
+
     /** Stops every node; their cluster configuration stays in their directories for {@link #restart()}. */
     public void stop() {
         for (RedisServerFixture n : nodes) {
@@ -90,7 +144,8 @@ public final class RedisClusterFixture implements AutoCloseable {
         }
     }
 
-    private void awaitOk() {
+    /** Waits until every node (replicas aside) reports {@code cluster_state:ok}. */
+    public void awaitOk() {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MS);
         String last = "";
         while (System.nanoTime() < deadline) {
@@ -114,6 +169,9 @@ public final class RedisClusterFixture implements AutoCloseable {
 
     @Override
     public void close() {
+        for (RedisServerFixture n : replicas) {
+            n.close();
+        }
         for (RedisServerFixture n : nodes) {
             n.close();
         }

@@ -38,7 +38,6 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
@@ -111,6 +110,8 @@ import org.slf4j.LoggerFactory;
 public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
     private static final Duration HEARTBEAT = Duration.ofSeconds(1);
+    /** How long a cluster's node connections may take when it connects: Lettuce's connect timeout (10 s) and a little. */
+    private static final Duration NODE_CONNECT_WAIT = Duration.ofSeconds(11);
     /** How many releases of lost claims may wait for Redis at once. */
     private static final int MAX_LOST_CLAIMS = 10_000;
     private static final long LOST_CLAIM_FIRST_RETRY_MILLIS = 100;
@@ -220,10 +221,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                         // first commands; while a node is down, commands fail after commandTimeout instead
                         .build());
                 StatefulRedisClusterConnection<String, byte[]> c = client.connect(CODEC);
-                // node connections open lazily, and a connecting one would reject commands: open them all now
-                for (RedisClusterNode node : c.getPartitions()) {
-                    c.getConnection(node.getNodeId());
-                }
+                // node connections open lazily, and a connecting one would reject commands: open them all now;
+                // a node that does not connect fails the attempt only when some slot has no other master
+                ClusterCoverage.connectNodes(c, policy.redactedUri(), NODE_CONNECT_WAIT);
                 store = new RedisIdempotencyStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
             } else if (policy.mode().equals("sentinel")) {
                 // Master/replica over Sentinel, not a plain connection to the master Sentinel named at

@@ -93,6 +93,66 @@ class RedisStartWhileDownTest {
         }
     }
 
+    /**
+     * A replica that has failed for good stays in the cluster's topology (flagged fail) until an
+     * operator forgets it; every slot is still served by a master that answers, so the store
+     * connects, and says which node it left out.
+     */
+    @Test
+    void aClusterWhoseTopologyListsAFailedReplicaConnectsWithoutIt() throws Exception {
+        try (RedisClusterFixture cluster = RedisClusterFixture.start()) {
+            RedisServerFixture replica = cluster.addReplica();
+            String replicaId = replica.command("CLUSTER", "MYID").trim();
+            replica.stop();
+            for (RedisServerFixture master : cluster.nodes()) {
+                RedisClusterFixture.awaitNodeLine(master, replicaId, "slave,fail ");
+            }
+            try (IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(cluster.uri(), "cluster", "t:"),
+                    TIMEOUT, null)) {
+                awaitAvailable(store);
+                for (int i = 0; i < 6; i++) {
+                    assertWorks(store, "cluster-" + i);
+                }
+                assertThat(warnings()).anyMatch(m -> m.startsWith("Redis cluster at " + cluster.uri() + ": replica 127.0.0.1:"
+                        + replica.port() + " (" + replicaId + ", flags [") && m.contains("did not connect")
+                        && m.endsWith("; going on without it: every slot has a master that answers"));
+            }
+        }
+    }
+
+    /**
+     * A master that does not answer leaves its slots unserved: the store stays unavailable and
+     * its (throttled) line names the slots and the node, until the master is back.
+     */
+    @Test
+    void aClusterWithAMasterDownStaysUnavailableNamingItsSlotsUntilItIsBack() throws Exception {
+        try (RedisClusterFixture cluster = RedisClusterFixture.start()) {
+            RedisServerFixture down = cluster.nodes().get(1);
+            String myself = java.util.Arrays.stream(down.command("CLUSTER", "NODES").split("\n"))
+                    .filter(l -> l.contains("myself")).findFirst().orElseThrow();
+            String[] fields = myself.trim().split(" ");
+            String slots = fields[fields.length - 1];  // one range per master, as redis-cli --cluster create assigns them
+            down.stop();
+            try (IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(cluster.uri(), "cluster", "t:"),
+                    TIMEOUT, null)) {
+                awaitFailures(store, 2);
+                assertThat(store.isAvailable()).isFalse();
+                assertUnavailable(store);
+                assertThat(warnings()).hasSize(1);
+                assertThat(warnings().get(0)).startsWith("cannot connect to Redis at " + cluster.uri()
+                        + ": the cluster cannot serve every slot: slots " + slots + " at master 127.0.0.1:" + down.port()
+                        + " (" + fields[0] + ") which did not connect (");
+
+                down.start();
+                awaitAvailable(store);
+                cluster.awaitOk();  // a restarted master answers CLUSTERDOWN for a moment, and the store with it
+                for (int i = 0; i < 6; i++) {
+                    assertWorks(store, "cluster-" + i);
+                }
+            }
+        }
+    }
+
     @Test
     void aSentinelStoreStartedWhileTheSentinelsAreDownConnectsOnceTheyAreBack() throws Exception {
         try (RedisSentinelFixture sentinel = RedisSentinelFixture.start()) {
