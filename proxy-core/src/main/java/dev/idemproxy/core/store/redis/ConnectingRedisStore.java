@@ -139,7 +139,10 @@ final class ConnectingRedisStore implements IdempotencyStore {
             return;  // start() is still waiting: it fails the start with this
         }
         if (attempts.logNow(now)) {
-            if (attempts.failures() == 1) {
+            if (isSettingsError(e)) {  // found after the start (Redis came back so): it waits for the operator
+                log.error("{}: fix store.redis.uri or the server; trying again meanwhile ({} attempts in {} s)", e.getMessage(),
+                        attempts.failures(), attempts.failingFor(now).toSeconds());
+            } else if (attempts.failures() == 1) {
                 log.warn("{}; trying again in the background, with pauses growing to {} s: until it connects /readyz is 503"
                         + " and protected calls follow store.onUnavailable", e.getMessage(), ConnectAttempts.PAUSES.max().toSeconds());
             } else {
@@ -157,14 +160,17 @@ final class ConnectingRedisStore implements IdempotencyStore {
 
     /**
      * Whether trying again cannot mend the failure: Redis refused the credentials, the TLS
-     * certificate did not verify (a security exception in the chain), or Lettuce would not take
+     * certificate did not verify (a security exception in the chain), the server speaks another
+     * protocol than the URI says ({@link ProtocolMismatch}: TLS at a {@code redis://} URI, plain
+     * RESP at a {@code rediss://} one, or no RESP at all), or Lettuce would not take
      * the URI (what the config loader does not check already). A refused or timed-out
      * connection, an unknown host, a Redis still loading its data, or a cluster or Sentinel not
      * yet answering may all mend.
      */
     static boolean isSettingsError(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof GeneralSecurityException || t instanceof IllegalArgumentException) {
+            if (t instanceof GeneralSecurityException || t instanceof IllegalArgumentException
+                    || t instanceof ProtocolMismatch.WrongProtocolException) {
                 return true;
             }
             if (t instanceof RedisCommandExecutionException) {

@@ -214,7 +214,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             if (policy.mode().equals("cluster")) {
                 RedisClusterClient client = RedisClusterClient.create(resources, clusterUris(policy.uri()));
                 made = client::shutdown;
-                client.setOptions(ClusterClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
+                client.setOptions(ClusterClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy, commandTimeout))
                         .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                                 .enablePeriodicRefresh(Duration.ofSeconds(30)).build())
                         // not REJECT_COMMANDS: a cluster's node connections open lazily and would reject the
@@ -233,7 +233,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 // about 5 s (Lettuce re-reads the topology 5 s after the first failover event).
                 RedisClient client = RedisClient.create(resources);
                 made = client::shutdown;
-                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
+                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy, commandTimeout))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
                 StatefulRedisMasterReplicaConnection<String, byte[]> c = MasterReplica.connect(client, CODEC,
                         RedisURI.create(policy.uri()));
@@ -243,7 +243,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             } else {
                 RedisClient client = RedisClient.create(resources, RedisURI.create(policy.uri()));
                 made = client::shutdown;
-                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy))
+                client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy, commandTimeout))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
                 StatefulRedisConnection<String, byte[]> c = client.connect(CODEC);
                 store = new RedisIdempotencyStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
@@ -252,6 +252,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return store;
         } catch (RedisException | IllegalArgumentException e) {  // the latter: a URI Lettuce will not take
             closeQuietly(made);  // the client of a failed attempt, not the resources it shares
+            RedisException wrong = e instanceof RedisException r
+                    ? ProtocolMismatch.classify(r, policy.mode(), policy.uri(), commandTimeout) : null;
+            if (wrong instanceof ProtocolMismatch.WrongProtocolException) {
+                throw new StoreUnavailableException("cannot connect to Redis at " + policy.redactedUri() + ": "
+                        + wrong.getMessage(), wrong);
+            }
             throw new StoreUnavailableException("cannot connect to Redis at " + policy.redactedUri() + ": " + describe(e), e);
         }
     }
@@ -267,12 +273,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /** Lettuce's defaults, or trust in {@code tls.caFile} alone; host names are verified either way. */
-    private static SslOptions sslOptions(RedisPolicy policy) {
-        if (policy.tlsCaFile() == null) {
-            return SslOptions.create();
+    /**
+     * Lettuce's defaults, or trust in {@code tls.caFile} alone; host names are verified either way.
+     * The handshake may take the command timeout, not Lettuce's 10 s: a {@code rediss://} URI at a
+     * plain port fails that way (Redis waits for the rest of what it reads as an inline command),
+     * and is then told apart as a setting to fix within the start's wait ({@link ProtocolMismatch}).
+     */
+    private static SslOptions sslOptions(RedisPolicy policy, Duration handshakeTimeout) {
+        SslOptions.Builder b = SslOptions.builder().handshakeTimeout(handshakeTimeout);
+        if (policy.tlsCaFile() != null) {
+            b.jdkSslProvider().trustManager(policy.tlsCaFile().toFile());
         }
-        return SslOptions.builder().jdkSslProvider().trustManager(policy.tlsCaFile().toFile()).build();
+        return b.build();
     }
 
     /**
@@ -285,8 +297,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             root = root.getCause();
         }
         String message = String.valueOf(e.getMessage());
-        String rootMessage = root.getMessage();
-        return root == e || rootMessage == null || message.contains(rootMessage) ? message : message + " (" + rootMessage + ")";
+        String rootMessage = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        return root == e || message.contains(rootMessage) ? message : message + " (" + rootMessage + ")";
     }
 
     /** {@code redis://h1:p1,h2:p2} → one seed URI per host, keeping scheme and credentials. */

@@ -15,6 +15,7 @@ import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.testing.Claims;
+import dev.idemproxy.core.testing.LoopbackServer;
 import dev.idemproxy.core.testing.RedisClusterFixture;
 import dev.idemproxy.core.testing.RedisSentinelFixture;
 import dev.idemproxy.core.testing.RedisServerFixture;
@@ -188,6 +189,58 @@ class RedisStartWhileDownTest {
                             new RedisPolicy(redis.uri(), "standalone", "t:", certs.unrelatedCaPemFile()), TIMEOUT, null))
                     .isInstanceOf(StoreUnavailableException.class)
                     .hasMessageContaining("certification path");
+        }
+    }
+
+    @Test
+    void aPlainUriAtATlsPortFailsTheStartSayingToUseRediss() throws Exception {
+        try (TestCertificates certs = TestCertificates.create(); RedisServerFixture redis = RedisServerFixture.startTls(certs)) {
+            String plain = redis.uri().replace("rediss://", "redis://");
+            assertThatThrownBy(() -> RedisIdempotencyStore.start(new RedisPolicy(plain, "standalone", "t:"), TIMEOUT, null))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessage("cannot connect to Redis at " + plain + ": the server at 127.0.0.1:" + redis.port()
+                            + " speaks TLS, not plain RESP: use a rediss:// URI");
+        }
+        assertThat(connectorThreads()).isZero();
+    }
+
+    @Test
+    void aTlsUriAtAPlainPortFailsTheStartSayingToUseRedis() throws Exception {
+        try (RedisServerFixture redis = RedisServerFixture.startStandalone()) {
+            String tls = redis.uri().replace("redis://", "rediss://");
+            assertThatThrownBy(() -> RedisIdempotencyStore.start(new RedisPolicy(tls, "standalone", "t:"), TIMEOUT, null))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessage("cannot connect to Redis at " + tls + ": the server at 127.0.0.1:" + redis.port()
+                            + " speaks plain RESP, not TLS: use a redis:// URI");
+        }
+    }
+
+    /** An HTTP server, say, where Redis was expected. */
+    @Test
+    void anEndpointThatDoesNotAnswerInRespFailsTheStart() throws Exception {
+        try (LoopbackServer http = LoopbackServer.answering("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")) {
+            String uri = "redis://127.0.0.1:" + http.port();
+            assertThatThrownBy(() -> RedisIdempotencyStore.start(new RedisPolicy(uri, "standalone", "t:"), TIMEOUT, null))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageStartingWith("cannot connect to Redis at " + uri + ": the server at 127.0.0.1:" + http.port()
+                            + " did not answer in RESP (Invalid first byte: 72 (H)")
+                    .hasMessageEndingWith("): is it a Redis? (a TLS port wants a rediss:// URI)");
+        }
+    }
+
+    /**
+     * A connection closed before any answer is no proof of a wrong setting: a TCP proxy in front
+     * of a Redis that is down does just that. It is retried like a Redis that is away.
+     */
+    @Test
+    void anEndpointThatClosesEveryConnectionAtOnceIsTriedAgain() throws Exception {
+        try (LoopbackServer closing = LoopbackServer.answering("");
+                IdempotencyStore store = RedisIdempotencyStore.start(
+                        new RedisPolicy("redis://127.0.0.1:" + closing.port(), "standalone", "t:"), TIMEOUT, null)) {
+            awaitFailures(store, 2);
+            assertThat(store.isAvailable()).isFalse();
+            assertThat(warnings()).hasSize(1);
+            assertThat(events.list).noneMatch(e -> e.getLevel() == Level.ERROR);
         }
     }
 

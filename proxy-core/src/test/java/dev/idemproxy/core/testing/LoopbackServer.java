@@ -1,0 +1,52 @@
+package dev.idemproxy.core.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A TCP server on a free loopback port that is not a Redis: to every connection it writes a fixed
+ * answer (maybe none) at once and closes it, whatever it was sent. For the store's tests of a URI
+ * pointed at the wrong kind of server. Thread-safe; one daemon thread accepts.
+ */
+public final class LoopbackServer implements AutoCloseable {
+    private final ServerSocket socket;
+
+    private LoopbackServer(ServerSocket socket, byte[] answer) {
+        this.socket = socket;
+        Thread acceptor = new Thread(() -> {
+            while (!socket.isClosed()) {
+                try (Socket s = socket.accept()) {
+                    s.getOutputStream().write(answer);
+                    s.getOutputStream().flush();
+                } catch (IOException closedOrReset) {
+                    // the next one, or closed
+                }
+            }
+        }, "loopback-server-" + socket.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** A server that writes {@code answer} (ASCII; empty: nothing) to each connection and closes it. */
+    public static LoopbackServer answering(String answer) {
+        try {
+            return new LoopbackServer(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()),
+                    answer.getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public int port() {
+        return socket.getLocalPort();
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
