@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.testing.FreePorts;
 import dev.idemproxy.core.testing.LeakDetection;
+import dev.idemproxy.core.testing.LoopbackBlackhole;
 import dev.idemproxy.core.testing.RedisServerFixture;
+import dev.idemproxy.core.testing.TestCertificates;
 import dev.idemproxy.core.testing.TestUpstream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -102,6 +104,61 @@ class RedisStartIT {
                 child.assertNoLeaks();
             }
         }
+    }
+
+    /**
+     * An address that drops SYNs (a loopback port whose accept queue is full) holds Lettuce's
+     * connect for 10 s: the proxy listens once no TCP connection was made within half a second, and
+     * the first attempt goes on in the background.
+     */
+    @Test
+    void theProxyListensAtOnceWhileItsRedisAddressDropsEverySyn() throws Exception {
+        int[] ports = FreePorts.pick(2);
+        try (LoopbackBlackhole blackhole = LoopbackBlackhole.open()) {
+            Path config = redisConfig(ports, "redis://127.0.0.1:" + blackhole.port());
+            try (ChildProxy child = ChildProxy.start(dir, "run", "--config", config.toString())) {
+                child.awaitLine("admin listening on");
+                String transcript = child.transcript();
+                assertThat(transcript).as("the start went on before the first attempt ended")
+                        .contains("no connection to Redis at redis://127.0.0.1:" + blackhole.port()
+                                + " within 500 ms: starting without it")
+                        .doesNotContain("still connecting to Redis");
+                URI admin = URI.create("http://127.0.0.1:" + ports[1]);
+                assertThat(StoreIT.get(admin.resolve("/healthz")).statusCode()).isEqualTo(200);
+                assertThat(StoreIT.get(admin.resolve("/readyz")).statusCode()).isEqualTo(503);
+
+                child.signal("TERM");
+                assertThat(child.waitFor(WAIT)).as(child.transcript()).isZero();
+            }
+        }
+    }
+
+    /** A setting no retry mends, like a refused password: exit 1, saying what to change. */
+    @Test
+    void aPlainRedisUriAtATlsPortStopsTheStartWithExit1() throws Exception {
+        int[] ports = FreePorts.pick(2);
+        try (TestCertificates certs = TestCertificates.create(); RedisServerFixture redis = RedisServerFixture.startTls(certs)) {
+            String plain = redis.uri().replace("rediss://", "redis://");
+            Path config = redisConfig(ports, plain);
+            try (ChildProxy child = ChildProxy.start(dir, "run", "--config", config.toString())) {
+                assertThat(child.waitFor(WAIT)).as(child.transcript()).isEqualTo(1);
+                assertThat(child.transcript()).contains("cannot open the redis store at " + plain + ": cannot connect to Redis at "
+                        + plain + ": the server at 127.0.0.1:" + redis.port() + " speaks TLS, not plain RESP: use a rediss:// URI");
+            }
+        }
+    }
+
+    private Path redisConfig(int[] ports, String uri) throws java.io.IOException {
+        return Files.writeString(dir.resolve("idemproxy.yaml"), "listen: 127.0.0.1:" + ports[0] + "\n"
+                + "admin: { listen: 127.0.0.1:" + ports[1] + " }\n"
+                + "store:\n"
+                + "  type: redis\n"
+                + "  redis: { uri: \"" + uri + "\" }\n"
+                + "routes:\n"
+                + "  - name: orders\n"
+                + "    match: { pathPrefix: /orders }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true }\n", UTF_8);
     }
 
     static HttpResponse<byte[]> order(int port, String key) throws Exception {

@@ -27,8 +27,8 @@ public final class Stores {
      * @param loops the proxy's event loops, for a Redis store's connections (closed by the caller
      *              only after the store); null: threads of their own
      * @throws StoreUnavailableException when the embedded store's directory cannot be opened (in
-     *         use by another process, unusable), or Redis refused the credentials or its TLS
-     *         certificate did not verify
+     *         use by another process, unusable), or Redis refused the credentials, its TLS
+     *         certificate did not verify or it speaks another protocol than the URI says
      */
     public static IdempotencyStore open(StorePolicy policy, Clock clock, IoLoops loops) {
         requireNonNull(policy, "policy");

@@ -6,22 +6,34 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A TCP server on a free loopback port that is not a Redis: to every connection it writes a fixed
- * answer (maybe none) at once and closes it, whatever it was sent. For the store's tests of a URI
+ * answer (maybe none) at once and closes it, whatever it was sent; or, {@link #silent()}, it keeps
+ * every connection open and says nothing. For the store's tests of a URI
  * pointed at the wrong kind of server. Thread-safe; one daemon thread accepts.
  */
 public final class LoopbackServer implements AutoCloseable {
     private final ServerSocket socket;
+    /** A silent server's connections, closed with it. */
+    private final List<Socket> held = new CopyOnWriteArrayList<>();
 
     private LoopbackServer(ServerSocket socket, byte[] answer) {
         this.socket = socket;
         Thread acceptor = new Thread(() -> {
             while (!socket.isClosed()) {
-                try (Socket s = socket.accept()) {
-                    s.getOutputStream().write(answer);
-                    s.getOutputStream().flush();
+                try {
+                    Socket s = socket.accept();
+                    if (answer == null) {
+                        held.add(s);
+                        continue;
+                    }
+                    try (s) {
+                        s.getOutputStream().write(answer);
+                        s.getOutputStream().flush();
+                    }
                 } catch (IOException closedOrReset) {
                     // the next one, or closed
                 }
@@ -41,6 +53,15 @@ public final class LoopbackServer implements AutoCloseable {
         }
     }
 
+    /** A server that accepts every connection and never answers nor closes it (until {@link #close()}). */
+    public static LoopbackServer silent() {
+        try {
+            return new LoopbackServer(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()), null);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public int port() {
         return socket.getLocalPort();
     }
@@ -48,5 +69,8 @@ public final class LoopbackServer implements AutoCloseable {
     @Override
     public void close() throws IOException {
         socket.close();
+        for (Socket s : held) {
+            s.close();
+        }
     }
 }

@@ -15,6 +15,7 @@ import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredResponse;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.event.connection.ConnectedEvent;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.List;
@@ -30,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 
 /**
  * A Redis store that connects in the background ({@link RedisIdempotencyStore#start}): attempts
@@ -39,11 +41,20 @@ import org.slf4j.LoggerFactory;
  * operation fails at once with {@link StoreUnavailableException}, so the proxy answers as for a
  * Redis outage ({@code onUnavailable}, 503 on the admin's receipts and DLQ), and
  * {@link #isAvailable()} is false ({@code /readyz} 503). After that first connection, Lettuce
- * reconnects by itself, as before. Thread-safe.
+ * reconnects by itself, as before. {@link #start} waits for the first attempt (up to
+ * {@link #FIRST_ATTEMPT_WAIT}), but not while it has made no TCP connection after
+ * {@link #CONNECT_GRACE}. Thread-safe.
  */
 final class ConnectingRedisStore implements IdempotencyStore {
     /** How long {@link #start} waits for the first attempt, so that a Redis that is up is connected when it returns. */
-    static final long FIRST_ATTEMPT_WAIT_SECONDS = 5;
+    static final Duration FIRST_ATTEMPT_WAIT = Duration.ofSeconds(5);
+    /**
+     * How long {@link #start} waits for the first attempt's first TCP connection (its host name
+     * resolved included): a Redis that is up answers a connect within a round trip, while an
+     * address that drops SYNs (a firewall, a host gone from the network) holds the connect for
+     * Lettuce's whole connect timeout (10 s), and the proxy would not listen meanwhile.
+     */
+    static final Duration CONNECT_GRACE = Duration.ofMillis(500);
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
 
     private final RedisPolicy policy;
@@ -76,29 +87,64 @@ final class ConnectingRedisStore implements IdempotencyStore {
 
     /** Starts connecting on {@code lettuce} (which it then owns); see {@link RedisIdempotencyStore#start}. */
     static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce) {
+        return start(policy, commandTimeout, lettuce, CONNECT_GRACE, FIRST_ATTEMPT_WAIT);
+    }
+
+    /**
+     * As {@link #start(RedisPolicy, Duration, LettuceResources)}: waits for the first attempt's
+     * outcome up to {@code wait}, but only up to {@code connectGrace} while it has not made a
+     * single TCP connection (Lettuce's {@link ConnectedEvent}); then it goes on in the background.
+     */
+    static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce,
+            Duration connectGrace, Duration wait) {
         ConnectingRedisStore s = new ConnectingRedisStore(policy, commandTimeout, lettuce);
-        s.connector.execute(s::attempt);
+        CompletableFuture<Void> connected = new CompletableFuture<>();
+        Disposable watch = lettuce.resources().eventBus().get().filter(ConnectedEvent.class::isInstance)
+                .subscribe(e -> connected.complete(null));  // on a Lettuce I/O thread: completes a future, no more
         StoreUnavailableException failure;
         try {
-            failure = s.first.get(FIRST_ATTEMPT_WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            if (s.first.complete(null)) {
-                log.info("still connecting to Redis at {} after {} s: starting without it; /readyz is 503 until it connects",
-                        policy.redactedUri(), FIRST_ATTEMPT_WAIT_SECONDS);
-            }
-            return s;
+            s.connector.execute(s::attempt);
+            failure = s.awaitFirst(connected, connectGrace, wait);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             s.close();
             throw new StoreUnavailableException("interrupted while connecting to Redis at " + policy.redactedUri(), e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("the first attempt cannot fail its future", e);
+        } finally {
+            watch.dispose();
         }
         if (failure != null) {  // only a settings error is handed over; any other was logged, and is retried
             s.close();
             throw failure;
         }
         return s;
+    }
+
+    /** The first attempt's settings error, or null: it connected, failed otherwise, or was not waited for. */
+    private StoreUnavailableException awaitFirst(CompletableFuture<Void> connected, Duration connectGrace, Duration wait)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        try {
+            try {
+                return first.get(Math.min(connectGrace.toNanos(), wait.toNanos()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                if (!connected.isDone()) {
+                    if (first.complete(null)) {
+                        log.info("no connection to Redis at {} within {} ms: starting without it; /readyz is 503 until it connects",
+                                policy.redactedUri(), connectGrace.toMillis());
+                    }
+                    return first.getNow(null);
+                }
+            }
+            return first.get(Math.max(0, wait.toNanos() - (System.nanoTime() - start)), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            if (first.complete(null)) {
+                log.info("still connecting to Redis at {} after {} s: starting without it; /readyz is 503 until it connects",
+                        policy.redactedUri(), wait.toSeconds());
+            }
+            return first.getNow(null);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the first attempt cannot fail its future", e);
+        }
     }
 
     /** One attempt, on the connector thread; a failed one schedules the next. */

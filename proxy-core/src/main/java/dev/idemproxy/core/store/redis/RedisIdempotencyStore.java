@@ -188,11 +188,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * and {@link IdempotencyStore#isAvailable()} is false; it tries again with growing pauses
      * (100 ms doubling to 5 s, jittered) and, once connected, is the store {@link #connect} would
      * have returned ({@code maxmemory-policy} checked, Sentinel heartbeat, cluster nodes). This
-     * call waits up to 5 s for the first attempt, so a Redis that is up is connected when it returns. Blocking for that long: call it
-     * at start-up, not on an event loop.
+     * call waits up to 5 s for the first attempt, so a Redis that is up is connected when it
+     * returns, but only 500 ms while the attempt has made no TCP connection (an address that drops
+     * SYNs holds a connect for 10 s). Blocking for that long: call it at start-up, not on an event loop.
      *
      * @throws StoreUnavailableException when the first attempt fails for a reason that trying again
-     *         will not mend: Redis refused the credentials, or its TLS certificate did not verify
+     *         will not mend: Redis refused the credentials, its TLS certificate did not verify, or
+     *         the server speaks another protocol than the URI says
      */
     public static IdempotencyStore start(RedisPolicy policy, Duration commandTimeout, IoLoops loops) {
         requireNonNull(policy, "policy");
@@ -212,7 +214,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         try {
             RedisIdempotencyStore store;
             if (policy.mode().equals("cluster")) {
-                RedisClusterClient client = RedisClusterClient.create(resources, clusterUris(policy.uri()));
+                RedisClusterClient client = RedisClusterClient.create(resources, clusterUris(policy.uri(), commandTimeout));
                 made = client::shutdown;
                 client.setOptions(ClusterClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy, commandTimeout))
                         .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
@@ -236,12 +238,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy, commandTimeout))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
                 StatefulRedisMasterReplicaConnection<String, byte[]> c = MasterReplica.connect(client, CODEC,
-                        RedisURI.create(policy.uri()));
+                        redisUri(policy.uri(), commandTimeout));
                 c.setReadFrom(ReadFrom.UPSTREAM);  // reads too: a replica may lag behind a claim just made
                 store = new RedisIdempotencyStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
                 store.startHeartbeat();
             } else {
-                RedisClient client = RedisClient.create(resources, RedisURI.create(policy.uri()));
+                RedisClient client = RedisClient.create(resources, redisUri(policy.uri(), commandTimeout));
                 made = client::shutdown;
                 client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy, commandTimeout))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
@@ -301,8 +303,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return root == e || message.contains(rootMessage) ? message : message + " (" + rootMessage + ")";
     }
 
+    /**
+     * The URI with {@code timeout} as its own: how long a new connection's handshake ({@code HELLO},
+     * {@code AUTH}, {@code PING}) may take, which is otherwise a minute, so an endpoint that accepts
+     * and never answers holds an attempt that long (commands have their own timeout).
+     */
+    private static RedisURI redisUri(String uri, Duration timeout) {
+        RedisURI u = RedisURI.create(uri);
+        u.setTimeout(timeout);
+        return u;
+    }
+
     /** {@code redis://h1:p1,h2:p2} → one seed URI per host, keeping scheme and credentials. */
-    private static List<RedisURI> clusterUris(String uri) {
+    private static List<RedisURI> clusterUris(String uri, Duration timeout) {
         int schemeEnd = uri.indexOf("://") + 3;
         int at = uri.lastIndexOf('@');
         int hostsStart = Math.max(schemeEnd, at + 1);
@@ -311,7 +324,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         String rest = pathStart < 0 ? "" : uri.substring(pathStart);
         List<RedisURI> seeds = new ArrayList<>();
         for (String host : hosts.split(",")) {
-            seeds.add(RedisURI.create(uri.substring(0, hostsStart) + host + rest));
+            seeds.add(redisUri(uri.substring(0, hostsStart) + host + rest, timeout));
         }
         return seeds;
     }

@@ -15,6 +15,7 @@ import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.testing.Claims;
+import dev.idemproxy.core.testing.LoopbackBlackhole;
 import dev.idemproxy.core.testing.LoopbackServer;
 import dev.idemproxy.core.testing.RedisClusterFixture;
 import dev.idemproxy.core.testing.RedisSentinelFixture;
@@ -241,6 +242,38 @@ class RedisStartWhileDownTest {
             assertThat(store.isAvailable()).isFalse();
             assertThat(warnings()).hasSize(1);
             assertThat(events.list).noneMatch(e -> e.getLevel() == Level.ERROR);
+        }
+    }
+
+    /**
+     * An address that drops SYNs holds a connect for Lettuce's whole connect timeout (10 s): the
+     * start goes on once no TCP connection was made within the grace, here long before the
+     * first attempt's end (and the start's wait, made a minute so that only the grace can end it).
+     */
+    @Test
+    void aBlackholedAddressDoesNotHoldTheStartForTheFirstAttempt() throws Exception {
+        try (LoopbackBlackhole blackhole = LoopbackBlackhole.open();
+                ConnectingRedisStore store = ConnectingRedisStore.start(
+                        new RedisPolicy("redis://127.0.0.1:" + blackhole.port(), "standalone", "t:"), TIMEOUT,
+                        LettuceResources.create(null), ConnectingRedisStore.CONNECT_GRACE, Duration.ofMinutes(1))) {
+            assertThat(store.failedAttempts()).as("the first attempt is still connecting").isZero();
+            assertThat(store.isAvailable()).isFalse();
+            assertUnavailable(store);
+            assertThat(infos()).contains("no connection to Redis at redis://127.0.0.1:" + blackhole.port()
+                    + " within 500 ms: starting without it; /readyz is 503 until it connects");
+        }
+        assertThat(connectorThreads()).isZero();
+    }
+
+    /** One that accepts and never answers holds an attempt for the command timeout, not Lettuce's minute. */
+    @Test
+    void aServerThatNeverAnswersEndsTheFirstAttemptWithinTheStartsWait() throws Exception {
+        try (LoopbackServer silent = LoopbackServer.silent();
+                ConnectingRedisStore store = ConnectingRedisStore.start(
+                        new RedisPolicy("redis://127.0.0.1:" + silent.port(), "standalone", "t:"), TIMEOUT,
+                        LettuceResources.create(null), ConnectingRedisStore.CONNECT_GRACE, Duration.ofSeconds(30))) {
+            assertThat(store.failedAttempts()).as("the first attempt failed before the start went on").isEqualTo(1);
+            assertThat(warnings().get(0)).contains("timed out after 2 second(s)");
         }
     }
 
