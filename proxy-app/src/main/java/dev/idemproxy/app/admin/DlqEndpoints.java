@@ -90,7 +90,7 @@ final class DlqEndpoints {
                 return notFound(id).completed();
             }
             CompletionStage<Boolean> evicted = evict
-                    ? store.evict(found.get().recordKey())
+                    ? store.evict(found.get().recordKey(), found.get().callId())  // its owner's late writes are refused
                     : CompletableFuture.completedFuture(false);
             return evicted.thenCompose(ignored -> store.deleteDeadLetter(id))
                     .thenApply(deleted -> deleted ? AdminResponse.of(204, AdminResponse.JSON, new byte[0]) : notFound(id));
@@ -109,7 +109,7 @@ final class DlqEndpoints {
                 return notFound(id).completed();
             }
             DeadLetter entry = found.get();
-            return store.evict(entry.recordKey())
+            return store.evict(entry.recordKey(), entry.callId())
                     .thenCompose(ignored -> replayer.send(entry.request(), entry.callId(), entry.recordKey().id())
                             .handle((result, error) -> error == null
                                     ? afterReplay(entry, result)

@@ -61,6 +61,11 @@ public abstract class ForwardingStore implements IdempotencyStore {
     }
 
     @Override
+    public CompletionStage<Boolean> evict(RecordKey key, String settledOwner) {
+        return delegate.evict(key, settledOwner);
+    }
+
+    @Override
     public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
         return delegate.get(key);
     }

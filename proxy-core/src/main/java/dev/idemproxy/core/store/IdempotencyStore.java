@@ -110,6 +110,21 @@ public interface IdempotencyStore extends ReceiptStore, DeadLetterStore, TaskBud
      */
     CompletionStage<Boolean> evict(RecordKey key);
 
+    /**
+     * As {@link #evict(RecordKey)}, for the record of a call that has settled, whose owner token is
+     * {@code settledOwner} (the call whose dead letter an operator released or replays): that
+     * call's end or renewal may still be on its way, or still be retried while the store fails (a
+     * dead letter is written as its call settles, beside the end), and must not then write the
+     * record back as {@link #renew} and {@link #complete} do for a record that vanished, which
+     * would undo the release. The Redis store fences that owner for 15 minutes (its writes stop
+     * after about ten); the default only evicts: the memory store's writes never fail, so an
+     * owner's end is never retried, and the embedded store's is retried only while its disk fails
+     * (a window left open).
+     */
+    default CompletionStage<Boolean> evict(RecordKey key, String settledOwner) {
+        return evict(key);
+    }
+
     /** The record, if it exists and has not expired. */
     CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key);
 

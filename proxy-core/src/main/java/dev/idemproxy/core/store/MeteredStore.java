@@ -83,6 +83,11 @@ public final class MeteredStore implements IdempotencyStore {
     }
 
     @Override
+    public CompletionStage<Boolean> evict(RecordKey key, String settledOwner) {
+        return timed("evict", () -> store.evict(key, settledOwner));
+    }
+
+    @Override
     public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
         return timed("get", () -> store.get(key));
     }

@@ -190,10 +190,19 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
 
     @Override
     public CompletionStage<Boolean> evict(RecordKey key) {
+        return evicting(key, () -> delegate.evict(key));
+    }
+
+    @Override
+    public CompletionStage<Boolean> evict(RecordKey key, String settledOwner) {
+        return evicting(key, () -> delegate.evict(key, settledOwner));
+    }
+
+    private CompletionStage<Boolean> evicting(RecordKey key, java.util.function.Supplier<CompletionStage<Boolean>> evict) {
         evictions.incrementAndGet();
         ended.invalidate(key);
         // Again once the backend has deleted it: a completion answered meanwhile may have cached it.
-        return delegate.evict(key).whenComplete((ok, err) -> {
+        return evict.get().whenComplete((ok, err) -> {
             evictions.incrementAndGet();
             ended.invalidate(key);
         });

@@ -287,6 +287,12 @@ final class ConnectingRedisStore implements IdempotencyStore {
     }
 
     @Override
+    public CompletionStage<Boolean> evict(RecordKey key, String settledOwner) {
+        RedisIdempotencyStore s = store;
+        return s != null ? s.evict(key, settledOwner) : notConnected();
+    }
+
+    @Override
     public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
         RedisIdempotencyStore s = store;
         return s != null ? s.get(key) : notConnected();

@@ -48,16 +48,31 @@ final class RecordScripts {
      * other slots). Straight-line code with the indices written in, no function call in Lua.
      */
     private static String writeReceipt(int at) {
+        return writeReceipt(at, 2);
+    }
+
+    /** As {@link #writeReceipt(int)}, with the receipt's keys at KEYS[key] and KEYS[key + 1]. */
+    private static String writeReceipt(int at, int key) {
         return """
-                if KEYS[2] then
-                  redis.call('SET', KEYS[2], ARGV[%1$d], 'PX', ARGV[%2$d])
-                  if KEYS[3] then
-                    redis.call('ZADD', KEYS[3], 0, ARGV[%3$d])
-                    if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[%2$d]) then redis.call('PEXPIRE', KEYS[3], ARGV[%2$d]) end
+                if KEYS[%4$d] then
+                  redis.call('SET', KEYS[%4$d], ARGV[%1$d], 'PX', ARGV[%2$d])
+                  if KEYS[%5$d] then
+                    redis.call('ZADD', KEYS[%5$d], 0, ARGV[%3$d])
+                    if redis.call('PTTL', KEYS[%5$d]) < tonumber(ARGV[%2$d]) then redis.call('PEXPIRE', KEYS[%5$d], ARGV[%2$d]) end
                   end
                 end
-                """.formatted(at, at + 1, at + 2);
+                """.formatted(at, at + 1, at + 2, key, key + 1);
     }
+
+    /**
+     * Lua that returns 0 when the owner whose value start ({@code "F\n<owner>\n"}) is in
+     * {@code p} may not write its record back: an operator released the record of that settled
+     * call ({@link #EVICT_SETTLED}: KEYS[2], the record's fence, holds the owner). Run only when
+     * the record is absent.
+     */
+    private static final String FENCED = """
+            if redis.call('SISMEMBER', KEYS[2], string.sub(p, 3, #p - 1)) == 1 then return 0 end
+            """;
 
     /**
      * The whole claim, atomically. ARGV: fingerprint, owner, callId, leaseMs, retentionMs (how long
@@ -89,19 +104,21 @@ final class RecordScripts {
             """, ScriptOutputType.MULTI);
 
     /**
-     * ARGV: the owner's value start ({@code "F\n<owner>\n"}), leaseMs, then the owner's whole
-     * in-flight value and its expiry in ms (lease plus retention), written when the key is absent.
+     * KEYS: the record, its fence ({@link #EVICT_SETTLED}). ARGV: the owner's value start
+     * ({@code "F\n<owner>\n"}), leaseMs, then the owner's whole in-flight value and its expiry in
+     * ms (lease plus retention), written when the key is absent and the owner not fenced.
      * Moves the lease end to now + lease, and the expiry with it (the record's retention after it
      * stays). Returns 1 when renewed, 2 when the record was absent and written again, 0 when
-     * another owner holds it or it has ended.
+     * another owner holds it, it has ended, or an operator released it (the owner is fenced).
      */
     static final RedisScript RENEW = new RedisScript(FIELDS + """
             local v = redis.call('GET', KEYS[1])
+            local p = ARGV[1]
             if not v then
+            """ + FENCED + """
               redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
               return 2
             end
-            local p = ARGV[1]
             if string.sub(v, 1, #p) ~= p then return 0 end
             redis.call('PEXPIRE', KEYS[1], string.format('%.0f', tonumber(ARGV[2]) + tonumber(fields(v)[6])))
             return 1
@@ -114,10 +131,12 @@ final class RecordScripts {
      * native claim's creation time), the owner's {@code "<callId>\n<fingerprint>\n<createdMs>\n"}
      * (used only when the key is absent), then optionally the receipt to write when it ends the
      * record (ARGV[7] the encoded receipt, ARGV[8] its ttl in ms, ARGV[9] its business-id index
-     * member; KEYS[2] and KEYS[3] as in {@link #writeReceipt}). The call id, fingerprint and
-     * creation time are the in-flight value's, or the owner's own when the record is gone (Redis
-     * restarted empty, flushed or evicted it: the owner's outcome is written back). Returns 1 when
-     * ended, 2 when ended into an absent key, 0 when another owner holds it or it has ended.
+     * member; KEYS[3] and KEYS[4] as in {@link #writeReceipt}; KEYS[2] is the record's fence). The
+     * call id, fingerprint and creation time are the in-flight value's, or the owner's own when the
+     * record is gone (Redis restarted empty, flushed it, or evicted it under memory pressure: the
+     * owner's outcome is written back), unless an operator released it ({@link #EVICT_SETTLED} fenced the
+     * owner). Returns 1 when ended, 2 when ended into an absent key, 0 when another owner holds it,
+     * it has ended, or the owner is fenced.
      *
      * <p>Straight-line code, no {@code TIME} and no local functions: every protected call runs it
      * once, and in {@code redis-benchmark} (300,000 calls, 16 pipelined) that cut the server's time
@@ -132,11 +151,30 @@ final class RecordScripts {
               local e = #p
               for k = 1, 3 do e = string.find(v, '\\n', e + 1, true) end
               head = string.sub(v, #p + 1, e)
+            else
+            """ + FENCED + """
             end
             redis.call('SET', KEYS[1], ARGV[2] .. string.sub(p, 2) .. head .. ARGV[5] .. '\\n' .. ARGV[4], 'PX', ARGV[3])
-            """ + writeReceipt(7) + """
+            """ + writeReceipt(7, 3) + """
             if v then return 1 end
             return 2
+            """, ScriptOutputType.INTEGER);
+
+    /**
+     * An operator's release of a settled call's record ({@code DELETE /dlq/{id}?release=true}, and
+     * a DLQ replay): deletes the record whatever its state or owner, and fences ARGV[2], the call's
+     * owner token, from writing it back for ARGV[1] ms (KEYS[2], the record's fence, is a set of
+     * owner tokens). Else that owner's end (or renewal), still on its way or still being retried
+     * while the store failed, would find the key absent, write the record back and undo the
+     * release: the next duplicate would replay the very outcome the operator released. The fence
+     * stops only writes into an absent key, and only that owner's: the next owner's claim, and
+     * every write while a record is there, pass. Returns 1 when a record was deleted.
+     */
+    static final RedisScript EVICT_SETTLED = new RedisScript("""
+            local n = redis.call('DEL', KEYS[1])
+            redis.call('SADD', KEYS[2], ARGV[2])
+            if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+            return n
             """, ScriptOutputType.INTEGER);
 
     /** ARGV: the owner's value start ({@code "F\n<owner>\n"}). Returns 1 when deleted. */

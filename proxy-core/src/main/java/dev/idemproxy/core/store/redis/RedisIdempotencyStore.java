@@ -114,6 +114,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final Duration NODE_CONNECT_WAIT = Duration.ofSeconds(11);
     /** How many releases of lost claims may wait for Redis at once. */
     private static final int MAX_LOST_CLAIMS = 10_000;
+    /**
+     * How long a release ({@link #evict(RecordKey, String)}) keeps the settled call from writing
+     * its record back: longer than that call can still be writing. A call's dead letter is written as the call settles, next to its end,
+     * and the end is retried for about ten minutes while the store fails
+     * ({@code RecordedProtection.RECORD_TRIES}: 25 tries, pauses up to 30 s, each try up to the
+     * command timeout); a renewal sent before it may wait the command timeout for a cluster node.
+     */
+    static final Duration EVICTION_FENCE = Duration.ofMinutes(15);
     private static final long LOST_CLAIM_FIRST_RETRY_MILLIS = 100;
     private static final long LOST_CLAIM_MAX_RETRY_MILLIS = 2_000;
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
@@ -372,6 +380,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return prefix + "rec:{" + key.id() + "}";
     }
 
+    /** The owners a release fenced from writing the record back ({@link RecordScripts#EVICT_SETTLED}); the record's slot. */
+    String fenceKey(RecordKey key) {
+        return prefix + "fence:{" + key.id() + "}";
+    }
+
+    /** The keys of a script that writes the record and may write it back: the record, its fence. */
+    private String[] fenced(RecordKey key) {
+        return new String[] {recordKey(key), fenceKey(key)};
+    }
+
     @Override
     public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
         if (!nativeClaims) {
@@ -531,7 +549,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public CompletionStage<Boolean> renew(RecordKey key, OwnedClaim claim, Duration lease) {
         long leaseMs = Math.max(1, lease.toMillis());
         long kept = Math.max(leaseMs, claim.retention().toMillis());
-        return call(() -> RecordScripts.RENEW.<Long>run(redis, recordKey(key), RecordValue.ownedPrefix(claim.owner()),
+        return call(() -> RecordScripts.RENEW.<Long>run(redis, fenced(key), RecordValue.ownedPrefix(claim.owner()),
                         millis(lease), RecordValue.inFlight(claim.owner(), claim.callId(), claim.fingerprint(),
                                 claim.createdAt().toEpochMilli(), kept), bytes(Long.toString(leaseMs + kept)))
                 .thenApply(n -> written(n, claim, "its claim")));
@@ -570,13 +588,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     RecordValue.identity(claim.callId(), claim.fingerprint(), claim.createdAt().toEpochMilli())};
             String what = state.equals("C") ? "its outcome" : "its outcome (not retained)";
             if (receipt == null) {
-                return RecordScripts.END.<Long>run(redis, recordKey(key), args).thenApply(n -> written(n, claim, what));
+                return RecordScripts.END.<Long>run(redis, fenced(key), args).thenApply(n -> written(n, claim, what));
             }
             if (!cluster) {
-                return RecordScripts.END.<Long>run(redis, receipts.scriptKeys(recordKey(key), receipt.receipt()),
+                String[] withReceipt = receipts.scriptKeys(recordKey(key), receipt.receipt());  // record, receipt[, index]
+                String[] keys = new String[withReceipt.length + 1];
+                keys[0] = withReceipt[0];
+                keys[1] = fenceKey(key);
+                System.arraycopy(withReceipt, 1, keys, 2, withReceipt.length - 1);
+                return RecordScripts.END.<Long>run(redis, keys,
                         concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl()))).thenApply(n -> written(n, claim, what));
             }
-            return RecordScripts.END.<Long>run(redis, recordKey(key), args).thenCompose(n -> written(n, claim, what)
+            return RecordScripts.END.<Long>run(redis, fenced(key), args).thenCompose(n -> written(n, claim, what)
                     ? receipts.put(receipt.receipt(), receipt.ttl()).thenApply(x -> true)
                     : CompletableFuture.completedFuture(false));
         });
@@ -601,6 +624,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public CompletionStage<Boolean> evict(RecordKey key) {
         return call(() -> redis.del(recordKey(key)).thenApply(n -> n > 0));
+    }
+
+    /**
+     * Deletes the record and fences {@code settledOwner} ({@link RecordScripts#EVICT_SETTLED}) for
+     * {@link #EVICTION_FENCE}, so that an end or renewal of that call still on its way, or still
+     * being retried, does not write the record back and undo the operator's release.
+     */
+    @Override
+    public CompletionStage<Boolean> evict(RecordKey key, String settledOwner) {
+        return call(() -> RecordScripts.EVICT_SETTLED.<Long>run(redis, fenced(key), millis(EVICTION_FENCE),
+                bytes(settledOwner)).thenApply(n -> n == 1L));
     }
 
     @Override
