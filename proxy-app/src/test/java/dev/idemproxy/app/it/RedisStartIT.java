@@ -107,9 +107,9 @@ class RedisStartIT {
     }
 
     /**
-     * An address that drops SYNs (a loopback port whose accept queue is full) holds Lettuce's
-     * connect for 10 s: the proxy listens once no TCP connection was made within half a second, and
-     * the first attempt goes on in the background.
+     * An address that drops SYNs (a loopback port whose accept queue is full) holds an attempt
+     * until its connect times out: the proxy listens once no TCP connection was made within half a
+     * second, and the attempts go on in the background.
      */
     @Test
     void theProxyListensAtOnceWhileItsRedisAddressDropsEverySyn() throws Exception {

@@ -49,10 +49,11 @@ final class ConnectingRedisStore implements IdempotencyStore {
     /** How long {@link #start} waits for the first attempt, so that a Redis that is up is connected when it returns. */
     static final Duration FIRST_ATTEMPT_WAIT = Duration.ofSeconds(5);
     /**
-     * How long {@link #start} waits for the first attempt's first TCP connection (its host name
-     * resolved included): a Redis that is up answers a connect within a round trip, while an
-     * address that drops SYNs (a firewall, a host gone from the network) holds the connect for
-     * Lettuce's whole connect timeout (10 s), and the proxy would not listen meanwhile.
+     * How long {@link #start} waits, once the first attempt has begun to connect, for its first TCP
+     * connection (its host name resolved included): a Redis that is up answers a connect within a
+     * round trip, while an address that drops SYNs (a firewall, a host gone from the network) holds
+     * the attempt until its connect times out (the command timeout, 2 s, as the URI's own), and
+     * the proxy would not listen meanwhile.
      */
     static final Duration CONNECT_GRACE = Duration.ofMillis(500);
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
@@ -92,8 +93,9 @@ final class ConnectingRedisStore implements IdempotencyStore {
 
     /**
      * As {@link #start(RedisPolicy, Duration, LettuceResources)}: waits for the first attempt's
-     * outcome up to {@code wait}, but only up to {@code connectGrace} while it has not made a
-     * single TCP connection (Lettuce's {@link ConnectedEvent}); then it goes on in the background.
+     * outcome up to {@code wait}, but only up to {@code connectGrace} after its first connect
+     * began ({@link LettuceResources#connectStarted}) while it has not made a single TCP
+     * connection (Lettuce's {@link ConnectedEvent}); then it goes on in the background.
      */
     static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce,
             Duration connectGrace, Duration wait) {
@@ -122,29 +124,39 @@ final class ConnectingRedisStore implements IdempotencyStore {
     /** The first attempt's settings error, or null: it connected, failed otherwise, or was not waited for. */
     private StoreUnavailableException awaitFirst(CompletableFuture<Void> connected, Duration connectGrace, Duration wait)
             throws InterruptedException {
-        long start = System.nanoTime();
+        long deadline = System.nanoTime() + wait.toNanos();
         try {
-            try {
-                return first.get(Math.min(connectGrace.toNanos(), wait.toNanos()), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                if (!connected.isDone()) {
-                    if (first.complete(null)) {
-                        log.info("no connection to Redis at {} within {} ms: starting without it; /readyz is 503 until it connects",
-                                policy.redactedUri(), connectGrace.toMillis());
+            // the grace runs from the first connect on: a cold JVM's first use of Lettuce and Netty takes time too
+            CompletableFuture.anyOf(first, lettuce.connectStarted()).get(wait.toNanos(), TimeUnit.NANOSECONDS);
+            if (!first.isDone()) {
+                try {
+                    return first.get(Math.min(connectGrace.toNanos(), left(deadline)), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    if (!connected.isDone()) {
+                        return goOn("no connection to Redis at {} within {} ms: starting without it; /readyz is 503 until it"
+                                + " connects", connectGrace.toMillis());
                     }
-                    return first.getNow(null);
                 }
             }
-            return first.get(Math.max(0, wait.toNanos() - (System.nanoTime() - start)), TimeUnit.NANOSECONDS);
+            return first.get(left(deadline), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            if (first.complete(null)) {
-                log.info("still connecting to Redis at {} after {} s: starting without it; /readyz is 503 until it connects",
-                        policy.redactedUri(), wait.toSeconds());
-            }
-            return first.getNow(null);
+            return goOn("still connecting to Redis at {} after {} s: starting without it; /readyz is 503 until it connects",
+                    wait.toSeconds());
         } catch (ExecutionException e) {
             throw new IllegalStateException("the first attempt cannot fail its future", e);
         }
+    }
+
+    private static long left(long deadlineNanos) {
+        return Math.max(0, deadlineNanos - System.nanoTime());
+    }
+
+    /** Stops waiting for the first attempt (logging why, unless it has just ended); its settings error, if it had one. */
+    private StoreUnavailableException goOn(String why, long howLong) {
+        if (first.complete(null)) {
+            log.info(why, policy.redactedUri(), howLong);
+        }
+        return first.getNow(null);
     }
 
     /** One attempt, on the connector thread; a failed one schedules the next. */

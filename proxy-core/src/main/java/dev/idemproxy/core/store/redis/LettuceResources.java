@@ -6,8 +6,10 @@ import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,25 +23,33 @@ final class LettuceResources implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
 
     /**
-     * Every call on an event loop sends its commands as it goes, and Lettuce flushes each one: a
+     * Signals the first connect ({@link #connectStarted}), and: every call on an event loop sends its commands as it goes, and Lettuce flushes each one: a
      * write to the socket per command, and a read per command on the server's side. This handler
      * holds the flushes of one turn of the loop (or of one read of replies) and flushes once at its
      * end, so the commands of every call served in that turn leave in one write. Netty schedules
      * that flush itself: no command waits for another.
      */
-    private static final NettyCustomizer FLUSH_ONCE_PER_LOOP_TURN = new NettyCustomizer() {
+    private record Customizer(CompletableFuture<Void> connectStarted) implements NettyCustomizer {
+        @Override
+        public void afterBootstrapInitialized(Bootstrap bootstrap) {
+            connectStarted.complete(null);
+        }
+
         @Override
         public void afterChannelInitialized(Channel channel) {
             channel.pipeline().addFirst("flush-consolidation", new FlushConsolidationHandler(256, true));
         }
-    };
+    }
 
     private final ClientResources resources;
     private final OffLoopAddressResolverGroup resolver;
+    private final CompletableFuture<Void> connectStarted;
 
-    private LettuceResources(ClientResources resources, OffLoopAddressResolverGroup resolver) {
+    private LettuceResources(ClientResources resources, OffLoopAddressResolverGroup resolver,
+            CompletableFuture<Void> connectStarted) {
         this.resources = resources;
         this.resolver = resolver;
+        this.connectStarted = connectStarted;
     }
 
     /**
@@ -52,21 +62,31 @@ final class LettuceResources implements AutoCloseable {
         // measures the same from the caller's side.
         preferTransport(loops != null ? loops.transport() : Transport.best());
         OffLoopAddressResolverGroup resolver = new OffLoopAddressResolverGroup();
+        CompletableFuture<Void> connectStarted = new CompletableFuture<>();
         DefaultClientResources.Builder builder = DefaultClientResources.builder()
                 .addressResolverGroup(resolver)
                 .commandLatencyRecorder(CommandLatencyRecorder.disabled())
-                .nettyCustomizer(FLUSH_ONCE_PER_LOOP_TURN);
+                .nettyCustomizer(new Customizer(connectStarted));
         if (loops != null && SharedLoopsProvider.fits(loops)) {
             builder.eventLoopGroupProvider(new SharedLoopsProvider(loops));
         } else if (loops != null) {
             log.info("Redis connections on threads of their own: Lettuce's transport ({}) is not the proxy's ({})",
                     io.lettuce.core.resource.Transports.socketChannelClass().getSimpleName(), loops.transport());
         }
-        return new LettuceResources(builder.build(), resolver);
+        return new LettuceResources(builder.build(), resolver, connectStarted);
     }
 
     ClientResources resources() {
         return resources;
+    }
+
+    /**
+     * Completes when the first connection's bootstrap is ready, just before it connects (its host
+     * name resolved then): what came before, the first use of Lettuce and Netty in a cold JVM, can
+     * take longer than a connect.
+     */
+    CompletableFuture<Void> connectStarted() {
+        return connectStarted;
     }
 
     /**

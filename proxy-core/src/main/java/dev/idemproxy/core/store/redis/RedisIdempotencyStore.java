@@ -110,7 +110,7 @@ import org.slf4j.LoggerFactory;
 public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
     private static final Duration HEARTBEAT = Duration.ofSeconds(1);
-    /** How long a cluster's node connections may take when it connects: Lettuce's connect timeout (10 s) and a little. */
+    /** How long a cluster's node connections may take when it connects: at most Lettuce's connect timeout (10 s), and a little. */
     private static final Duration NODE_CONNECT_WAIT = Duration.ofSeconds(11);
     /** How many releases of lost claims may wait for Redis at once. */
     private static final int MAX_LOST_CLAIMS = 10_000;
@@ -197,8 +197,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * (100 ms doubling to 5 s, jittered) and, once connected, is the store {@link #connect} would
      * have returned ({@code maxmemory-policy} checked, Sentinel heartbeat, cluster nodes). This
      * call waits up to 5 s for the first attempt, so a Redis that is up is connected when it
-     * returns, but only 500 ms while the attempt has made no TCP connection (an address that drops
-     * SYNs holds a connect for 10 s). Blocking for that long: call it at start-up, not on an event loop.
+     * returns, but only 500 ms after the attempt began to connect while it has made no TCP
+     * connection (an address that drops SYNs holds it until the connect times out). Blocking for that long: call it at start-up, not on an event loop.
      *
      * @throws StoreUnavailableException when the first attempt fails for a reason that trying again
      *         will not mend: Redis refused the credentials, its TLS certificate did not verify, or

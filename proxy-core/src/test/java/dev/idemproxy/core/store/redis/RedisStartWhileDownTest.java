@@ -246,15 +246,15 @@ class RedisStartWhileDownTest {
     }
 
     /**
-     * An address that drops SYNs holds a connect for Lettuce's whole connect timeout (10 s): the
-     * start goes on once no TCP connection was made within the grace, here long before the
-     * first attempt's end (and the start's wait, made a minute so that only the grace can end it).
+     * An address that drops SYNs holds an attempt until its connect times out (the command
+     * timeout, here 30 s): the start goes on once no TCP connection was made within the grace,
+     * long before that (and before the start's wait, made a minute so that only the grace can end it).
      */
     @Test
     void aBlackholedAddressDoesNotHoldTheStartForTheFirstAttempt() throws Exception {
         try (LoopbackBlackhole blackhole = LoopbackBlackhole.open();
                 ConnectingRedisStore store = ConnectingRedisStore.start(
-                        new RedisPolicy("redis://127.0.0.1:" + blackhole.port(), "standalone", "t:"), TIMEOUT,
+                        new RedisPolicy("redis://127.0.0.1:" + blackhole.port(), "standalone", "t:"), Duration.ofSeconds(30),
                         LettuceResources.create(null), ConnectingRedisStore.CONNECT_GRACE, Duration.ofMinutes(1))) {
             assertThat(store.failedAttempts()).as("the first attempt is still connecting").isZero();
             assertThat(store.isAvailable()).isFalse();
