@@ -82,7 +82,7 @@ final class ProtocolMismatch {
     private static boolean droppedUnanswered(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             String m = String.valueOf(t.getMessage());
-            if (m.contains("Connection reset by peer") || m.contains("Connection closed prematurely")) {
+            if (m.contains("Connection reset") || m.contains("Connection closed prematurely")) {  // NIO says only "reset"
                 return true;
             }
         }
