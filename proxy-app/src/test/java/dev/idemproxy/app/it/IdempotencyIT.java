@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.RawHttp;
 import dev.idemproxy.core.testing.TestUpstream;
+import dev.idemproxy.core.testing.UpstreamAction;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -54,6 +55,10 @@ class IdempotencyIT {
                 + "    match: { pathPrefix: /windowed }\n"
                 + "    upstream: " + upstream.uri() + "\n"
                 + "    idempotency: { enabled: true, key: { derive: [body:/userId], window: 500ms } }\n"
+                + "  - name: heads\n"
+                + "    match: { pathPrefix: /heads }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true, methods: [GET, HEAD] }\n"
                 + "  - name: custom\n"
                 + "    match: { pathPrefix: /custom }\n"
                 + "    upstream: " + upstream.uri() + "\n"
@@ -126,6 +131,35 @@ class IdempotencyIT {
                 .containsSubsequence("Content-Type", "Content-Length", "X-Ticket");
         assertThat(replay.body()).isEqualTo(first.body());
         assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void aHeadsRecordIsReplayedOnlyToAHeadWithItsContentLengthAndNeverToAGet() throws Exception {
+        String key = UUID.randomUUID().toString();
+        // A HEAD's answer: the Content-Length of the body a GET would get, and no body.
+        upstream.enqueue(UpstreamAction.respondWithoutLength(200, Map.of("Content-Type", "text/html", "Content-Length", "310")));
+        String head = "HEAD /heads/page HTTP/1.1\r\nHost: a\r\nIdempotency-Key: " + key + "\r\n\r\n";
+        String get = "GET /heads/page HTTP/1.1\r\nHost: a\r\nIdempotency-Key: " + key + "\r\n\r\n";
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            RawHttp.Response first = raw.write(head).readHeadResponse();
+            assertThat(first.status()).isEqualTo(200);
+            assertThat(first.header("Content-Length")).isEqualTo("310");
+            RawHttp.Response replay = raw.write(head).readHeadResponse();
+            assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+            assertThat(replay.header("Content-Length")).isEqualTo("310");
+            // Not the HEAD's bodiless record: the same key on a GET is another request.
+            RawHttp.Response asGet = raw.write(get).readResponse();
+            assertThat(asGet.status()).isEqualTo(422);
+            assertThat(asGet.bodyAsString()).contains("urn:idemproxy:problem:key-reused-with-different-payload");
+        }
+        String other = UUID.randomUUID().toString();
+        upstream.enqueue(respond(200, Map.of("Content-Type", "text/plain"), "hello"));
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            assertThat(raw.write(get.replace(key, other)).readResponse().bodyAsString()).isEqualTo("hello");
+            assertThat(raw.write(head.replace(key, other)).readHeadResponse().status()).isEqualTo(422);
+        }
+        assertThat(upstream.requestCount()).isEqualTo(before + 2);
+        assertThat(upstream.request(before).method()).isEqualTo("HEAD");
     }
 
     @Test

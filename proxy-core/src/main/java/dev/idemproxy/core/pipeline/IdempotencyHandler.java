@@ -25,6 +25,7 @@ import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -213,7 +214,8 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             p.call.releaseBody();
             services.log().finished(p.call.route().name(), CallOutcome.REPLAYED, done.response().status(), p.call.startNanos(),
                     done.callId(), p.identity.bizId(), p.identity.key(), done.attempts(), null);
-            ctx.writeAndFlush(Replays.response(ctx.alloc(), done.response(), done.callId(), done.attempts()));
+            ctx.writeAndFlush(Replays.response(ctx.alloc(), done.response(), done.callId(), done.attempts(),
+                    HttpMethod.HEAD.equals(p.call.request().method())));
         } else if (result instanceof ClaimResult.InFlight) {
             inFlight(p, (ClaimResult.InFlight) result);
         } else if (result instanceof ClaimResult.NotRetained) {

@@ -110,7 +110,7 @@ final class ProtectedCallRunner implements ClientSide {
 
     @Override
     public void replay(dev.idemproxy.core.store.StoredResponse response, String callId, int attempts) {
-        FullHttpResponse r = Replays.response(ctx.alloc(), response, callId, attempts);
+        FullHttpResponse r = Replays.response(ctx.alloc(), response, callId, attempts, false);
         r.headers().remove(dev.idemproxy.core.call.CallIdentity.IDEMPOTENT_REPLAYED);
         answered(Answers.write(ctx, r, state.draining()));
     }

@@ -40,18 +40,25 @@ final class Replays {
     private static final int NOT_MODIFIED = 304;
     private static final byte[] COLON_SP = {':', ' '};
     private static final byte[] CRLF = {'\r', '\n'};
-    private static final Function<StoredResponse, StoredLines> HEADER_LINES = Replays::headerLines;
+    private static final Function<StoredResponse, StoredLines> HEADER_LINES = r -> headerLines(r, false);
+    private static final Function<StoredResponse, StoredLines> HEAD_LINES = r -> headerLines(r, true);
 
     /** A stored response's header lines, and whether they hold its Content-Length line. */
     record StoredLines(byte[] bytes, boolean length) {}
 
     private Replays() {}
 
-    static FullHttpResponse response(ByteBufAllocator alloc, StoredResponse stored, String callId, int attempts) {
-        ReplayHeaders h = new ReplayHeaders(stored.derived(HEADER_LINES));  // first: it may refuse a damaged header
+    /**
+     * @param head whether the duplicate is a HEAD: its record is a HEAD's (a HEAD's fingerprint
+     *             matches no other method's), stored without a body, and its Content-Length, when
+     *             the upstream sent one, is that of the body a GET would have had (RFC 9110 §9.3.2):
+     *             replayed as stored, none added, as for a 304
+     */
+    static FullHttpResponse response(ByteBufAllocator alloc, StoredResponse stored, String callId, int attempts, boolean head) {
+        ReplayHeaders h = new ReplayHeaders(stored.derived(head ? HEAD_LINES : HEADER_LINES));  // first: it may refuse a damaged header
         ByteBuf body = alloc.buffer(stored.bodyLength());
         body.writeBytes(stored.bodyBuffer());
-        if (stored.status() != NOT_MODIFIED) {
+        if (!head && stored.status() != NOT_MODIFIED) {
             h.setInt(HttpHeaderNames.CONTENT_LENGTH, stored.bodyLength());
         }
         h.set(CallIdentity.IDEMPOTENT_REPLAYED, "true");
@@ -66,11 +73,11 @@ final class Replays {
      * replay. A name that is not a token or a value that is not a valid field value (possible only
      * in a damaged store) is refused, as Netty's header map refuses it.
      */
-    static StoredLines headerLines(StoredResponse stored) {
+    static StoredLines headerLines(StoredResponse stored, boolean head) {
         List<StoredHeader> headers = stored.headers();
         String length = Integer.toString(stored.bodyLength());
-        boolean inPlace = framedByLength(stored.status());
-        boolean asStored = stored.status() == NOT_MODIFIED;
+        boolean inPlace = !head && framedByLength(stored.status());
+        boolean asStored = head || stored.status() == NOT_MODIFIED;
         boolean lengthWritten = false;
         int size = 0;
         for (StoredHeader h : headers) {
@@ -96,7 +103,7 @@ final class Replays {
                 lengthWritten = true;
                 value = length;
             } else if (asStored && isLength(name)) {
-                lengthWritten = true;  // a 304's, as the upstream sent it
+                lengthWritten = true;  // a 304's or a HEAD's, as the upstream sent it
             } else if (setPerReplay(name)) {
                 continue;
             }

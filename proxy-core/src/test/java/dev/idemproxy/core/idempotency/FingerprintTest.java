@@ -103,6 +103,21 @@ class FingerprintTest {
                 d.scope(), fingerprint, d.ttl(), d.lease(), d.onConcurrent(), d.waitTimeout(), d.maxRequestBody(), d.maxResponseBody());
     }
 
+    private static final String[] METHODS = {"POST", "PUT", "HEAD", "GET"};
+
+    @Test
+    void aHeadIsFingerprintedApartFromEveryOtherMethodWhateverTheParts() {
+        // Its record holds no body: replayed to a GET it would answer with an empty one.
+        for (List<RequestPart> parts : List.of(BODY, List.of(RequestPart.parse("path")))) {
+            Fingerprint head = Fingerprint.of(parts, TestRequest.post("/r").withMethod("HEAD"));
+            assertThat(head).isEqualTo(Fingerprint.of(parts, TestRequest.post("/r").withMethod("HEAD")));
+            assertThat(head).isNotEqualTo(Fingerprint.of(parts, TestRequest.post("/r").withMethod("GET")));
+            assertThat(head).isNotEqualTo(Fingerprint.of(parts, TestRequest.post("/r")));
+        }
+        // Other methods still share one fingerprint unless the parts name the method, as before.
+        assertThat(body(TestRequest.post("/r").withMethod("GET"))).isEqualTo(body(TestRequest.post("/r")));
+    }
+
     @Test
     void aConnectionsMemoGivesWhatOfGivesWhateverTheSequence() {
         List<RequestPart> bodyAgain = List.of(RequestPart.parse("body"));
@@ -122,7 +137,7 @@ class FingerprintTest {
                 case 3 -> mixed;
                 default -> method;
             };
-            TestRequest r = TestRequest.post("/p" + rnd.nextInt(2)).withMethod(rnd.nextBoolean() ? "POST" : "PUT")
+            TestRequest r = TestRequest.post("/p" + rnd.nextInt(2)).withMethod(METHODS[rnd.nextInt(METHODS.length)])
                     .withBody(bodies[rnd.nextInt(bodies.length)]);
             String type = types[rnd.nextInt(types.length)];
             String tenant = tenants[rnd.nextInt(tenants.length)];

@@ -51,7 +51,7 @@ class ReplaysTest {
             byte[] expected = encodeWithNetty(mapReplay(stored, callId, attempts));
             // twice: the second replay uses the lines kept in the stored response
             for (int k = 0; k < 2; k++) {
-                assertThat(new String(encodeWithServerCodec(Replays.response(ByteBufAllocator.DEFAULT, stored, callId, attempts)),
+                assertThat(new String(encodeWithServerCodec(Replays.response(ByteBufAllocator.DEFAULT, stored, callId, attempts, false)),
                         StandardCharsets.ISO_8859_1))
                         .as("case %d, %s", i, headers)
                         .isEqualTo(new String(expected, StandardCharsets.ISO_8859_1));
@@ -63,7 +63,7 @@ class ReplaysTest {
     void handlersSeeOnlyThePerReplayHeaders() {
         StoredResponse stored = new StoredResponse(201, List.of(new StoredHeader("Content-Type", "application/json"),
                 new StoredHeader("Content-Length", "99")), "{}".getBytes(StandardCharsets.UTF_8));
-        FullHttpResponse r = Replays.response(ByteBufAllocator.DEFAULT, stored, "c1", 2);
+        FullHttpResponse r = Replays.response(ByteBufAllocator.DEFAULT, stored, "c1", 2, false);
         try {
             assertThat(r.status().code()).isEqualTo(201);
             assertThat(r.headers().get(HttpHeaderNames.CONTENT_LENGTH)).isEqualTo("2");
@@ -75,20 +75,35 @@ class ReplaysTest {
         } finally {
             r.release();
         }
-        assertThat(new String(Replays.headerLines(stored).bytes(), StandardCharsets.US_ASCII))
+        assertThat(new String(Replays.headerLines(stored, false).bytes(), StandardCharsets.US_ASCII))
                 .isEqualTo("Content-Type: application/json\r\nContent-Length: 2\r\n");
+    }
+
+    @Test
+    void aHeadReplayKeepsTheStoredContentLengthAndSendsNoBody() {
+        // A HEAD's record: the upstream's Content-Length is the length a GET's body would have had.
+        StoredResponse head = new StoredResponse(200, List.of(new StoredHeader("Content-Type", "text/html"),
+                new StoredHeader("Content-Length", "310")), new byte[0]);
+        assertThat(new String(encodeWithServerCodec(Replays.response(ByteBufAllocator.DEFAULT, head, "c1", 1, true), "HEAD"),
+                StandardCharsets.ISO_8859_1))
+                .isEqualTo("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 310\r\n"
+                        + "Idempotent-Replayed: true\r\nX-Call-Id: c1\r\nX-Attempts: 1\r\n\r\n");
+        StoredResponse without = new StoredResponse(200, List.of(new StoredHeader("Content-Type", "text/html")), new byte[0]);
+        assertThat(new String(encodeWithServerCodec(Replays.response(ByteBufAllocator.DEFAULT, without, "c1", 1, true), "HEAD"),
+                StandardCharsets.ISO_8859_1).toLowerCase(java.util.Locale.ROOT))
+                .doesNotContain("content-length");
     }
 
     @Test
     void a304KeepsItsStoredContentLengthAndGetsNoneAdded() {
         StoredResponse withLength = new StoredResponse(304, List.of(new StoredHeader("ETag", "\"v1\""),
                 new StoredHeader("Content-Length", "1234")), new byte[0]);
-        assertThat(new String(encodeWithServerCodec(Replays.response(ByteBufAllocator.DEFAULT, withLength, "c1", 1)),
+        assertThat(new String(encodeWithServerCodec(Replays.response(ByteBufAllocator.DEFAULT, withLength, "c1", 1, false)),
                 StandardCharsets.ISO_8859_1))
                 .isEqualTo("HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\nContent-Length: 1234\r\n"
                         + "Idempotent-Replayed: true\r\nX-Call-Id: c1\r\nX-Attempts: 1\r\n\r\n");
         StoredResponse without = new StoredResponse(304, List.of(new StoredHeader("ETag", "\"v1\"")), new byte[0]);
-        assertThat(new String(encodeWithServerCodec(Replays.response(ByteBufAllocator.DEFAULT, without, "c1", 1)),
+        assertThat(new String(encodeWithServerCodec(Replays.response(ByteBufAllocator.DEFAULT, without, "c1", 1, false)),
                 StandardCharsets.ISO_8859_1).toLowerCase(java.util.Locale.ROOT))
                 .doesNotContain("content-length");
     }
@@ -96,8 +111,8 @@ class ReplaysTest {
     @Test
     void theLinesAreEncodedOncePerStoredResponse() {
         StoredResponse stored = new StoredResponse(200, List.of(new StoredHeader("A", "b")), new byte[0]);
-        FullHttpResponse first = Replays.response(ByteBufAllocator.DEFAULT, stored, "c", 1);
-        FullHttpResponse second = Replays.response(ByteBufAllocator.DEFAULT, stored, "c", 1);
+        FullHttpResponse first = Replays.response(ByteBufAllocator.DEFAULT, stored, "c", 1, false);
+        FullHttpResponse second = Replays.response(ByteBufAllocator.DEFAULT, stored, "c", 1, false);
         assertThat(((Replays.ReplayHeaders) second.headers()).storedLines())
                 .isSameAs(((Replays.ReplayHeaders) first.headers()).storedLines());
         first.release();
@@ -110,7 +125,7 @@ class ReplaysTest {
                 new StoredHeader("X-Split", "a\r\nSet-Cookie: evil=1"), new StoredHeader("X-Nul", "a\0b"),
                 new StoredHeader("X-Pad", " padded"))) {
             StoredResponse stored = new StoredResponse(200, List.of(bad), new byte[0]);
-            assertThatThrownBy(() -> Replays.response(ByteBufAllocator.DEFAULT, stored, "c", 1))
+            assertThatThrownBy(() -> Replays.response(ByteBufAllocator.DEFAULT, stored, "c", 1, false))
                     .as("%s", bad).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> mapReplay(stored, "c", 1).release())
                     .as("the header map refuses %s too", bad).isInstanceOf(IllegalArgumentException.class);
@@ -172,8 +187,12 @@ class ReplaysTest {
 
     /** Through the client codec, after a GET so its encoder has the request's method. */
     private static byte[] encodeWithServerCodec(FullHttpResponse r) {
+        return encodeWithServerCodec(r, "POST");
+    }
+
+    private static byte[] encodeWithServerCodec(FullHttpResponse r, String method) {
         EmbeddedChannel ch = new EmbeddedChannel(new ServerCodec(4096, 8192));
-        ch.writeInbound(Unpooled.copiedBuffer("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", StandardCharsets.US_ASCII));
+        ch.writeInbound(Unpooled.copiedBuffer(method + " /x HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", StandardCharsets.US_ASCII));
         Object in;
         while ((in = ch.readInbound()) != null) {
             io.netty.util.ReferenceCountUtil.release(in);
