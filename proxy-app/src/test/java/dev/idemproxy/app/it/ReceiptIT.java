@@ -3,8 +3,11 @@ package dev.idemproxy.app.it;
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.dynamic;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
+import static dev.idemproxy.core.testing.UpstreamAction.respondChunked;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.RecordedRequest;
 import dev.idemproxy.core.testing.TestUpstream;
@@ -12,11 +15,13 @@ import dev.idemproxy.core.testing.UpstreamAction;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -25,7 +30,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** "Query the receipt before retrying": each receipt answer, on an untagged POST route. */
+/**
+ * "Query the receipt before retrying": each receipt answer, on an untagged POST route; a check
+ * that does not resolve ends the call as the unknown outcome would have ended without a receipt
+ * endpoint (a 5xx as it came).
+ */
 @ExtendWith(LeakDetection.class)
 class ReceiptIT {
     static TestUpstream upstream;
@@ -34,14 +43,20 @@ class ReceiptIT {
     static final Deque<UpstreamAction> receipts = new ArrayDeque<>();
     static final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final Map<String, String> JSON = Map.of("Content-Type", "application/json");
+    static final ObjectMapper MAPPER = new ObjectMapper();
+    static final UpstreamAction PROCESSING = respond(200, JSON, "{\"status\":\"PROCESSING\"}");
+    /** What the receipt endpoint answers once its script has run out; null: a 500 ("unscripted"). */
+    static volatile UpstreamAction receiptsAfterScript;
 
     @BeforeAll
     static void start() throws Exception {
         upstream = TestUpstream.start();
         upstream.defaultAction(dynamic(r -> {
             synchronized (orders) {
-                UpstreamAction a = (r.path().startsWith("/receipts/") ? receipts : orders).poll();
-                return a != null ? a : respond(500, "unscripted " + r.path());
+                boolean receipt = r.path().startsWith("/receipts/");
+                UpstreamAction a = (receipt ? receipts : orders).poll();
+                UpstreamAction after = receipt ? receiptsAfterScript : null;
+                return a != null ? a : after != null ? after : respond(500, "unscripted " + r.path());
             }
         }));
         proxy = RunningProxy.start(""
@@ -53,7 +68,22 @@ class ReceiptIT {
                 + "    idempotency: { enabled: true }\n"
                 + "    retry: { maxAttempts: 3, backoff: { initial: 20ms, max: 50ms, jitter: none } }\n"
                 + "    receipt:\n"
-                + "      url: \"" + upstream.uri() + "/receipts/{callId}?key={key}\"\n");
+                + "      url: \"" + upstream.uri() + "/receipts/{callId}?key={key}\"\n"
+                // the same route without a receipt endpoint: what a call answers without one
+                + "  - name: plain\n"
+                + "    match: { pathPrefix: /plain }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    timeouts: { perTry: 300ms, total: 10s }\n"
+                + "    idempotency: { enabled: true }\n"
+                + "    retry: { maxAttempts: 3, backoff: { initial: 20ms, max: 50ms, jitter: none } }\n"
+                + "  - name: small\n"
+                + "    match: { pathPrefix: /small }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    timeouts: { perTry: 300ms, total: 10s }\n"
+                + "    idempotency: { enabled: true, maxResponseBody: 1KiB }\n"
+                + "    retry: { maxAttempts: 3, backoff: { initial: 20ms, max: 50ms, jitter: none } }\n"
+                + "    receipt:\n"
+                + "      url: \"" + upstream.uri() + "/receipts/{callId}\"\n");
     }
 
     @AfterAll
@@ -70,6 +100,7 @@ class ReceiptIT {
             orders.clear();
             receipts.clear();
         }
+        receiptsAfterScript = null;
         before = upstream.requestCount();
     }
 
@@ -83,6 +114,39 @@ class ReceiptIT {
     static HttpResponse<String> post(String key) throws Exception {
         return client.send(HttpRequest.newBuilder(proxy.uri("/orders")).header("Idempotency-Key", key)
                 .POST(HttpRequest.BodyPublishers.ofString("{\"sku\":1}")).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A POST to {@code path} with the caller's deadline {@code timeoutMs} from now. */
+    static HttpResponse<String> post(String path, String key, long timeoutMs) throws Exception {
+        return client.send(HttpRequest.newBuilder(proxy.uri(path)).header("Idempotency-Key", key)
+                .header("X-Request-Timeout-Ms", Long.toString(timeoutMs))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"sku\":1}")).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static JsonNode admin(String path) throws Exception {
+        return MAPPER.readTree(client.send(HttpRequest.newBuilder(proxy.admin(path)).build(),
+                HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    static JsonNode deadLetterOf(String callId) throws Exception {
+        for (JsonNode e : admin("/dlq?limit=500").get("entries")) {
+            if (e.get("callId").asText().equals(callId)) {
+                return e;
+            }
+        }
+        throw new AssertionError("no DLQ entry for call " + callId);
+    }
+
+    /** The response's headers, lower-cased, but for the call's own id. */
+    static Map<String, List<String>> headersButCallId(HttpResponse<?> r) {
+        Map<String, List<String>> h = new TreeMap<>(r.headers().map());
+        h.remove("x-call-id");
+        return h;
+    }
+
+    /** The requests that reached the upstream's {@code path} (not its receipt endpoint) since the test began. */
+    long callsTo(String path) {
+        return paths().stream().filter(path::equals).count();
     }
 
     List<String> paths() {
@@ -153,5 +217,78 @@ class ReceiptIT {
         assertThat(dup.statusCode()).isEqualTo(504);
         assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(upstream.requestCount()).isEqualTo(before + 4);
+    }
+
+    /**
+     * A 5xx whose receipt stays PROCESSING past the caller's deadline is answered as the upstream
+     * sent it, byte for byte as the same call gets it on a route without a receipt endpoint, and is
+     * what duplicates replay; it executed at most once, and the DLQ and receipt hold it.
+     */
+    @Test
+    void a5xxWhoseReceiptStaysProcessingIsAnsweredAndReplayedAsTheUpstreamSentIt() throws Exception {
+        String body = "{\"error\":\"ledger offline\",\"ref\":\"" + UUID.randomUUID() + "\"}";
+        UpstreamAction failing = respond(500, Map.of("Content-Type", "application/vnd.ledger+json", "X-Ledger-Error", "L-17"),
+                body);
+        receiptsAfterScript = PROCESSING;
+        script(List.of(failing), List.of());
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> r = post("/orders", key, 600);
+        assertThat(r.statusCode()).isEqualTo(500);
+        assertThat(r.body()).isEqualTo(body);
+        assertThat(r.headers().firstValue("X-Ledger-Error")).hasValue("L-17");
+        assertThat(r.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        String callId = r.headers().firstValue("X-Call-Id").orElseThrow();
+        assertThat(paths()).as("the receipt was polled").contains("/receipts/" + callId);
+
+        script(List.of(failing), List.of());
+        HttpResponse<String> plain = post("/plain", UUID.randomUUID().toString(), 600);
+        assertThat(plain.statusCode()).isEqualTo(500);
+        assertThat(headersButCallId(r)).as("as without a receipt endpoint").isEqualTo(headersButCallId(plain));
+        assertThat(r.body().getBytes(StandardCharsets.UTF_8)).isEqualTo(plain.body().getBytes(StandardCharsets.UTF_8));
+
+        HttpResponse<String> dup = post("/orders", key, 600);
+        assertThat(dup.statusCode()).isEqualTo(500);
+        assertThat(dup.body()).isEqualTo(body);
+        assertThat(dup.headers().firstValue("X-Ledger-Error")).hasValue("L-17");
+        assertThat(dup.headers().firstValue("Content-Type")).hasValue("application/vnd.ledger+json");
+        assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(dup.headers().firstValue("X-Call-Id")).hasValue(callId);
+        assertThat(callsTo("/orders")).as("executed once").isEqualTo(1);
+
+        JsonNode receipt = admin("/receipts/" + callId);
+        assertThat(receipt.get("status").asText()).isEqualTo("FAILED");
+        assertThat(receipt.get("reason").asText()).isEqualTo("receipt_unresolved");
+        assertThat(receipt.get("httpStatus").asInt()).isEqualTo(500);
+        JsonNode dead = deadLetterOf(callId);
+        assertThat(dead.get("reason").asText()).isEqualTo("receipt_unresolved");
+        assertThat(dead.get("lastStatus").asInt()).isEqualTo(500);
+    }
+
+    /** A chunked 5xx kept for the check is let go when the receipt resolves: NOT_FOUND retries as before. */
+    @Test
+    void aChunked5xxKeptForTheCheckIsDroppedWhenTheReceiptSaysNotFound() throws Exception {
+        script(List.of(respondChunked(503, List.of("part one, ".getBytes(StandardCharsets.UTF_8),
+                "part two".getBytes(StandardCharsets.UTF_8))), respond(201, "created on retry")), List.of(respond(404, "nope")));
+        HttpResponse<String> r = post("/orders", UUID.randomUUID().toString(), 5_000);
+        assertThat(r.statusCode()).isEqualTo(201);
+        assertThat(r.body()).isEqualTo("created on retry");
+        assertThat(r.headers().firstValue("X-Attempts")).hasValue("2");
+        assertThat(callsTo("/orders")).isEqualTo(2);
+    }
+
+    /** A 5xx larger than maxResponseBody is not kept: an unresolved check answers 504 ambiguous-outcome, replayed. */
+    @Test
+    void a5xxLargerThanMaxResponseBodyIsNotKeptAndAnUnresolvedCheckAnswersAmbiguousOutcome() throws Exception {
+        receiptsAfterScript = PROCESSING;
+        script(List.of(respond(500, "x".repeat(4096))), List.of());
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> r = post("/small", key, 500);
+        assertThat(r.statusCode()).isEqualTo(504);
+        assertThat(r.body()).contains("urn:idemproxy:problem:ambiguous-outcome");
+        HttpResponse<String> dup = post("/small", key, 500);
+        assertThat(dup.statusCode()).isEqualTo(504);
+        assertThat(dup.body()).isEqualTo(r.body());
+        assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(callsTo("/small")).isEqualTo(1);
     }
 }

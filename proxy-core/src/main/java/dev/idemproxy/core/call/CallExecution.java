@@ -83,6 +83,8 @@ public final class CallExecution implements UpstreamListener {
     private TaskBudgetDecision task;
     /** A response head waiting for its retry decision (the task's token); null otherwise. */
     private HeldResponse held;
+    /** A 5xx kept whole while its receipt is checked, answered as it came if the check does not resolve; else null. */
+    private HeldForReceipt heldForReceipt;
 
     /**
      * @param upstreamHeaders the request headers as rewritten for the upstream (hop-by-hop gone)
@@ -207,9 +209,9 @@ public final class CallExecution implements UpstreamListener {
         upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
         AttemptOutcome answered = AttemptOutcome.answered(status, resp.headers().get(HttpHeaderNames.RETRY_AFTER));
         if (receiptChecks.applies(answered)) {
-            discardingResponse = true;
-            releaseConn(false);
-            receiptChecks.start(answered);
+            // Kept (its body read to the end, then the connection released) while the receipt is
+            // checked: an unresolved check answers and stores this 5xx as it came.
+            heldForReceipt = new HeldForReceipt(resp, answered, call.route().idempotency().maxResponseBody());
             return;
         }
         held = new HeldResponse(resp);
@@ -247,6 +249,10 @@ public final class CallExecution implements UpstreamListener {
 
     @Override
     public void onResponseContent(HttpContent content) {
+        if (heldForReceipt != null && !heldForReceipt.complete()) {
+            holdForReceipt(content);
+            return;
+        }
         if (held != null) {
             held.contents.add(content);
             if (conn != null) {
@@ -277,6 +283,34 @@ public final class CallExecution implements UpstreamListener {
         }
     }
 
+    /** A piece of the 5xx kept for the receipt check; once it is all in, the check starts. */
+    private void holdForReceipt(HttpContent content) {
+        HeldForReceipt h = heldForReceipt;
+        if (!h.add(content)) {
+            dropHeldForReceipt();
+            return;
+        }
+        if (h.complete()) {
+            releaseConn(!upstreamWantsClose);
+            receiptChecks.start(h.outcome);
+        }
+    }
+
+    /**
+     * The 5xx kept for the receipt check cannot be kept whole (larger than maxResponseBody, or the
+     * upstream closed or went silent mid-body): the rest is discarded and the check goes on without
+     * it, so an unresolved check answers 504 ambiguous-outcome.
+     */
+    private void dropHeldForReceipt() {
+        AttemptOutcome outcome = heldForReceipt.outcome;
+        heldForReceipt = null;
+        discardingResponse = true;
+        releaseConn(false);
+        if (!settled) {
+            receiptChecks.start(outcome);
+        }
+    }
+
     /** The client drained its buffer (or went away): resume reading the response. */
     public void clientWritable() {
         if (conn != null && responseStarted) {
@@ -299,6 +333,10 @@ public final class CallExecution implements UpstreamListener {
     @Override
     public void onUpstreamClosed(Throwable cause) {
         conn = null;
+        if (heldForReceipt != null && !heldForReceipt.complete()) {
+            dropHeldForReceipt();
+            return;
+        }
         if (held != null) {
             held.upstreamClosed = true;
             return;
@@ -316,6 +354,10 @@ public final class CallExecution implements UpstreamListener {
 
     @Override
     public void onUpstreamIdle() {
+        if (heldForReceipt != null && !heldForReceipt.complete()) {
+            dropHeldForReceipt();
+            return;
+        }
         if (!settled && responseStarted) {
             releaseConn(false);
             truncated("the upstream went silent mid-response for " + call.route().timeouts().idle());
@@ -407,6 +449,7 @@ public final class CallExecution implements UpstreamListener {
      * (Called by {@link ReceiptChecks}.)
      */
     void decideAfterReceipt(AttemptOutcome outcome, boolean receiptNotFound, String detail) {
+        heldForReceipt = null;
         decide(new FinishedAttempt(attempt, outcome, false, receiptNotFound), d -> {
             if (d.isRetry()) {
                 scheduleRetry(d);
@@ -418,6 +461,7 @@ public final class CallExecution implements UpstreamListener {
 
     /** The receipt settled the call: SUCCESS with its result, or FAILED. (Called by {@link ReceiptChecks}.) */
     void finishFromReceipt(RetryDecision d, StoredResponse answer, Problem problem, String detail) {
+        heldForReceipt = null;
         if (problem != null) {
             stopWithProblem(d, problem, detail);
             return;
@@ -427,6 +471,36 @@ public final class CallExecution implements UpstreamListener {
         int n = attempt;
         // The answer goes out once its record is written (see stopWithProblem).
         settle(answer, false).whenComplete((v, err) -> onLoop(() -> client.replay(answer, identity.callId(), n)));
+    }
+
+    /** True while a 5xx is kept whole for the receipt check ({@link #finishWithHeldResponse} can answer it). */
+    boolean holdsResponseForReceipt() {
+        return heldForReceipt != null;
+    }
+
+    /**
+     * The receipt check did not resolve an upstream 5xx: the call answers that response as it
+     * came (status, headers, body) and stores it for duplicates, as it would have without a
+     * receipt endpoint. As for a forwarded response, its end goes to the client once its record
+     * is written. (Called by {@link ReceiptChecks}.)
+     */
+    void finishWithHeldResponse(RetryDecision d) {
+        HeldForReceipt h = heldForReceipt;
+        heldForReceipt = null;
+        HttpResponse resp = h.head;
+        finalDecision = d;
+        finalStatus = resp.status().code();
+        responseStarted = true;
+        capture = new ResponseCapture(call.route().idempotency().maxResponseBody());
+        decorate(resp.headers());
+        client.head(resp);
+        capture.head(resp);
+        LastHttpContent last = h.last(client.alloc());
+        capture.content(last.content());
+        settle(capture.result(), false).whenComplete((v, err) -> onLoop(() -> {
+            client.content(last);
+            client.flush();
+        }));
     }
 
     ProxyCall call() {

@@ -21,12 +21,18 @@ import java.util.concurrent.TimeUnit;
  * {@code receipt} endpoint, and repeating it would not otherwise be harmless, ask the upstream
  * what became of the call before deciding. SUCCESS answers from the receipt's result (stored
  * like an executed response); NOT_FOUND makes a retry with the same key and call id safe;
- * PROCESSING is polled with the route's backoff inside the deadline; FAILED ends the call;
- * an unreadable receipt (after three tries) leaves the outcome ambiguous: stored, DLQ.
+ * PROCESSING is polled with the route's backoff inside the deadline; FAILED ends the call.
+ * A check that does not resolve (the receipt unreadable after three tries, or still PROCESSING
+ * when the deadline comes) ends the call as that unknown outcome would have ended without a
+ * receipt endpoint (CONTRACT §5), stored and dead-lettered: an upstream 5xx is answered as it
+ * came (kept whole meanwhile by {@link CallExecution}; one larger than {@code maxResponseBody}
+ * is not kept and answers 504 {@code ambiguous-outcome}); a failure (read-timeout, reset) answers
+ * 504 {@code ambiguous-outcome}.
  * Not thread-safe: used on the call's event loop.
  */
 final class ReceiptChecks {
     static final Duration MAX_QUERY_TIME = Duration.ofSeconds(5);
+    static final String RECEIPT_UNRESOLVED = "receipt_unresolved";
 
     private final CallExecution call;
     private int polls;
@@ -103,7 +109,11 @@ final class ReceiptChecks {
     }
 
     private void unresolved(AttemptOutcome outcome, String detail) {
-        call.finishFromReceipt(stop("receipt_unresolved", OutcomeClass.UNKNOWN, true, Problem.AMBIGUOUS_OUTCOME), null,
+        if (call.holdsResponseForReceipt()) {
+            call.finishWithHeldResponse(stop(RECEIPT_UNRESOLVED, OutcomeClass.UNKNOWN, true, null));
+            return;
+        }
+        call.finishFromReceipt(stop(RECEIPT_UNRESOLVED, OutcomeClass.UNKNOWN, true, Problem.AMBIGUOUS_OUTCOME), null,
                 Problem.AMBIGUOUS_OUTCOME, outcome.reason() + "; receipt unresolved: " + detail);
     }
 
