@@ -2,6 +2,7 @@ package dev.idemproxy.app.it;
 
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.dynamic;
+import static dev.idemproxy.core.testing.UpstreamAction.hang;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static dev.idemproxy.core.testing.UpstreamAction.respondChunked;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * "Query the receipt before retrying": each receipt answer, on an untagged POST route; a check
  * that does not resolve ends the call as the unknown outcome would have ended without a receipt
- * endpoint (a 5xx as it came).
+ * endpoint (a 5xx as it came, a failure at the deadline as 504 deadline-exceeded).
  */
 @ExtendWith(LeakDetection.class)
 class ReceiptIT {
@@ -290,5 +291,69 @@ class ReceiptIT {
         assertThat(dup.body()).isEqualTo(r.body());
         assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(callsTo("/small")).isEqualTo(1);
+    }
+
+    /**
+     * A POST that times out, whose receipt stays PROCESSING until the caller's deadline, answers
+     * 504 deadline-exceeded (as a deadline during an attempt does), replayed to duplicates, with
+     * reason deadline in its receipt and DLQ entry; it executed at most once.
+     */
+    @Test
+    void aTimeoutWhoseReceiptStaysProcessingUntilTheDeadlineAnswersDeadlineExceeded() throws Exception {
+        receiptsAfterScript = PROCESSING;
+        script(List.of(hang()), List.of());
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> r = post("/orders", key, 900);
+        assertThat(r.statusCode()).isEqualTo(504);
+        assertThat(r.body()).contains("urn:idemproxy:problem:deadline-exceeded");
+        String callId = r.headers().firstValue("X-Call-Id").orElseThrow();
+        assertThat(paths()).as("the receipt was polled").contains("/receipts/" + callId);
+
+        HttpResponse<String> dup = post("/orders", key, 900);
+        assertThat(dup.statusCode()).isEqualTo(504);
+        assertThat(dup.body()).isEqualTo(r.body());
+        assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(callsTo("/orders")).as("executed at most once").isEqualTo(1);
+
+        JsonNode receipt = admin("/receipts/" + callId);
+        assertThat(receipt.get("status").asText()).isEqualTo("FAILED");
+        assertThat(receipt.get("reason").asText()).isEqualTo("deadline");
+        assertThat(receipt.get("httpStatus").asInt()).isEqualTo(504);
+        JsonNode dead = deadLetterOf(callId);
+        assertThat(dead.get("reason").asText()).isEqualTo("deadline");
+        assertThat(dead.get("lastStatus").asInt()).isEqualTo(504);
+    }
+
+    /** An attempt cut short by the deadline leaves no time to read the receipt: 504 deadline-exceeded, replayed. */
+    @Test
+    void aTimeoutAtTheDeadlineAnswersDeadlineExceededWithoutAskingTheReceipt() throws Exception {
+        script(List.of(hang()), List.of());
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> r = post("/orders", key, 150);
+        assertThat(r.statusCode()).isEqualTo(504);
+        assertThat(r.body()).contains("urn:idemproxy:problem:deadline-exceeded");
+        HttpResponse<String> dup = post("/orders", key, 150);
+        assertThat(dup.body()).isEqualTo(r.body());
+        assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(paths()).containsExactly("/orders");
+        assertThat(deadLetterOf(r.headers().firstValue("X-Call-Id").orElseThrow()).get("reason").asText()).isEqualTo("deadline");
+    }
+
+    /**
+     * The receipt endpoint does not answer in the time left: its queries, cut short by the
+     * deadline, end past it, and the deadline, not an unreadable receipt, ended the check.
+     */
+    @Test
+    void aTimeoutWhoseReceiptCannotBeReadBeforeTheDeadlineAnswersDeadlineExceeded() throws Exception {
+        receiptsAfterScript = hang();
+        script(List.of(hang()), List.of());
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> r = post("/orders", key, 500);
+        assertThat(r.statusCode()).isEqualTo(504);
+        assertThat(r.body()).contains("urn:idemproxy:problem:deadline-exceeded");
+        String callId = r.headers().firstValue("X-Call-Id").orElseThrow();
+        assertThat(paths()).as("the receipt was asked").contains("/receipts/" + callId);
+        assertThat(callsTo("/orders")).isEqualTo(1);
+        assertThat(deadLetterOf(callId).get("reason").asText()).isEqualTo("deadline");
     }
 }

@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * receipt endpoint (CONTRACT §5), stored and dead-lettered: an upstream 5xx is answered as it
  * came (kept whole meanwhile by {@link CallExecution}; one larger than {@code maxResponseBody}
  * is not kept and answers 504 {@code ambiguous-outcome}); a failure (read-timeout, reset) answers
- * 504 {@code ambiguous-outcome}.
+ * 504 {@code deadline-exceeded} with reason {@code deadline} when the deadline ended the check,
+ * else 504 {@code ambiguous-outcome}.
  * Not thread-safe: used on the call's event loop.
  */
 final class ReceiptChecks {
@@ -65,7 +66,7 @@ final class ReceiptChecks {
 
     private void query(AttemptOutcome outcome) {
         if (call.deadline().expired()) {
-            unresolved(outcome, "the deadline expired before the receipt could be read");
+            unresolved(outcome, true, "the deadline expired before the receipt could be read");
             return;
         }
         CallIdentity id = call.identity();
@@ -98,19 +99,28 @@ final class ReceiptChecks {
             case PROCESSING:
                 Duration wait = new Backoff(call.call().route().retry().backoff(), call.services().random()).delayBefore(++polls + 1);
                 if (!call.deadline().fits(wait)) {
-                    unresolved(outcome, "still PROCESSING when the deadline came");
+                    unresolved(outcome, true, "still PROCESSING when the deadline came");
                     return;
                 }
                 call.client().loop().schedule(() -> query(outcome), wait.toMillis(), TimeUnit.MILLISECONDS);
                 return;
             default:
-                unresolved(outcome, a.detail());
+                // Unreadable; when the deadline has expired meanwhile (the query's time was cut
+                // short by it), the deadline ended the check, as RetryRules judges a failure then.
+                unresolved(outcome, call.deadline().expired(), a.detail());
         }
     }
 
-    private void unresolved(AttemptOutcome outcome, String detail) {
+    /** @param atDeadline the deadline ended the check (no poll fits, or it expired before an answer) */
+    private void unresolved(AttemptOutcome outcome, boolean atDeadline, String detail) {
         if (call.holdsResponseForReceipt()) {
             call.finishWithHeldResponse(stop(RECEIPT_UNRESOLVED, OutcomeClass.UNKNOWN, true, null));
+            return;
+        }
+        if (atDeadline && outcome.isFailure()) {
+            // As RetryRules ends such a call when the deadline expires during an attempt.
+            call.finishFromReceipt(stop(RetryDecision.DEADLINE, OutcomeClass.UNKNOWN, true, Problem.DEADLINE_EXCEEDED), null,
+                    Problem.DEADLINE_EXCEEDED, outcome.reason() + "; receipt unresolved: " + detail);
             return;
         }
         call.finishFromReceipt(stop(RECEIPT_UNRESOLVED, OutcomeClass.UNKNOWN, true, Problem.AMBIGUOUS_OUTCOME), null,
