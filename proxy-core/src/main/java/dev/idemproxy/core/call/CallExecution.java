@@ -600,6 +600,9 @@ public final class CallExecution implements UpstreamListener {
 
     /** A one-line description of a failure for problem details and logs. */
     public static String describe(Throwable t) {
+        if (t instanceof dev.idemproxy.core.upstream.MalformedResponseException) {
+            return t.getMessage();
+        }
         Throwable c = t;
         while (c.getCause() != null && c.getMessage() == null) {
             c = c.getCause();

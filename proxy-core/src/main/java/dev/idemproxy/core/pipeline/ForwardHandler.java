@@ -334,8 +334,8 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         }
         conn = null;
         if (!responseStarted) {
-            fail(Problem.UPSTREAM_RESET, "the upstream closed the connection before answering"
-                    + (cause == null ? "" : ": " + CallExecution.describe(cause)));
+            fail(Problem.UPSTREAM_RESET, cause instanceof dev.idemproxy.core.upstream.MalformedResponseException ? cause.getMessage()
+                    : "the upstream closed the connection before answering" + (cause == null ? "" : ": " + CallExecution.describe(cause)));
         } else if (!responseDone) {
             abort();
         }

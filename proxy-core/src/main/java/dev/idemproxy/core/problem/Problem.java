@@ -26,7 +26,7 @@ public enum Problem {
     TRANSFER_CODING_NOT_IMPLEMENTED("bad-request", 501, "Transfer coding not implemented"),
     METHOD_NOT_SUPPORTED("method-not-supported", 405, "Method not supported by the proxy"),
     UPSTREAM_UNREACHABLE("upstream-unreachable", 502, "The upstream could not be reached"),
-    UPSTREAM_RESET("upstream-reset", 502, "The upstream closed the connection before answering"),
+    UPSTREAM_RESET("upstream-reset", 502, "The upstream closed the connection or sent a response that does not parse"),
     UPSTREAM_FAILED("upstream-failed", 502, "The upstream's receipt says the call failed"),
     AMBIGUOUS_OUTCOME("ambiguous-outcome", 504, "The call's outcome is unknown; it may have executed"),
     DEADLINE_EXCEEDED("deadline-exceeded", 504, "The call's deadline expired"),

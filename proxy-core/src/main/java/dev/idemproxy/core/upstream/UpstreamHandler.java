@@ -54,7 +54,7 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
             HttpResponse r = (HttpResponse) msg;
             if (r.decoderResult().isFailure()) {
                 ReferenceCountUtil.release(msg);
-                failure = r.decoderResult().cause();
+                failure = new MalformedResponseException(r.decoderResult().cause());
                 ctx.close();
                 return;
             }
