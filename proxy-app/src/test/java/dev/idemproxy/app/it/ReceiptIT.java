@@ -277,6 +277,29 @@ class ReceiptIT {
         assertThat(callsTo("/orders")).isEqualTo(2);
     }
 
+    /**
+     * The receipt says NOT_FOUND after every 5xx but the attempts run out: the last failure is
+     * returned, the upstream's 5xx as it came (not 504 ambiguous-outcome), and the key is released
+     * (the call never executed), so the next duplicate executes.
+     */
+    @Test
+    void aNotFoundReceiptWithNoRetryLeftReturnsTheLast5xxAsItCameAndReleasesTheKey() throws Exception {
+        Map<String, String> headers = Map.of("Content-Type", "application/json", "X-Ledger-Error", "busy");
+        script(List.of(respond(503, headers, "{\"error\":\"busy 1\"}"), respond(503, headers, "{\"error\":\"busy 2\"}"),
+                respond(503, headers, "{\"error\":\"busy 3\"}"), respond(201, "created")),
+                List.of(respond(404, "nope"), respond(404, "nope"), respond(404, "nope")));
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> r = post("/orders", key, 5_000);
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.body()).isEqualTo("{\"error\":\"busy 3\"}");
+        assertThat(r.headers().firstValue("X-Ledger-Error")).hasValue("busy");
+        assertThat(r.headers().firstValue("X-Attempts")).hasValue("3");
+        HttpResponse<String> again = post("/orders", key, 5_000);
+        assertThat(again.statusCode()).isEqualTo(201);
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(callsTo("/orders")).isEqualTo(4);
+    }
+
     /** A 5xx larger than maxResponseBody is not kept: an unresolved check answers 504 ambiguous-outcome, replayed. */
     @Test
     void a5xxLargerThanMaxResponseBodyIsNotKeptAndAnUnresolvedCheckAnswersAmbiguousOutcome() throws Exception {

@@ -449,12 +449,19 @@ public final class CallExecution implements UpstreamListener {
      * (Called by {@link ReceiptChecks}.)
      */
     void decideAfterReceipt(AttemptOutcome outcome, boolean receiptNotFound, String detail) {
-        heldForReceipt = null;
         decide(new FinishedAttempt(attempt, outcome, false, receiptNotFound), d -> {
             if (d.isRetry()) {
+                heldForReceipt = null;
                 scheduleRetry(d);
                 return;
             }
+            if (heldForReceipt != null && d.answerProblem().isEmpty()) {
+                // No retry (attempts, budget or deadline): the last failure is returned, the
+                // upstream's 5xx as it came, as without a receipt endpoint; the key goes as d says.
+                finishWithHeldResponse(d);
+                return;
+            }
+            heldForReceipt = null;
             stopWithProblem(d, d.answerProblem().orElse(Problem.AMBIGUOUS_OUTCOME), detail);
         });
     }
