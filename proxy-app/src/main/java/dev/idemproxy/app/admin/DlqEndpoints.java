@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Receipt;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -99,8 +100,10 @@ final class DlqEndpoints {
 
     /**
      * Evicts the call's record (it holds the failed outcome), re-sends the stored request through
-     * the proxy listener and answers {@code {"id", "status", "replayed": true, "callId", "removed"}};
-     * a 2xx removes the entry. 404 when absent; 502 when the listener cannot be reached.
+     * the proxy listener as the same call (its call id, record and first start, read from its
+     * receipt: a receipt gone with its ttl leaves the replay's own start) and answers
+     * {@code {"id", "status", "replayed": true, "callId", "removed"}}; a 2xx removes the entry.
+     * 404 when absent; 502 when the listener cannot be reached.
      */
     CompletionStage<AdminResponse> replay(AdminRequest request) {
         String id = request.pathParam("id");
@@ -109,8 +112,11 @@ final class DlqEndpoints {
                 return notFound(id).completed();
             }
             DeadLetter entry = found.get();
-            return store.evict(entry.recordKey(), entry.callId())
-                    .thenCompose(ignored -> replayer.send(entry.request(), entry.callId(), entry.recordKey().id())
+            // The replay is the same call, so its receipt keeps the time the call was first made.
+            return store.receipt(entry.callId())
+                    .thenCompose(first -> store.evict(entry.recordKey(), entry.callId())
+                            .thenApply(ignored -> first.map(Receipt::createdAt).orElse(null)))
+                    .thenCompose(createdAt -> replayer.send(entry.request(), entry.callId(), entry.recordKey().id(), createdAt)
                             .handle((result, error) -> error == null
                                     ? afterReplay(entry, result)
                                     : replayFailed(id, error).completed())

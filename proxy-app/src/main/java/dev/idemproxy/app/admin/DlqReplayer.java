@@ -2,6 +2,7 @@ package dev.idemproxy.app.admin;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.call.ReplayAuthority;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -85,11 +87,15 @@ final class DlqReplayer {
 
     /** Sends {@code req}; the stage fails when the listener cannot be reached or the request cannot be built. */
     CompletionStage<Result> send(StoredRequest req) {
-        return send(req, null, null);
+        return send(req, null, null, null);
     }
 
-    /** Sends {@code req} as a replay of call {@code callId} (kept when the proxy's replay token is known). */
-    CompletionStage<Result> send(StoredRequest req, String callId, String recordId) {
+    /**
+     * Sends {@code req} as a replay of call {@code callId} (kept when the proxy's replay token is
+     * known), under its record {@code recordId}, and started at {@code createdAt} (null: unknown,
+     * the replay's own start) for its receipt.
+     */
+    CompletionStage<Result> send(StoredRequest req, String callId, String recordId, Instant createdAt) {
         HttpRequest request;
         boolean proxied;
         try {
@@ -97,7 +103,7 @@ final class DlqReplayer {
             proxied = !req.uri().startsWith("/") || host.isPresent();
             URI uri = proxied ? URI.create(absolute(req.uri(), host.orElse(null)))
                     : URI.create("http://" + authority(listener()) + req.uri());
-            request = build(req, uri, callId, recordId);
+            request = build(req, uri, callId, recordId, createdAt);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -105,7 +111,7 @@ final class DlqReplayer {
                 .thenApply(r -> new Result(r.statusCode(), r.headers().firstValue("x-call-id").orElse(null)));
     }
 
-    private HttpRequest build(StoredRequest req, URI uri, String callId, String recordId) {
+    private HttpRequest build(StoredRequest req, URI uri, String callId, String recordId, Instant createdAt) {
         byte[] body = req.body();
         HttpRequest.Builder b = HttpRequest.newBuilder(uri)
                 .timeout(timeout)
@@ -120,10 +126,13 @@ final class DlqReplayer {
             }
         }
         if (replayToken != null && callId != null) {
-            b.header("X-Idemproxy-Replay", replayToken);
+            b.header(ReplayAuthority.TOKEN_HEADER, replayToken);
             b.header("X-Call-Id", callId);
             if (recordId != null) {
-                b.header("X-Idemproxy-Replay-Record", recordId);
+                b.header(ReplayAuthority.RECORD_HEADER, recordId);
+            }
+            if (createdAt != null) {
+                b.header(ReplayAuthority.CREATED_HEADER, createdAt.toString());
             }
         }
         return b.build();

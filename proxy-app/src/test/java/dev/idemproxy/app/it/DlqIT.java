@@ -49,7 +49,12 @@ class DlqIT {
                 + "    match: { pathPrefix: /limited }\n"
                 + "    upstream: " + upstream.uri() + "\n"
                 + "    retry: { maxAttempts: 3, maxRetryAfter: 1s }\n"
-                + "    idempotency: { enabled: true }\n");
+                + "    idempotency: { enabled: true }\n"
+                + "  - name: unrecorded\n"
+                + "    match: { pathPrefix: /plain }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    timeouts: { perTry: 300ms, total: 5s }\n"
+                + "    retry: { maxAttempts: 2 }\n");
     }
 
     @AfterAll
@@ -167,6 +172,61 @@ class DlqIT {
         assertThat(dup.body()).isEqualTo("charged once");
         assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
+    /**
+     * A replay is the same call run again, so its receipt, one record of the call across its
+     * whole life, keeps when the call was first made; only completedAt moves to the replay's end.
+     * Both for a call with an idempotency record and for one on a retry-only route (no record).
+     */
+    @Test
+    void aReplayedCallsReceiptKeepsWhenTheCallWasFirstMade() throws Exception {
+        upstream.enqueue(delayHead(Duration.ofSeconds(2), respond(200, "late")));
+        HttpResponse<String> recorded = pay(UUID.randomUUID().toString(), "ord-" + UUID.randomUUID());
+        upstream.enqueue(delayHead(Duration.ofSeconds(2), respond(200, "late")));
+        HttpResponse<String> unrecorded = client.send(HttpRequest.newBuilder(proxy.uri("/plain/charges"))
+                .header("Idempotency-Key", UUID.randomUUID().toString())
+                .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":5}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(recorded.statusCode()).isEqualTo(504);
+        assertThat(unrecorded.statusCode()).isEqualTo(504);
+        String[] callIds = {recorded.headers().firstValue("X-Call-Id").orElseThrow(),
+                unrecorded.headers().firstValue("X-Call-Id").orElseThrow()};
+        String[] firstCreated = new String[2];
+        for (int i = 0; i < 2; i++) {
+            JsonNode first = settledReceipt(callIds[i]);
+            assertThat(first.get("status").asText()).isEqualTo("FAILED");
+            firstCreated[i] = first.get("createdAt").asText();
+        }
+        Thread.sleep(1_100);
+
+        for (int i = 0; i < 2; i++) {
+            upstream.enqueue(respond(201, "charged once"));
+            java.time.Instant replayStart = java.time.Instant.now();
+            JsonNode replay = admin("POST", "/dlq/" + entryFor(callIds[i]).get("id").asText() + "/replay");
+            assertThat(replay.get("status").asInt()).isEqualTo(201);
+            assertThat(replay.get("callId").asText()).isEqualTo(callIds[i]);
+
+            JsonNode after = receipt(callIds[i]);
+            for (long until = System.nanoTime() + 5_000_000_000L; !"SUCCESS".equals(after.path("status").asText())
+                    && System.nanoTime() < until; after = receipt(callIds[i])) {
+                Thread.sleep(20);
+            }
+            assertThat(after.get("status").asText()).isEqualTo("SUCCESS");
+            assertThat(after.get("createdAt").asText()).as("call %d: the first call's start", i).isEqualTo(firstCreated[i]);
+            assertThat(java.time.Instant.parse(after.get("createdAt").asText())).isBefore(replayStart.minusSeconds(1));
+            assertThat(java.time.Instant.parse(after.get("completedAt").asText())).as("the replay's end")
+                    .isAfterOrEqualTo(replayStart.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+        }
+    }
+
+    /** The receipt once its call has ended (a receipt written apart from the record may trail the answer). */
+    static JsonNode settledReceipt(String callId) throws Exception {
+        JsonNode r = receipt(callId);
+        for (long until = System.nanoTime() + 5_000_000_000L; ("PROCESSING".equals(r.path("status").asText())
+                || "NOT_FOUND".equals(r.path("status").asText())) && System.nanoTime() < until; r = receipt(callId)) {
+            Thread.sleep(20);
+        }
+        return r;
     }
 
     @Test

@@ -133,9 +133,10 @@ public final class CallServices {
      * method the route does not protect): a fresh call id and the client's own key, sent upstream
      * unchanged so an upstream that honours it still deduplicates the client's retries; only
      * when the client sent none, a generated key, so the proxy's own retries still carry one.
+     * A DLQ replay ({@code replay}, proven by {@link ReplayAuthority#take}; null for any other
+     * call) keeps its original call id.
      */
-    public CallIdentity unrecordedIdentity(ProxyCall call, String bizId) {
-        ReplayAuthority.Replay replay = replays.take(call.request());
+    public CallIdentity unrecordedIdentity(ProxyCall call, String bizId, ReplayAuthority.Replay replay) {
         String callId = replay != null ? replay.callId() : CallId.next();
         String keyHeader = call.route().idempotency().key().header();
         String clientKey = call.request().headers().get(keyHeader);

@@ -5,17 +5,22 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 
 /**
- * Lets the admin API's DLQ replay re-run a call as itself: same call id and the very record it
+ * Lets the admin API's DLQ replay re-run a call as itself: same call id, the very record it
  * had ({@code (route, scope hash, key)}), even though the stored request lost its secrets (and
- * so could not recompute its scope). The replay proves itself with this process's random token;
- * the headers are stripped from every request, so no client can claim another call's identity
- * and nothing of it reaches an upstream. This class is thread-safe.
+ * so could not recompute its scope), and the time the call was first made, which its receipt
+ * keeps as {@code createdAt} across the replay. The replay proves itself with this process's
+ * random token; the headers are stripped from every request, so no client can claim another
+ * call's identity (or start) and nothing of it reaches an upstream. This class is thread-safe.
  */
 public final class ReplayAuthority {
     public static final String TOKEN_HEADER = "X-Idemproxy-Replay";
     public static final String RECORD_HEADER = "X-Idemproxy-Replay-Record";
+    /** When the replayed call was first made (an ISO-8601 instant, as its receipt's createdAt). */
+    public static final String CREATED_HEADER = "X-Idemproxy-Replay-Created";
 
     private final String token = CallId.next() + CallId.next();
 
@@ -23,8 +28,19 @@ public final class ReplayAuthority {
         return token;
     }
 
-    /** What a proven replay asks for: its original call id and record. */
-    public record Replay(String callId, RecordKey record) {
+    /**
+     * What a proven replay asks for: its original call id and record, and when the call was first
+     * made.
+     *
+     * @param record    the record, or null: the replay claims by its request, as any call
+     * @param createdAt when the original call started, or null (its receipt was gone): the replay's own start
+     */
+    public record Replay(String callId, RecordKey record, Instant createdAt) {
+    }
+
+    /** When {@code replay} (null: no replay) started as a call: the original call's start when known, else {@code now}. */
+    public static Instant createdAt(Replay replay, Instant now) {
+        return replay != null && replay.createdAt() != null ? replay.createdAt() : now;
     }
 
     /** Strips the replay headers; returns the replay they prove, or null. */
@@ -32,11 +48,15 @@ public final class ReplayAuthority {
         HttpHeaders h = request.headers();
         String presented = h.get(TOKEN_HEADER);
         String record = h.get(RECORD_HEADER);
+        String created = h.get(CREATED_HEADER);
         if (presented != null) {  // a header's every value goes, but one that is absent costs no removal
             h.remove(TOKEN_HEADER);
         }
         if (record != null) {
             h.remove(RECORD_HEADER);
+        }
+        if (created != null) {
+            h.remove(CREATED_HEADER);
         }
         if (presented == null || !MessageDigest.isEqual(presented.getBytes(StandardCharsets.US_ASCII),
                 token.getBytes(StandardCharsets.US_ASCII))) {
@@ -54,6 +74,14 @@ public final class ReplayAuthority {
                 return null;
             }
         }
-        return new Replay(callId, rk);
+        Instant createdAt = null;
+        if (created != null) {
+            try {
+                createdAt = Instant.parse(created);
+            } catch (DateTimeParseException e) {
+                return null;
+            }
+        }
+        return new Replay(callId, rk, createdAt);
     }
 }

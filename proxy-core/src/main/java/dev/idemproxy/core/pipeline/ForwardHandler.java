@@ -9,6 +9,7 @@ import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.call.RecordedProtection;
+import dev.idemproxy.core.call.ReplayAuthority;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.problem.Problem;
@@ -137,10 +138,14 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         requestDone = true;
         responseStarted = true;
         state.callStarted();
-        CallIdentity identity = c.protection() != null ? c.protection().identity() : services.unrecordedIdentity(c, services.bizId(c, new NettyRequestView(c)));
+        // A call without a record takes its DLQ replay's proof here (a recorded one did at its claim).
+        ReplayAuthority.Replay replay = c.protection() == null ? services.replays().take(c.request()) : null;
+        CallIdentity identity = c.protection() != null ? c.protection().identity()
+                : services.unrecordedIdentity(c, services.bizId(c, new NettyRequestView(c)), replay);
         RecordedProtection recorded = c.protection() instanceof RecordedProtection ? (RecordedProtection) c.protection() : null;
         // A recorded call's PROCESSING receipt went with its claim; its final one goes with its record.
-        java.time.Instant createdAt = recorded != null ? recorded.createdAt() : services.recorder().now();
+        java.time.Instant createdAt = recorded != null ? recorded.createdAt()
+                : ReplayAuthority.createdAt(replay, services.recorder().now());
         // The call counts as in flight (a draining server waits for it) until its answer is on the
         // socket: that comes after its record is written, later than the settlement.
         boolean[] ended = {false};

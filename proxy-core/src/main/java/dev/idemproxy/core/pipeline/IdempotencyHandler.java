@@ -98,13 +98,14 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         CallIdentity identity = new CallIdentity(callId, policy.key().header(), key.headerValue(), services.taskId(c.request()),
                 services.bizId(c, view));
         pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos(), key.derived(),
-                services.recorder().now());
+                ReplayAuthority.createdAt(replay, services.recorder().now()));
         claim(pending);
     }
 
     /**
      * A DLQ replay proven by the admin API: it re-runs the call under its original record and
-     * call id (its stored request lost its secrets, so its scope could not be recomputed).
+     * call id (its stored request lost its secrets, so its scope could not be recomputed), and
+     * its receipts keep the original call's createdAt.
      */
     private void gateReplay(ProxyCall c, NettyRequestView view, ReplayAuthority.Replay replay) {
         IdempotencyPolicy policy = c.route().idempotency();
@@ -114,7 +115,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
                 services.bizId(c, view));
         String fingerprint = Fingerprint.of(Fingerprint.parts(policy, !rk.key().startsWith("c:")), view).value();
         pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos(),
-                rk.key().startsWith("d:"), services.recorder().now());
+                rk.key().startsWith("d:"), ReplayAuthority.createdAt(replay, services.recorder().now()));
         claim(pending);
     }
 

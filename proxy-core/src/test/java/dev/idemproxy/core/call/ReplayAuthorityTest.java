@@ -23,9 +23,39 @@ class ReplayAuthorityTest {
         HttpRequest r = request();
         r.headers().set(ReplayAuthority.TOKEN_HEADER, authority.token()).set(ReplayAuthority.RECORD_HEADER, record.id())
                 .set(CallIdentity.X_CALL_ID, callId);
-        assertThat(authority.take(r)).isEqualTo(new ReplayAuthority.Replay(callId, record));
+        assertThat(authority.take(r)).isEqualTo(new ReplayAuthority.Replay(callId, record, null));
         assertThat(r.headers().contains(ReplayAuthority.TOKEN_HEADER)).isFalse();
         assertThat(r.headers().contains(ReplayAuthority.RECORD_HEADER)).isFalse();
+    }
+
+    @Test
+    void aProvenReplayKeepsTheOriginalCallsStartAndTheHeaderIsStripped() {
+        java.time.Instant first = java.time.Instant.parse("2024-05-01T10:15:30.123456789Z");
+        HttpRequest r = request();
+        r.headers().set(ReplayAuthority.TOKEN_HEADER, authority.token()).set(ReplayAuthority.RECORD_HEADER, record.id())
+                .set(ReplayAuthority.CREATED_HEADER, first.toString()).set(CallIdentity.X_CALL_ID, callId);
+        ReplayAuthority.Replay replay = authority.take(r);
+        assertThat(replay).isEqualTo(new ReplayAuthority.Replay(callId, record, first));
+        assertThat(ReplayAuthority.createdAt(replay, java.time.Instant.EPOCH)).isEqualTo(first);
+        assertThat(r.headers().contains(ReplayAuthority.CREATED_HEADER)).isFalse();
+    }
+
+    @Test
+    void aStartTimeWithoutTheTokenIsStrippedAndProvesNothing() {
+        HttpRequest r = request();
+        r.headers().set(ReplayAuthority.CREATED_HEADER, "2024-05-01T10:15:30Z").set(CallIdentity.X_CALL_ID, callId);
+        ReplayAuthority.Replay replay = authority.take(r);
+        assertThat(replay).isNull();
+        assertThat(ReplayAuthority.createdAt(replay, java.time.Instant.EPOCH)).isEqualTo(java.time.Instant.EPOCH);
+        assertThat(r.headers().contains(ReplayAuthority.CREATED_HEADER)).isFalse();
+    }
+
+    @Test
+    void theTokenWithAMalformedStartTimeProvesNothing() {
+        HttpRequest r = request();
+        r.headers().set(ReplayAuthority.TOKEN_HEADER, authority.token()).set(ReplayAuthority.CREATED_HEADER, "yesterday")
+                .set(CallIdentity.X_CALL_ID, callId);
+        assertThat(authority.take(r)).isNull();
     }
 
     @Test
