@@ -91,7 +91,7 @@ final class DlqEndpoints {
                 return notFound(id).completed();
             }
             CompletionStage<Boolean> evicted = evict
-                    ? store.evict(found.get().recordKey(), found.get().callId())  // its owner's late writes are refused
+                    ? store.evict(found.get().recordKey(), found.get().owner())  // its owner's late writes are refused
                     : CompletableFuture.completedFuture(false);
             return evicted.thenCompose(ignored -> store.deleteDeadLetter(id))
                     .thenApply(deleted -> deleted ? AdminResponse.of(204, AdminResponse.JSON, new byte[0]) : notFound(id));
@@ -114,7 +114,7 @@ final class DlqEndpoints {
             DeadLetter entry = found.get();
             // The replay is the same call, so its receipt keeps the time the call was first made.
             return store.receipt(entry.callId())
-                    .thenCompose(first -> store.evict(entry.recordKey(), entry.callId())
+                    .thenCompose(first -> store.evict(entry.recordKey(), entry.owner())
                             .thenApply(ignored -> first.map(Receipt::createdAt).orElse(null)))
                     .thenCompose(createdAt -> replayer.send(entry.request(), entry.callId(), entry.recordKey().id(), createdAt)
                             .handle((result, error) -> error == null

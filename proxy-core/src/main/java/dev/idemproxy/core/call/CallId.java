@@ -7,7 +7,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * the other 20 random (80 bits). Ids made later sort later (to the millisecond), so stores that
  * keep receipts in a B-tree by call id (the embedded store) append them at one end instead of
  * rewriting a random page for every call; 80 random bits keep ids made in the same millisecond
- * apart. This class is stateless.
+ * apart.
+ *
+ * <p>{@link #owner} makes the owner token of one execution of a call (its claim of the
+ * idempotency record): the call id, a dot and 16 random hex digits (64 bits). A DLQ replay runs
+ * the same call id again, so the call id alone cannot tell its claim from the original's, whose
+ * end or renewal may still be on its way; records written before owner tokens had a suffix have
+ * the bare call id as owner. This class is stateless.
  */
 public final class CallId {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
@@ -16,6 +22,20 @@ public final class CallId {
 
     public static String next() {
         return of(System.currentTimeMillis(), ThreadLocalRandom.current());
+    }
+
+    /** A fresh owner token for an execution of call {@code callId}: {@code <callId>.<16 hex digits>}. */
+    public static String owner(String callId) {
+        return owner(callId, ThreadLocalRandom.current());
+    }
+
+    static String owner(String callId, java.util.Random random) {
+        long r = random.nextLong();
+        char[] out = new char[16];
+        for (int i = 0; i < 16; i++) {
+            out[i] = HEX[(int) (r >>> (60 - 4 * i)) & 0xf];
+        }
+        return callId + '.' + new String(out);
     }
 
     static String of(long millis, java.util.Random random) {

@@ -113,9 +113,12 @@ public final class CallRecorder {
      * final receipt; returns that receipt (null without a store), which otherwise the call's
      * {@link RecordedProtection} writes with its record. Must be called before the call's body is
      * released: a dead letter keeps a copy.
+     *
+     * @param owner the owner token of the call's claim of {@code recordKey} (null: a call without a
+     *              record), kept in its dead letter so that a release fences exactly this execution
      */
-    public ReceiptPut settled(ProxyCall call, CallIdentity id, RecordKey recordKey, Instant createdAt, CallSettlement s,
-            boolean writeReceipt) {
+    public ReceiptPut settled(ProxyCall call, CallIdentity id, RecordKey recordKey, String owner, Instant createdAt,
+            CallSettlement s, boolean writeReceipt) {
         if (store == null) {
             return null;
         }
@@ -136,7 +139,7 @@ public final class CallRecorder {
         if (failed && call.route().deadLetter().enabled()) {
             RecordKey rk = recordKey != null ? recordKey : new RecordKey(call.route().name(), "-", id.key() == null ? "" : id.key());
             DeadLetter entry = new DeadLetter(CallId.next(), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
-                    s.attempts(), now, snapshot(call));
+                    s.attempts(), now, snapshot(call), owner);
             writeRetrying(() -> store.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", 1);
         }
         return new ReceiptPut(receipt, ttl);

@@ -40,7 +40,8 @@ public final class RecordedProtection implements CallProtection {
     private String takenOverFrom;
 
     /**
-     * @param claim the claim the call made (its owner token is the call id); its {@code createdAt},
+     * @param claim the claim the call made (its owner token is this execution's own, see
+     *              {@link CallId#owner}); its {@code createdAt},
      *              when the call started, is also its receipts' {@code createdAt}, the first written with the claim
      */
     public RecordedProtection(IdempotencyStore store, RecordKey key, OwnedClaim claim, CallIdentity identity,
@@ -78,6 +79,11 @@ public final class RecordedProtection implements CallProtection {
 
     public RecordKey key() {
         return key;
+    }
+
+    /** This execution's owner token: what a release of its dead letter fences. */
+    public String owner() {
+        return claim.owner();
     }
 
     /** When the call started; its PROCESSING receipt was written with the claim. */
@@ -139,7 +145,7 @@ public final class RecordedProtection implements CallProtection {
             ReceiptPut receipt, ClaimResult outcome) {
         java.util.concurrent.CompletionStage<Boolean> done;
         if (!keep) {
-            done = store.release(key, identity.callId());
+            done = store.release(key, claim.owner());
         } else if (s.response() == null) {
             done = store.markNotRetained(key, claim, s.finalStatus(), s.attempts(), retention());
         } else {

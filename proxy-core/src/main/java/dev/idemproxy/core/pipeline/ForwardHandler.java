@@ -158,8 +158,8 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         boolean writesReceipt = recorded == null && (c.protection() == null || c.protection().writesReceipt());
         protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), createdAt, writesReceipt, settlement -> {
             protectedRun = null;
-            ReceiptPut receipt = services.recorder().settled(c, identity, recorded != null ? recorded.key() : null, createdAt,
-                    settlement, writesReceipt);
+            ReceiptPut receipt = services.recorder().settled(c, identity, recorded != null ? recorded.key() : null,
+                    recorded != null ? recorded.owner() : null, createdAt, settlement, writesReceipt);
             services.log().finished(c.route().name(), outcomeOf(settlement), settlement.finalStatus(), c.startNanos(),
                     identity.callId(), identity.bizId(), identity.key(), settlement.attempts(),
                     settlement.reason());

@@ -128,7 +128,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     private void claim(Pending p) {
         IdempotencyPolicy policy = p.call.route().idempotency();
         CompletableFuture<ClaimResult> answer = services.store()
-                .claim(p.key, p.fingerprint, p.identity.callId(), policy.lease(), claimContext(p)).toCompletableFuture();
+                .claim(p.key, p.fingerprint, p.owner, policy.lease(), claimContext(p)).toCompletableFuture();
         if (answer.isDone() && ctx.executor().inEventLoop()) {
             ClaimResult result = null;
             Throwable error = null;
@@ -170,7 +170,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             ClaimResult known = p.settled != null ? p.settled : services.waiters().settled(p.key);
             if (known != null) {
                 if (result instanceof ClaimResult.Claimed && !((ClaimResult.Claimed) result).takeover()) {
-                    services.store().release(p.key, p.identity.callId());  // the fresh claim is ours to undo
+                    services.store().release(p.key, p.owner);  // the fresh claim is ours to undo
                 }
                 result = known;
             }
@@ -183,7 +183,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             // Nothing is forwarded for this claim (its client left, or it is answered 503), so a
             // claim the store may have written without answering is undone once the store answers
             // again, instead of holding the key for a lease. Under passthrough the call goes on.
-            services.store().releaseLostClaim(p.key, p.identity.callId(), lost);
+            services.store().releaseLostClaim(p.key, p.owner, lost);
         }
         if (pending != p) {
             // A fresh claim whose client left is released; a takeover is not: the earlier owner
@@ -199,7 +199,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         }
         if (result instanceof ClaimResult.Claimed) {
             pending = null;
-            OwnedClaim claim = new OwnedClaim(p.identity.callId(), p.identity.callId(), p.fingerprint, p.createdAt, retention(p));
+            OwnedClaim claim = new OwnedClaim(p.owner, p.identity.callId(), p.fingerprint, p.createdAt, retention(p));
             RecordedProtection protection = new RecordedProtection(services.store(), p.key, claim, p.identity,
                     p.call.route().idempotency(), ctx.channel().eventLoop(), services.waiters(), p.derivedKey);
             protection.startRenewing();
@@ -298,7 +298,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
      */
     private void releaseOrphanedClaim(Pending p) {
         services.recorder().abandoned(p.call, p.identity, p.createdAt);  // the claim wrote it as PROCESSING
-        services.store().release(p.key, p.identity.callId()).whenComplete((ok, err) -> {
+        services.store().release(p.key, p.owner).whenComplete((ok, err) -> {
             if (err != null) {
                 LOG.warn("[call={}] could not release the key of a call whose client left before it was claimed: {}",
                         p.identity.callId(), err.toString());
@@ -355,6 +355,12 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         final RecordKey key;
         final String fingerprint;
         final CallIdentity identity;
+        /**
+         * This execution's owner token: its claim, every later write to the record, and a dead
+         * letter's release name it. Its own, not the call id: a DLQ replay of the call claims under
+         * the same call id while the original's end may still be on its way.
+         */
+        final String owner;
         final long waitUntil;
         final boolean derivedKey;
         Consumer<ClaimResult> wake;
@@ -376,6 +382,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             this.key = key;
             this.fingerprint = fingerprint;
             this.identity = identity;
+            this.owner = CallId.owner(identity.callId());
             this.waitUntil = waitUntil;
         }
 

@@ -19,6 +19,10 @@ import java.time.Instant;
  * @param attempts   upstream attempts made
  * @param failedAt   when it ended; entries are listed in (failedAt, id) order
  * @param request    the request, for {@code POST /dlq/{id}/replay}
+ * @param owner      the owner token of the execution that ended so (its claim of the record), which
+ *                   a release or replay fences from writing that record back
+ *                   ({@link IdempotencyStore#evict(RecordKey, String)}); null in the constructor, or
+ *                   in an entry written before entries kept it: the call id, as owners were then
  */
 public record DeadLetter(
         String id,
@@ -30,15 +34,25 @@ public record DeadLetter(
         int lastStatus,
         int attempts,
         Instant failedAt,
-        StoredRequest request) {
+        StoredRequest request,
+        String owner) {
 
     public DeadLetter {
+        if (owner == null) {
+            owner = callId;
+        }
         requireNonNull(id, "id");
         requireNonNull(callId, "callId");
         requireNonNull(recordKey, "recordKey");
         requireNonNull(reason, "reason");
         requireNonNull(failedAt, "failedAt");
         requireNonNull(request, "request");
+    }
+
+    /** An entry whose owner token is its call id (an execution without a record of its own). */
+    public DeadLetter(String id, String callId, String taskId, String bizId, RecordKey recordKey, String reason,
+            int lastStatus, int attempts, Instant failedAt, StoredRequest request) {
+        this(id, callId, taskId, bizId, recordKey, reason, lastStatus, attempts, failedAt, request, null);
     }
 
     /**

@@ -30,9 +30,13 @@ import java.util.List;
  *                string reason , int32 httpStatus , int32 attempts , instant createdAt , instant completedAt
  *   deadLetter:= 'D' , 1 , string id , string callId , string taskId , string bizId , string route ,
  *                string scopeHash , string key , string reason , int32 lastStatus , int32 attempts ,
- *                instant failedAt , string method , string uri , headers , bytes body
+ *                instant failedAt , string method , string uri , headers , bytes body , [ string owner ]
  * </pre>
- * A new field means a new version byte; decoders reject versions they do not know. Stateless.
+ * A new field means a new version byte; decoders reject versions they do not know. The one
+ * exception is a field appended at the end of a value, which decoders have always left unread
+ * (a dead letter's owner): the proxy of the version before reads such a value as it did, and
+ * this one reads the values that one wrote (without the field) as before, so during a rolling
+ * upgrade over one Redis both list and replay each other's entries. Stateless.
  */
 public final class StoreCodec {
     private static final int VERSION = 1;
@@ -135,6 +139,7 @@ public final class StoreCodec {
             writeString(out, req.uri());
             writeHeaders(out, req.headers());
             writeBytes(out, req.body());
+            writeString(out, d.owner());
         });
     }
 
@@ -151,7 +156,8 @@ public final class StoreCodec {
             int attempts = in.getInt();
             Instant failedAt = readInstant(in);
             StoredRequest req = new StoredRequest(readString(in), readString(in), readHeaders(in), readBytes(in));
-            return new DeadLetter(id, callId, taskId, bizId, key, reason, lastStatus, attempts, failedAt, req);
+            String owner = in.hasRemaining() ? readString(in) : null;  // absent in entries of earlier versions: the call id
+            return new DeadLetter(id, callId, taskId, bizId, key, reason, lastStatus, attempts, failedAt, req, owner);
         });
     }
 

@@ -31,4 +31,14 @@ class CallIdTest {
         }
         assertThat(ids).hasSize(100_000);
     }
+
+    @Test
+    void eachExecutionOfACallHasItsOwnOwnerTokenLedByTheCallId() {
+        String callId = CallId.next();
+        String first = CallId.owner(callId);
+        String second = CallId.owner(callId);
+        assertThat(first).matches(callId + "\\.[0-9a-f]{16}");
+        assertThat(second).startsWith(callId + ".").isNotEqualTo(first);
+        assertThat(CallId.owner(callId, new Random(3))).isEqualTo(CallId.owner(callId, new Random(3)));
+    }
 }

@@ -180,6 +180,40 @@ public abstract class IdempotencyStoreContract {
         assertThat(claim(key, "fp", "o3", LONG)).isInstanceOf(InFlight.class);
     }
 
+    /**
+     * A DLQ replay runs a settled call again under the same call id, with an owner token of its
+     * own: the original execution's late writes (a renewal still on its way, an end retried after
+     * a timeout) name the original's token and cannot end, extend or release the replay's claim,
+     * which still ends as its own. The release fences only the settled token.
+     */
+    @Test
+    void aSettledExecutionsWritesCannotTouchANewerExecutionOfTheSameCall() throws Exception {
+        RecordKey key = keys.unique();
+        String callId = "call-" + UUID.randomUUID();
+        OwnedClaim original = new OwnedClaim(callId + ".0000000000000001", callId, "fp", Claims.CREATED, Duration.ZERO);
+        OwnedClaim replay = new OwnedClaim(callId + ".0000000000000002", callId, "fp", Claims.CREATED, Duration.ZERO);
+        StoredResponse failed = new StoredResponse(504, List.of(), "ambiguous".getBytes(StandardCharsets.UTF_8));
+        assertThat(await(store.claim(key, "fp", original.owner(), LONG, new ClaimContext(callId)))).isEqualTo(Claimed.FRESH);
+        assertThat(await(store.complete(key, original, failed, 1, LONG))).isTrue();
+        assertThat(await(store.evict(key, original.owner()))).isTrue();
+        assertThat(await(store.claim(key, "fp", replay.owner(), LONG, new ClaimContext(callId)))).isEqualTo(Claimed.FRESH);
+        java.time.Instant leaseEnd = await(store.get(key)).orElseThrow().leaseExpiresAt();
+
+        assertThat(await(store.complete(key, original, failed, 1, LONG))).as("the original's end, retried").isFalse();
+        assertThat(await(store.markNotRetained(key, original, 504, 1, LONG))).isFalse();
+        assertThat(await(store.renew(key, original, LONG))).as("the original's renewal, late").isFalse();
+        assertThat(await(store.release(key, original.owner()))).isFalse();
+        IdempotencyRecord r = await(store.get(key)).orElseThrow();
+        assertThat(r.state()).isEqualTo(State.IN_FLIGHT);
+        assertThat(r.owner()).isEqualTo(replay.owner());
+        assertThat(r.callId()).isEqualTo(callId);
+        assertThat(r.leaseExpiresAt()).as("not extended by the original").isEqualTo(leaseEnd);
+
+        StoredResponse charged = new StoredResponse(201, List.of(), "charged once".getBytes(StandardCharsets.UTF_8));
+        assertThat(await(store.complete(key, replay, charged, 1, LONG))).isTrue();
+        assertThat(claim(key, "fp", "o3", LONG)).isEqualTo(new Completed(charged, callId, 1));
+    }
+
     @Test
     void aCompletedCallIsReplayedByteForByte() throws Exception {
         RecordKey key = keys.unique();
@@ -544,6 +578,21 @@ public abstract class IdempotencyStoreContract {
         assertThat(await(store.deleteDeadLetter(expected.get(2).id()))).isFalse();
         assertThat(await(store.deadLetter(expected.get(2).id()))).isEmpty();
         assertThat(await(store.deadLetterCount())).isEqualTo(before + 4);
+    }
+
+    /** A dead letter keeps the owner token of its execution (for a release to fence), or its call id when given none. */
+    @Test
+    void aDeadLetterKeepsItsExecutionsOwnerToken() throws Exception {
+        DeadLetter plain = deadLetter(keys.name("dlq"), RecordKeys.FUTURE);
+        assertThat(plain.owner()).isEqualTo(plain.callId());
+        DeadLetter owned = new DeadLetter(keys.name("dlq"), plain.callId(), plain.taskId(), plain.bizId(), plain.recordKey(),
+                plain.reason(), plain.lastStatus(), plain.attempts(), plain.failedAt(), plain.request(), plain.callId() + ".00000000000000ab");
+        await(store.addDeadLetter(plain));
+        await(store.addDeadLetter(owned));
+        assertThat(await(store.deadLetter(plain.id())).orElseThrow().owner()).isEqualTo(plain.callId());
+        assertThat(await(store.deadLetter(owned.id())).orElseThrow().owner()).isEqualTo(plain.callId() + ".00000000000000ab");
+        await(store.deleteDeadLetter(plain.id()));
+        await(store.deleteDeadLetter(owned.id()));
     }
 
     @Test

@@ -24,6 +24,20 @@ class StoreCodecTest {
     }
 
     @Test
+    void aDeadLetterKeepsItsOwnerAndAnEntryOfTheVersionBeforeReadsWithItsCallIdAsOwner() {
+        DeadLetter d = new DeadLetter("d-1", "c-1", null, "b-1", new RecordKey("r", "s", "k"), "ambiguous-outcome", 504, 1,
+                java.time.Instant.ofEpochMilli(1_700_000_000_000L), new StoredRequest("POST", "/x", List.of(), new byte[] {1, 2}),
+                "c-1.00000000000000ab");
+        byte[] encoded = StoreCodec.encodeDeadLetter(d);
+        assertThat(StoreCodec.decodeDeadLetter(encoded)).isEqualTo(d);
+        // the version before wrote no owner after the body (and, reading this one, leaves it unread)
+        byte[] before = Arrays.copyOf(encoded, encoded.length - 4 - "c-1.00000000000000ab".length());
+        DeadLetter old = StoreCodec.decodeDeadLetter(before);
+        assertThat(old.owner()).isEqualTo("c-1");
+        assertThat(old.request()).isEqualTo(d.request());
+    }
+
+    @Test
     void anEmptyBodyAndNoHeadersRoundTrip() {
         StoredResponse empty = new StoredResponse(204, List.of(), new byte[0]);
         assertThat(StoreCodec.decodeResponse(StoreCodec.encodeResponse(empty))).isEqualTo(empty);

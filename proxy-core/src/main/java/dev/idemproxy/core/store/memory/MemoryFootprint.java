@@ -42,6 +42,7 @@ final class MemoryFootprint {
 
     static long of(DeadLetter d) {
         long bytes = ENTRY + 2 * (chars(d.id()) + STRING + 32) + chars(d.callId()) + chars(d.taskId()) + chars(d.bizId())
+                + chars(d.owner())
                 + chars(d.reason()) + chars(d.recordKey().route()) + chars(d.recordKey().scopeHash())
                 + chars(d.recordKey().key());
         return bytes + MESSAGE + chars(d.request().method()) + chars(d.request().uri()) + d.request().bodyLength()

@@ -162,8 +162,8 @@ final class RecordScripts {
 
     /**
      * An operator's release of a settled call's record ({@code DELETE /dlq/{id}?release=true}, and
-     * a DLQ replay): deletes the record whatever its state or owner, and fences ARGV[2], the call's
-     * owner token, from writing it back for ARGV[1] ms (KEYS[2], the record's fence, is a set of
+     * a DLQ replay): deletes the record whatever its state or owner, and fences ARGV[2], the owner
+     * token of the call's execution that settled (each execution has its own), from writing it back for ARGV[1] ms (KEYS[2], the record's fence, is a set of
      * owner tokens). Else that owner's end (or renewal), still on its way or still being retried
      * while the store failed, would find the key absent, write the record back and undo the
      * release: the next duplicate would replay the very outcome the operator released. The fence

@@ -480,7 +480,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             if (error == null) {
                 lostClaimDone();
                 if (released) {
-                    log.info("[call={}] released its claim, whose answer Redis had lost: the key is free again", owner);
+                    log.info("[owner={}] released its claim, whose answer Redis had lost: the key is free again", owner);
                 }
                 return;
             }

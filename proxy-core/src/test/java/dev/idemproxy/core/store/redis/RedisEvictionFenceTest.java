@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoredResponse;
@@ -102,6 +103,29 @@ class RedisEvictionFenceTest {
         assertThat(await(store.complete(key, Claims.owned("o2"), FAILED, 1, Duration.ofMinutes(5)))).as("written back").isTrue();
         assertThat(await(store.claim(key, "fp", "o3", LEASE, new ClaimContext("o3"))))
                 .isEqualTo(new ClaimResult.Completed(FAILED, "call-o2", 1));
+    }
+
+    /**
+     * A DLQ replay claims under the released call's id with an owner token of its own: the fence
+     * keeps the original execution's late end out of the lost record, and lets the replay's in.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"standalone", "cluster"})
+    void aReplayOfTheSameCallIdIsNotFencedByTheReleaseOfTheOriginal(String mode) throws Exception {
+        IdempotencyStore store = store(mode);
+        RecordKey key = key();
+        String callId = "c-" + run + "-" + n;
+        OwnedClaim original = new OwnedClaim(callId + ".0000000000000001", callId, "fp", Claims.CREATED, Duration.ZERO);
+        OwnedClaim replay = new OwnedClaim(callId + ".0000000000000002", callId, "fp", Claims.CREATED, Duration.ZERO);
+        assertThat(await(store.claim(key, "fp", original.owner(), LEASE, new ClaimContext(callId)))).isEqualTo(ClaimResult.Claimed.FRESH);
+        assertThat(await(store.evict(key, original.owner()))).isTrue();
+        assertThat(await(store.claim(key, "fp", replay.owner(), LEASE, new ClaimContext(callId)))).isEqualTo(ClaimResult.Claimed.FRESH);
+        deleteRecordOnly(mode, key);
+
+        assertThat(await(store.complete(key, original, FAILED, 3, Duration.ofMinutes(5)))).as("the original, fenced").isFalse();
+        assertThat(await(store.complete(key, replay, FAILED, 1, Duration.ofMinutes(5)))).as("the replay, written back").isTrue();
+        assertThat(await(store.claim(key, "fp", "o3", LEASE, new ClaimContext("o3"))))
+                .isEqualTo(new ClaimResult.Completed(FAILED, callId, 1));
     }
 
     private IdempotencyStore store(String mode) {
