@@ -3,15 +3,19 @@ package dev.idemproxy.app.admin;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.store.DeadLetter;
+import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.Receipt;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -31,10 +35,18 @@ final class DlqEndpoints {
 
     private final IdempotencyStore store;
     private final DlqReplayer replayer;
+    private final Clock clock;
+    /** The entries whose replay this process is running: a second replay of one waits for the first's answer. */
+    private final Set<String> replaying = ConcurrentHashMap.newKeySet();
 
     DlqEndpoints(IdempotencyStore store, DlqReplayer replayer) {
+        this(store, replayer, Clock.systemUTC());
+    }
+
+    DlqEndpoints(IdempotencyStore store, DlqReplayer replayer, Clock clock) {
         this.store = requireNonNull(store, "store");
         this.replayer = requireNonNull(replayer, "replayer");
+        this.clock = requireNonNull(clock, "clock");
     }
 
     void addTo(AdminRoutes.Builder routes) {
@@ -78,6 +90,8 @@ final class DlqEndpoints {
     /**
      * 204 once deleted, or 404. With {@code release=true} the call's idempotency record is evicted
      * first, so the next duplicate executes; were the eviction to fail, the entry stays for a retry.
+     * A release is refused (409, nothing evicted or deleted) while the call runs again (see
+     * {@link #runningAgain}).
      */
     CompletionStage<AdminResponse> delete(AdminRequest request) {
         String id = request.pathParam("id");
@@ -90,12 +104,44 @@ final class DlqEndpoints {
             if (found.isEmpty()) {
                 return notFound(id).completed();
             }
-            CompletionStage<Boolean> evicted = evict
-                    ? store.evict(found.get().recordKey(), found.get().owner())  // its owner's late writes are refused
-                    : CompletableFuture.completedFuture(false);
-            return evicted.thenCompose(ignored -> store.deleteDeadLetter(id))
-                    .thenApply(deleted -> deleted ? AdminResponse.of(204, AdminResponse.JSON, new byte[0]) : notFound(id));
+            DeadLetter entry = found.get();
+            if (!evict) {
+                return deleteEntry(id);
+            }
+            return runningAgain(entry).thenCompose(running -> running != null ? running.completed()
+                    : store.evict(entry.recordKey(), entry.owner())  // its owner's late writes are refused
+                            .thenCompose(ignored -> deleteEntry(id)));
         }));
+    }
+
+    private CompletionStage<AdminResponse> deleteEntry(String id) {
+        return store.deleteDeadLetter(id)
+                .thenApply(deleted -> deleted ? AdminResponse.of(204, AdminResponse.JSON, new byte[0]) : notFound(id));
+    }
+
+    /**
+     * A 409 when the entry's call is running again, else null: its record is in flight under a
+     * live lease of another execution than the one that dead-lettered it (a replay, here or in
+     * another proxy on the same store). Evicting that record would let the next duplicate, or the
+     * next replay, execute beside it. Not atomic with the eviction that follows: a replay that
+     * claims in between (milliseconds; in another proxy, since this one runs one replay of an
+     * entry at a time) is not seen.
+     */
+    private CompletionStage<AdminResponse> runningAgain(DeadLetter entry) {
+        return store.get(entry.recordKey()).thenApply(found -> {
+            if (found.isEmpty()) {
+                return null;
+            }
+            IdempotencyRecord r = found.get();
+            boolean running = r.state() == IdempotencyRecord.State.IN_FLIGHT && !entry.owner().equals(r.owner())
+                    && r.leaseExpiresAt() != null && r.leaseExpiresAt().isAfter(clock.instant());
+            return running ? inFlight(entry.id(), "its call " + entry.callId() + " is running again (a replay in flight)") : null;
+        });
+    }
+
+    private static AdminResponse inFlight(String id, String why) {
+        return AdminResponse.problem(409, "replay-in-flight", "The call is running again",
+                "DLQ entry " + id + ": " + why + "; nothing was evicted: try again once it has ended");
     }
 
     /**
@@ -103,25 +149,46 @@ final class DlqEndpoints {
      * the proxy listener as the same call (its call id, record and first start, read from its
      * receipt: a receipt gone with its ttl leaves the replay's own start) and answers
      * {@code {"id", "status", "replayed": true, "callId", "removed"}}; a 2xx removes the entry.
-     * 404 when absent; 502 when the listener cannot be reached.
+     * 404 when absent; 502 when the listener cannot be reached; 409 while this entry's replay is
+     * already running (here, or in another proxy on the same store: {@link #runningAgain}), whose
+     * claim an eviction would delete, so that this one would execute the call beside it.
      */
     CompletionStage<AdminResponse> replay(AdminRequest request) {
         String id = request.pathParam("id");
+        if (!replaying.add(id)) {
+            return inFlight(id, "it is being replayed").completed();
+        }
+        CompletionStage<AdminResponse> answer;
+        try {
+            answer = replayOnce(id);
+        } catch (RuntimeException e) {
+            replaying.remove(id);
+            throw e;
+        }
+        return answer.whenComplete((r, e) -> replaying.remove(id));
+    }
+
+    private CompletionStage<AdminResponse> replayOnce(String id) {
         return StoreFailures.recover(store.deadLetter(id).thenCompose(found -> {
             if (found.isEmpty()) {
                 return notFound(id).completed();
             }
             DeadLetter entry = found.get();
-            // The replay is the same call, so its receipt keeps the time the call was first made.
-            return store.receipt(entry.callId())
-                    .thenCompose(first -> store.evict(entry.recordKey(), entry.owner())
-                            .thenApply(ignored -> first.map(Receipt::createdAt).orElse(null)))
-                    .thenCompose(createdAt -> replayer.send(entry.request(), entry.callId(), entry.recordKey().id(), createdAt)
-                            .handle((result, error) -> error == null
-                                    ? afterReplay(entry, result)
-                                    : replayFailed(id, error).completed())
-                            .thenCompose(stage -> stage));
+            return runningAgain(entry).thenCompose(running -> running != null ? running.completed() : replay(entry));
         }));
+    }
+
+    /** Evicts the entry's record (its owner fenced), then sends its request through the listener. */
+    private CompletionStage<AdminResponse> replay(DeadLetter entry) {
+        // The replay is the same call, so its receipt keeps the time the call was first made.
+        return store.receipt(entry.callId())
+                .thenCompose(first -> store.evict(entry.recordKey(), entry.owner())
+                        .thenApply(ignored -> first.map(Receipt::createdAt).orElse(null)))
+                .thenCompose(createdAt -> replayer.send(entry.request(), entry.callId(), entry.recordKey().id(), createdAt)
+                        .handle((result, error) -> error == null
+                                ? afterReplay(entry, result)
+                                : replayFailed(entry.id(), error).completed())
+                        .thenCompose(stage -> stage));
     }
 
     private CompletionStage<AdminResponse> afterReplay(DeadLetter entry, DlqReplayer.Result result) {

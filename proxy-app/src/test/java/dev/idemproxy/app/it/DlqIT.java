@@ -1,5 +1,6 @@
 package dev.idemproxy.app.it;
 
+import static dev.idemproxy.core.testing.UpstreamAction.after;
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static dev.idemproxy.core.testing.UpstreamAction.retryAfter;
@@ -18,6 +19,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,6 +52,11 @@ class DlqIT {
                 + "    match: { pathPrefix: /limited }\n"
                 + "    upstream: " + upstream.uri() + "\n"
                 + "    retry: { maxAttempts: 3, maxRetryAfter: 1s }\n"
+                + "    idempotency: { enabled: true }\n"
+                + "  - name: ledger\n"
+                + "    match: { pathPrefix: /ledger }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    timeouts: { perTry: 10s, total: 20s }\n"
                 + "    idempotency: { enabled: true }\n"
                 + "  - name: unrecorded\n"
                 + "    match: { pathPrefix: /plain }\n"
@@ -126,6 +134,50 @@ class DlqIT {
         upstream.enqueue(respond(201, "charged"));
         HttpResponse<String> again = limited(key);
         assertThat(again.statusCode()).as("the key was released: the retry executes").isEqualTo(201);
+    }
+
+    static HttpResponse<String> ledger(String key) throws Exception {
+        return client.send(HttpRequest.newBuilder(proxy.uri("/ledger/entries")).header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":5}")).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * While a replay of an entry runs, a second replay of it and a release of its key are refused
+     * (409): either would evict the running replay's claim, and the call would then execute twice.
+     */
+    @Test
+    void aSecondReplayOrAReleaseWhileAReplayRunsIsRefusedAndTheCallExecutesOnce() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(500, "ledger down"));
+        HttpResponse<String> failed = ledger(key);
+        assertThat(failed.statusCode()).isEqualTo(500);
+        String entryId = entryFor(failed.headers().firstValue("X-Call-Id").orElseThrow()).get("id").asText();
+
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        upstream.enqueue(after(gate, respond(201, "charged once")));
+        int before = upstream.requestCount();
+        CompletableFuture<JsonNode> replay = CompletableFuture.supplyAsync(() -> {
+            try {
+                return admin("POST", "/dlq/" + entryId + "/replay");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            upstream.awaitRequests(before + 1, Duration.ofSeconds(5));  // the replay is in flight upstream
+            JsonNode again = admin("POST", "/dlq/" + entryId + "/replay");
+            assertThat(again.get("httpStatus").asInt()).isEqualTo(409);
+            assertThat(again.get("type").asText()).endsWith("replay-in-flight");
+            JsonNode release = admin("DELETE", "/dlq/" + entryId + "?release=true");
+            assertThat(release.get("httpStatus").asInt()).isEqualTo(409);
+        } finally {
+            gate.complete(null);
+        }
+        assertThat(replay.get(10, TimeUnit.SECONDS).get("status").asInt()).isEqualTo(201);
+        HttpResponse<String> dup = ledger(key);
+        assertThat(dup.body()).isEqualTo("charged once");
+        assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
     }
 
     @Test
