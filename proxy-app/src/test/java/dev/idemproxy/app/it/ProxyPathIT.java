@@ -104,6 +104,23 @@ class ProxyPathIT {
         assertThat(seen.header("X-Forwarded-Host")).isEqualTo("127.0.0.1:" + proxy.port());
     }
 
+    /** The DLQ replay's proof (and anything posing as it) is the proxy's own: it never reaches an upstream. */
+    @Test
+    void theDlqReplayHeadersNeverReachAPassThroughUpstream() throws Exception {
+        upstream.enqueue(respond(200, "ok"));
+        int before = upstream.requestCount();
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
+            raw.write("GET /api/replayed HTTP/1.1\r\nHost: a\r\nX-Idemproxy-Replay: 0123456789abcdef\r\n"
+                    + "X-Idemproxy-Replay-Record: r1\r\nX-Idemproxy-Replay-Created: 2026-01-01T00:00:00Z\r\nX-Public: 1\r\n\r\n");
+            assertThat(raw.readResponse().status()).isEqualTo(200);
+        }
+        RecordedRequest seen = upstream.awaitRequests(before + 1, Duration.ofSeconds(5)).get(before);
+        assertThat(seen.header("X-Idemproxy-Replay")).isNull();
+        assertThat(seen.header("X-Idemproxy-Replay-Record")).isNull();
+        assertThat(seen.header("X-Idemproxy-Replay-Created")).isNull();
+        assertThat(seen.header("X-Public")).isEqualTo("1");
+    }
+
     @Test
     void hopByHopHeadersAreDroppedBothWays() throws Exception {
         upstream.enqueue(respond(200, Map.of("Keep-Alive", "timeout=5", "X-Kept", "yes"), "ok"));

@@ -43,6 +43,23 @@ public final class ReplayAuthority {
         return replay != null && replay.createdAt() != null ? replay.createdAt() : now;
     }
 
+    /**
+     * Strips the replay headers from a request that is not protected (streamed through), so that
+     * a replay that lands on such a route, or a client posing as one, never shows this process's
+     * token or its headers to an upstream. A header that is absent costs no removal.
+     */
+    public static void strip(HttpHeaders h) {
+        if (h.contains(TOKEN_HEADER)) {
+            h.remove(TOKEN_HEADER);
+        }
+        if (h.contains(RECORD_HEADER)) {
+            h.remove(RECORD_HEADER);
+        }
+        if (h.contains(CREATED_HEADER)) {
+            h.remove(CREATED_HEADER);
+        }
+    }
+
     /** Strips the replay headers; returns the replay they prove, or null. */
     public Replay take(HttpRequest request) {
         HttpHeaders h = request.headers();

@@ -204,6 +204,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             upstreamAuthority = route.upstreamAuthority();
         }
         HeaderRewrite.toUpstream(call.request(), upstreamBasePath, upstreamAuthority, call.pathAndQuery(), call.originalHost(), clientIp());
+        ReplayAuthority.strip(call.request().headers());  // a DLQ replay's proof is ours, even where it proves nothing
         Channel up = conn.channel();
         // Void promises: a failed upstream write fires exceptionCaught there, which ends the call.
         up.write(call.request(), up.voidPromise());
