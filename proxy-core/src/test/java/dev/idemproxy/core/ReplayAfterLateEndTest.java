@@ -17,6 +17,7 @@ import dev.idemproxy.core.store.ForwardingStore;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.OwnedClaim;
+import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredResponse;
@@ -127,6 +128,50 @@ class ReplayAfterLateEndTest {
             assertThat(r.header("Idempotent-Replayed")).isEqualTo("true");
         }
         assertThat(upstream.requestCount()).isEqualTo(2);
+    }
+
+    /**
+     * The original's end lands only after the replay has ended: refused (the record is the
+     * replay's), it must not write the original's FAILED receipt over the replay's SUCCESS, which
+     * is the call's receipt now.
+     */
+    @Test
+    void theOriginalsLateEndDoesNotOverwriteTheReplaysReceipt() throws Exception {
+        upstream.enqueue(hang());
+        upstream.enqueue(respond(201, "charged once"));
+        DeadLetter entry;
+        try (RawHttp original = RawHttp.connect("127.0.0.1", proxy.address().getPort());
+                RawHttp replay = RawHttp.connect("127.0.0.1", proxy.address().getPort())) {
+            original.write(post(""));
+            entry = awaitDeadLetter();
+            for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); !store.endAsked.get() && System.nanoTime() < until; ) {
+                Thread.sleep(5);
+            }
+            assertThat(store.endAsked.get()).as("the original's end is on its way").isTrue();
+            assertThat(await(store.evict(entry.recordKey(), entry.owner()))).isTrue();
+            replay.write(post(ReplayAuthority.TOKEN_HEADER + ": " + proxy.replayToken() + "\r\n"
+                    + ReplayAuthority.RECORD_HEADER + ": " + entry.recordKey().id() + "\r\nX-Call-Id: " + entry.callId() + "\r\n"));
+            assertThat(replay.readResponse().status()).isEqualTo(201);
+            assertThat(awaitReceipt(entry.callId(), "SUCCESS").httpStatus()).isEqualTo(201);
+
+            store.firstEnd.complete(null);  // the original's end lands now, after the replay's
+            assertThat(original.readResponse().status()).isEqualTo(504);
+        }
+        Thread.sleep(300);  // the refused end's receipt, were it written, is a store write away
+        Receipt r = await(store.receipt(entry.callId())).orElseThrow();
+        assertThat(r.status()).as("the call's receipt is the replay's").isEqualTo("SUCCESS");
+        assertThat(r.httpStatus()).isEqualTo(201);
+        assertThat(await(store.get(entry.recordKey())).orElseThrow().status()).isEqualTo(201);
+    }
+
+    private Receipt awaitReceipt(String callId, String status) throws Exception {
+        for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); System.nanoTime() < until; Thread.sleep(10)) {
+            java.util.Optional<Receipt> r = await(store.receipt(callId));
+            if (r.isPresent() && r.get().status().equals(status)) {
+                return r.get();
+            }
+        }
+        throw new AssertionError("no " + status + " receipt for " + callId);
     }
 
     private DeadLetter awaitDeadLetter() throws Exception {

@@ -3,6 +3,7 @@ package dev.idemproxy.core.call;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.ReceiptPut;
@@ -137,6 +138,25 @@ public final class RecordedProtection implements CallProtection {
     }
 
     /**
+     * The receipt of an end the store refused, unless the record now belongs to another execution
+     * of this same call (a DLQ replay, which claims under the call id with an owner token of its
+     * own): that execution's receipt is the call's, and this late end must not overwrite it (with
+     * a FAILED over the replay's SUCCESS, say). A record taken over by another call, or gone, does
+     * not stop it: the receipt is then the only trace of what this call did.
+     */
+    private void writeReceiptUnlessRunAgain(ReceiptPut receipt) {
+        store.get(key).whenComplete((found, err) -> {
+            IdempotencyRecord now = err == null ? found.orElse(null) : null;
+            if (now != null && identity.callId().equals(now.callId()) && !claim.owner().equals(now.owner())) {
+                LOG.info("[call={}] not writing the ended execution's receipt: the call runs (or ran) again under the record",
+                        identity.callId());
+                return;
+            }
+            writeReceipt(receipt);
+        });
+    }
+
+    /**
      * Writes the outcome; while the store does not answer, tries again with growing pauses (up
      * to {@link #RECORD_TRIES} times), so an outcome reached during a store outage is still kept
      * once the store is back. {@code first} completes after the first try, whatever its result.
@@ -165,7 +185,7 @@ public final class RecordedProtection implements CallProtection {
             } else if (!ok) {
                 LOG.warn("[call={}] the idempotency record was no longer ours when the call ended", identity.callId());
                 if (receipt != null) {
-                    writeReceipt(receipt);  // the store wrote nothing
+                    writeReceiptUnlessRunAgain(receipt);  // the store wrote nothing
                 }
             }
             ClaimResult settled = err == null && ok ? outcome : null;
