@@ -1,0 +1,368 @@
+package dev.idemproxy.core.store.embedded;
+
+import dev.idemproxy.core.call.CallId;
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.OwnedClaim;
+import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.ReceiptPut;
+import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StoredHeader;
+import dev.idemproxy.core.store.StoredResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.h2.mvstore.Chunk;
+import org.h2.mvstore.DataUtils;
+import org.h2.mvstore.FileStore;
+import org.h2.mvstore.MVStore;
+
+/**
+ * What the embedded store writes to its file per protected call, and how much CPU its threads
+ * spend on it: a {@code main}, not a JMH benchmark, because the figure that matters (bytes per
+ * call) is a count, not a time.
+ *
+ * <p>It opens the store in a fresh directory, fills it with {@code prefill} protected calls, then
+ * runs {@code rounds} rounds of {@code calls} more with {@code callers} concurrent callers. A call
+ * is the store work the engine does for a protected POST with a new key: a claim that writes the
+ * PROCESSING receipt, then a completion with the stored response that writes the final receipt
+ * (as {@code RecordedProtection} and {@code CallRecorder} do), each awaited. Per round it prints:
+ * <ul>
+ *   <li>the bytes MVStore wrote to the file per call (its FileStore's write counter: deterministic
+ *       for a given sequence of commits, unaffected by other load on the machine) and the chunks
+ *       (commits) per call;</li>
+ *   <li>those bytes by map: every chunk written during the round is found in MVStore's chunk table
+ *       while it lives (a chunk lives at least the retention time, 10 s) and its table of contents
+ *       read; a page's length is the distance to the next page's offset. "chunk overhead" is the
+ *       chunk header, table of contents, footer and the padding to a 4 KiB block;</li>
+ *   <li>the CPU time of the store's threads per call (ThreadMXBean: the store thread, the sync
+ *       thread and MVStore's background, serialisation and save threads), and the callers' and
+ *       the process's, for comparison. Noisy on a shared machine: repeat, alternate builds.</li>
+ * </ul>
+ *
+ * <p>Arguments, as {@code name=value}: {@code prefill} (600000), {@code calls} (100000),
+ * {@code rounds} (3), {@code callers} (32), {@code keys} ({@code uuid}: a random key per call, as
+ * agents send; {@code seq}: {@code pp-NONCE-CALLER-COUNTER}, as bench/wrk/protected-post.lua
+ * sends), {@code biz} (0; 1: every call has a business id, so receiptsByBiz is written too).
+ * In this package for {@link EmbeddedIdempotencyStore#mvStore()}. Run it with
+ * {@code java -cp proxy-bench/target/idemproxy-bench.jar dev.idemproxy.core.store.embedded.StoreWriteCost}.
+ */
+public final class StoreWriteCost {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    /** Longer than any run, so nothing expires and the purge deletes (writes) nothing. */
+    private static final Duration TTL = Duration.ofHours(1);
+    private static final String SCOPE = "0123456789abcdef0123456789abcdef";
+    /** A request fingerprint as the engine makes them: 64 hex digits. */
+    private static final String FINGERPRINT = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    private static final String[] STORE_THREADS = {"idemproxy-embedded", "H2-", "MVStore"};
+
+    private final EmbeddedIdempotencyStore store;
+    private final MVStore mv;
+    private final FileStore<?> fileStore;
+    private final StoredResponse response;
+    private final boolean seqKeys;
+    private final boolean biz;
+    private final String nonce = Long.toString(System.nanoTime(), 36);
+    private final AtomicLong counter = new AtomicLong();
+    private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    /** The highest CPU time seen per thread id, with the thread's kind (store, caller, other). */
+    private final Map<Long, long[]> cpu = new HashMap<>();
+    private final Set<Integer> chunksSeen = new HashSet<>();
+    private final Map<String, long[]> bytesByMap = new TreeMap<>();  // name -> {bytes, pages, leaf bytes, leaves}
+    private long chunkBytes;
+    private long chunkCount;
+    /** The lowest and highest chunk id seen this round: ids are given in sequence, so a gap would be a chunk missed. */
+    private int minId;
+    private int maxId;
+
+    private StoreWriteCost(EmbeddedIdempotencyStore store, boolean seqKeys, boolean biz) {
+        this.store = store;
+        this.mv = store.mvStore();
+        this.fileStore = mv.getFileStore();
+        this.seqKeys = seqKeys;
+        this.biz = biz;
+        this.response = new StoredResponse(200, List.of(new StoredHeader("Server", "nginx/1.24.0"),
+                new StoredHeader("Date", "Thu, 03 Dec 2026 10:00:00 GMT"), new StoredHeader("Content-Type", "application/json"),
+                new StoredHeader("Content-Length", "11")), "{\"ok\":true}".getBytes(StandardCharsets.UTF_8));
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> a = new HashMap<>(Map.of("prefill", "600000", "calls", "100000", "rounds", "3", "callers", "32",
+                "keys", "uuid", "biz", "0"));
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            if (eq < 0 || !a.containsKey(arg.substring(0, eq))) {
+                throw new IllegalArgumentException("unknown argument " + arg + " (expected: name=value, names " + a.keySet() + ")");
+            }
+            a.put(arg.substring(0, eq), arg.substring(eq + 1));
+        }
+        int prefill = Integer.parseInt(a.get("prefill"));
+        int calls = Integer.parseInt(a.get("calls"));
+        int rounds = Integer.parseInt(a.get("rounds"));
+        int callers = Integer.parseInt(a.get("callers"));
+        System.out.println("# " + a);
+        Path dir = Files.createTempDirectory("idemproxy-write-cost");
+        try {
+            EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC(), Duration.ofHours(1));
+            try {
+                StoreWriteCost d = new StoreWriteCost(store, a.get("keys").equals("seq"), a.get("biz").equals("1"));
+                long t0 = System.nanoTime();
+                d.run(prefill, callers);
+                System.out.printf("# prefill: %d calls in %.1f s; file %d MB%n", prefill, (System.nanoTime() - t0) / 1e9,
+                        Files.size(dir.resolve(EmbeddedIdempotencyStore.FILE_NAME)) >> 20);
+                for (int r = 1; r <= rounds; r++) {
+                    d.round(r, calls, callers);
+                }
+            } finally {
+                store.close();
+            }
+        } finally {
+            delete(dir);
+        }
+    }
+
+    private void round(int r, int calls, int callers) throws Exception {
+        Thread.sleep(1500);  // MVStore's background writer has committed what the last round left
+        sampleCpu();
+        pollChunks(false);  // every chunk so far is the last round's
+        chunkBytes = 0;
+        chunkCount = 0;
+        minId = Integer.MAX_VALUE;
+        maxId = 0;
+        bytesByMap.clear();
+        long[] cpu0 = cpuTotals();
+        long process0 = processCpu();
+        long written0 = writeBytes();
+        long writes0 = fileStore.getWriteCount();
+        long read0 = fileStore.getReadBytes();
+        long t0 = System.nanoTime();
+        Thread poller = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                pollChunks(true);
+                sampleCpu();
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "write-cost-poller");
+        poller.start();
+        run(calls, callers);
+        long elapsed = System.nanoTime() - t0;
+        Thread.sleep(1500);  // the background writer's last commit of this round's writes (it writes nothing more: all is committed)
+        poller.interrupt();
+        poller.join();
+        pollChunks(true);
+        sampleCpu();
+        long[] cpu1 = cpuTotals();
+        long written = writeBytes() - written0;
+        System.out.printf("round %d: %d calls in %.2f s (%.0f calls/s), %d callers%n", r, calls, elapsed / 1e9, calls / (elapsed / 1e9),
+                callers);
+        System.out.printf("  file writes: %.0f bytes/call, %.3f writes/call, %.3f chunks/call, reads %.0f bytes/call%n",
+                (double) written / calls, (double) (fileStore.getWriteCount() - writes0) / calls, (double) chunkCount / calls,
+                (double) (fileStore.getReadBytes() - read0) / calls);
+        System.out.printf("  chunks seen: %d (ids %d..%d, %d missed), %.0f bytes/call; other writes (chunks moved by MVStore's"
+                + " housekeeping, store headers) %.0f bytes/call%n", chunkCount, minId, maxId, maxId - minId + 1 - chunkCount,
+                (double) chunkBytes / calls, (double) (written - chunkBytes) / calls);
+        long pages = 0;
+        for (Map.Entry<String, long[]> e : bytesByMap.entrySet()) {
+            long[] v = e.getValue();
+            pages += v[0];
+            System.out.printf("    %-16s %8.0f bytes/call  %6.3f pages/call  %6.0f bytes/leaf page%n", e.getKey(), (double) v[0] / calls,
+                    (double) v[1] / calls, v[3] == 0 ? 0.0 : (double) v[2] / v[3]);
+        }
+        System.out.printf("    %-16s %8.0f bytes/call%n", "chunk overhead", (double) (chunkBytes - pages) / calls);
+        System.out.printf("  cpu: store threads %.1f µs/call, callers %.1f µs/call, process %.1f µs/call%n",
+                (cpu1[0] - cpu0[0]) / 1e3 / calls, (cpu1[1] - cpu0[1]) / 1e3 / calls, (processCpu() - process0) / 1e3 / calls);
+    }
+
+    /** {@code n} protected calls by {@code callers} threads, each waiting for every stage of its call. */
+    private void run(int n, int callers) throws InterruptedException {
+        AtomicLong left = new AtomicLong(n);
+        CountDownLatch done = new CountDownLatch(callers);
+        Throwable[] failure = {null};
+        for (int c = 0; c < callers; c++) {
+            int caller = c;
+            Thread t = new Thread(() -> {
+                try {
+                    long i = 0;
+                    while (left.getAndDecrement() > 0) {
+                        call(caller, i++);
+                    }
+                } catch (Throwable e) {
+                    failure[0] = e;
+                } finally {
+                    ended(threads.getCurrentThreadCpuTime());
+                    done.countDown();
+                }
+            }, "write-cost-caller-" + c);
+            t.start();
+        }
+        done.await();
+        if (failure[0] != null) {
+            throw new IllegalStateException("a call failed", failure[0]);
+        }
+    }
+
+    private void call(int caller, long i) {
+        String key = seqKeys ? "pp-" + nonce + "-" + caller + "-" + counter.incrementAndGet() : UUID.randomUUID().toString();
+        RecordKey recordKey = new RecordKey("idem", SCOPE, key);
+        String callId = CallId.next();
+        String bizId = biz ? "order-" + (i % 1000) : null;
+        Instant created = Instant.now();
+        ClaimContext ctx = new ClaimContext(callId, TTL,
+                new ReceiptPut(new Receipt(callId, bizId, key, "idem", "PROCESSING", null, 0, 0, created, null), TTL));
+        store.claim(recordKey, FINGERPRINT, callId, LEASE, ctx).toCompletableFuture().join();
+        ReceiptPut end = new ReceiptPut(new Receipt(callId, bizId, key, "idem", "SUCCESS", null, 200, 1, created, Instant.now()), TTL);
+        boolean ok = store.complete(recordKey, OwnedClaim.of(callId, FINGERPRINT, ctx, created), response, 1, TTL, end).toCompletableFuture().join();
+        if (!ok) {
+            throw new IllegalStateException("completion refused for " + key);
+        }
+    }
+
+    /**
+     * Reads the table of contents of every chunk not seen yet (when {@code count}: adds its pages'
+     * bytes to their maps). A chunk stays in MVStore's chunk table at least the retention time
+     * after it was written, so a poll every 20 ms sees every one.
+     */
+    private synchronized void pollChunks(boolean count) {
+        try {
+            Map<Integer, ? extends Chunk<?>> chunks = chunkTable();
+            for (Chunk<?> c : List.copyOf(chunks.values())) {
+                if (c.block == Long.MAX_VALUE || c.len == 0 || !chunksSeen.add(c.id)) {
+                    continue;  // not yet on the file, or seen
+                }
+                if (count) {
+                    countChunk(c);
+                }
+            }
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void countChunk(Chunk<?> c) throws ReflectiveOperationException {
+        long[] toc = (long[]) tocMethod().invoke(fileStore, c);
+        int tocPos = tocPos().getInt(c);
+        Long[] order = new Long[toc.length];
+        for (int i = 0; i < toc.length; i++) {
+            order[i] = toc[i];
+        }
+        Arrays.sort(order, Comparator.comparingInt(DataUtils::getPageOffset));
+        for (int i = 0; i < order.length; i++) {
+            long e = order[i];
+            int end = i + 1 < order.length ? DataUtils.getPageOffset(order[i + 1]) : tocPos;
+            int len = end - DataUtils.getPageOffset(e);
+            int mapId = DataUtils.getPageMapId(e);
+            String name = mv.getMapName(mapId);
+            long[] v = bytesByMap.computeIfAbsent(name == null ? "(meta/layout " + mapId + ")" : name, k -> new long[4]);
+            v[0] += len;
+            v[1]++;
+            if (DataUtils.getPageType(e) == DataUtils.PAGE_TYPE_LEAF) {
+                v[2] += len;
+                v[3]++;
+            }
+        }
+        chunkBytes += (long) c.len * 4096;  // MVStore's block size
+        minId = Math.min(minId, c.id);
+        maxId = Math.max(maxId, c.id);
+        chunkCount++;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<Integer, ? extends Chunk<?>> chunkTable() throws ReflectiveOperationException {
+        Method m = FileStore.class.getDeclaredMethod("getChunks");
+        m.setAccessible(true);
+        return (Map<Integer, ? extends Chunk<?>>) m.invoke(fileStore);
+    }
+
+    private static Method tocMethod() throws ReflectiveOperationException {
+        Method m = FileStore.class.getDeclaredMethod("getToC", Chunk.class);
+        m.setAccessible(true);
+        return m;
+    }
+
+    private static Field tocPos() throws ReflectiveOperationException {
+        Field f = Chunk.class.getDeclaredField("tocPos");
+        f.setAccessible(true);
+        return f;
+    }
+
+    private long writeBytes() {
+        try {
+            Field f = FileStore.class.getDeclaredField("writeBytes");
+            f.setAccessible(true);
+            return ((AtomicLong) f.get(fileStore)).get();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Records the CPU time of every live thread (a thread that ends keeps its last sample). */
+    private synchronized void sampleCpu() {
+        for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+            Thread t = e.getKey();
+            long ns = threads.getThreadCpuTime(t.getId());
+            if (ns < 0) {
+                continue;
+            }
+            String name = t.getName();
+            int kind = Arrays.stream(STORE_THREADS).anyMatch(name::startsWith) ? 0 : name.startsWith("write-cost-caller") ? 1 : 2;
+            long[] v = cpu.computeIfAbsent(t.getId(), k -> new long[2]);
+            v[0] = Math.max(v[0], ns);
+            v[1] = kind;
+        }
+    }
+
+    /** A caller's CPU time as it ends, which no later sample would see. */
+    private synchronized void ended(long ns) {
+        long[] v = cpu.computeIfAbsent(Thread.currentThread().getId(), k -> new long[2]);
+        v[0] = Math.max(v[0], ns);
+        v[1] = 1;
+    }
+
+    private synchronized long[] cpuTotals() {
+        long[] sum = new long[3];
+        for (long[] v : cpu.values()) {
+            sum[(int) v[1]] += v[0];
+        }
+        return sum;
+    }
+
+    private static long processCpu() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    private static void delete(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.delete(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        }
+    }
+}
