@@ -63,7 +63,12 @@ import org.h2.mvstore.MVStore;
  * <p>Arguments, as {@code name=value}: {@code prefill} (600000), {@code calls} (100000),
  * {@code rounds} (3), {@code callers} (32), {@code keys} ({@code uuid}: a random key per call, as
  * agents send; {@code seq}: {@code pp-NONCE-CALLER-COUNTER}, as bench/wrk/protected-post.lua
- * sends), {@code biz} (0; 1: every call has a business id, so receiptsByBiz is written too).
+ * sends from as many wrk threads as callers; {@code ordered}: the same from one wrk thread, as
+ * bench/run.sh runs it), {@code biz} (0; 1: every call has a business id, so receiptsByBiz is written too),
+ * {@code replays} (100000: after the rounds, that many reads of records picked at random among
+ * all, among the last 10,000 calls' and of one record, with the store threads' CPU and the file
+ * bytes read per replay), {@code dir} (none: a new temporary directory, deleted at the end; a
+ * path: that directory, kept, so that a file can be filled by one build and opened by another).
  * In this package for {@link EmbeddedIdempotencyStore#mvStore()}. Run it with
  * {@code java -cp proxy-bench/target/idemproxy-bench.jar dev.idemproxy.core.store.embedded.StoreWriteCost}.
  */
@@ -80,10 +85,14 @@ public final class StoreWriteCost {
     private final MVStore mv;
     private final FileStore<?> fileStore;
     private final StoredResponse response;
-    private final boolean seqKeys;
+    /** uuid, seq or ordered: see the class comment. */
+    private final String keyShape;
     private final boolean biz;
     private final String nonce = Long.toString(System.nanoTime(), 36);
     private final AtomicLong counter = new AtomicLong();
+    /** The client keys of the calls made, in the order of their claims, for the replays. */
+    private final String[] keys;
+    private final AtomicLong counted = new AtomicLong();
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     /** The highest CPU time seen per thread id, with the thread's kind (store, caller, other). */
     private final Map<Long, long[]> cpu = new HashMap<>();
@@ -95,11 +104,12 @@ public final class StoreWriteCost {
     private int minId;
     private int maxId;
 
-    private StoreWriteCost(EmbeddedIdempotencyStore store, boolean seqKeys, boolean biz) {
+    private StoreWriteCost(EmbeddedIdempotencyStore store, String keyShape, boolean biz, int allCalls) {
+        this.keys = new String[allCalls];
         this.store = store;
         this.mv = store.mvStore();
         this.fileStore = mv.getFileStore();
-        this.seqKeys = seqKeys;
+        this.keyShape = keyShape;
         this.biz = biz;
         this.response = new StoredResponse(200, List.of(new StoredHeader("Server", "nginx/1.24.0"),
                 new StoredHeader("Date", "Thu, 03 Dec 2026 10:00:00 GMT"), new StoredHeader("Content-Type", "application/json"),
@@ -108,7 +118,8 @@ public final class StoreWriteCost {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> a = new HashMap<>(Map.of("prefill", "600000", "calls", "100000", "rounds", "3", "callers", "32",
-                "keys", "uuid", "biz", "0"));
+                "keys", "uuid", "biz", "0",
+                "replays", "100000", "dir", ""));
         for (String arg : args) {
             int eq = arg.indexOf('=');
             if (eq < 0 || !a.containsKey(arg.substring(0, eq))) {
@@ -120,12 +131,20 @@ public final class StoreWriteCost {
         int calls = Integer.parseInt(a.get("calls"));
         int rounds = Integer.parseInt(a.get("rounds"));
         int callers = Integer.parseInt(a.get("callers"));
+        int replays = Integer.parseInt(a.get("replays"));
+        if (!List.of("uuid", "seq", "ordered").contains(a.get("keys"))) {
+            throw new IllegalArgumentException("keys=" + a.get("keys") + " (expected: uuid, seq or ordered)");
+        }
         System.out.println("# " + a);
-        Path dir = Files.createTempDirectory("idemproxy-write-cost");
+        boolean keep = !a.get("dir").isEmpty();
+        Path dir = keep ? Path.of(a.get("dir")) : Files.createTempDirectory("idemproxy-write-cost");
         try {
+            long opening = System.nanoTime();
             EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC(), Duration.ofHours(1));
+            System.out.printf("# opened %s in %.1f s%n", dir, (System.nanoTime() - opening) / 1e9);
             try {
-                StoreWriteCost d = new StoreWriteCost(store, a.get("keys").equals("seq"), a.get("biz").equals("1"));
+                StoreWriteCost d = new StoreWriteCost(store, a.get("keys"), a.get("biz").equals("1"),
+                        prefill + rounds * calls);
                 long t0 = System.nanoTime();
                 d.run(prefill, callers);
                 System.out.printf("# prefill: %d calls in %.1f s; file %d MB%n", prefill, (System.nanoTime() - t0) / 1e9,
@@ -133,11 +152,18 @@ public final class StoreWriteCost {
                 for (int r = 1; r <= rounds; r++) {
                     d.round(r, calls, callers);
                 }
+                if (replays > 0) {
+                    d.replays("any record", replays, Integer.MAX_VALUE, callers);
+                    d.replays("the last 10,000 calls", replays, 10_000, callers);
+                    d.replays("one key", replays, 1, callers);
+                }
             } finally {
                 store.close();
             }
         } finally {
-            delete(dir);
+            if (!keep) {
+                delete(dir);
+            }
         }
     }
 
@@ -199,6 +225,11 @@ public final class StoreWriteCost {
 
     /** {@code n} protected calls by {@code callers} threads, each waiting for every stage of its call. */
     private void run(int n, int callers) throws InterruptedException {
+        run(n, callers, this::call);
+    }
+
+    /** {@code n} calls of {@code body} by {@code callers} threads. */
+    private void run(int n, int callers, CallBody body) throws InterruptedException {
         AtomicLong left = new AtomicLong(n);
         CountDownLatch done = new CountDownLatch(callers);
         Throwable[] failure = {null};
@@ -208,7 +239,7 @@ public final class StoreWriteCost {
                 try {
                     long i = 0;
                     while (left.getAndDecrement() > 0) {
-                        call(caller, i++);
+                        body.call(caller, i++);
                     }
                 } catch (Throwable e) {
                     failure[0] = e;
@@ -225,8 +256,39 @@ public final class StoreWriteCost {
         }
     }
 
+    private interface CallBody {
+        void call(int caller, long i);
+    }
+
+    /**
+     * {@code n} replays: reads of the records of calls made so far, as a duplicate's claim (or the
+     * near-cache's miss) reads them, picked at random among the last {@code among} calls; prints
+     * the store threads' CPU and the file bytes read per replay.
+     */
+    private void replays(String what, int n, int among, int callers) throws Exception {
+        int made = (int) Math.min(counted.get(), keys.length);
+        int from = made - Math.min(among, made);
+        Thread.sleep(1500);
+        sampleCpu();
+        long[] cpu0 = cpuTotals();
+        long read0 = fileStore.getReadBytes();
+        long t0 = System.nanoTime();
+        run(n, callers, (caller, i) -> {
+            String key = keys[from + java.util.concurrent.ThreadLocalRandom.current().nextInt(made - from)];
+            if (store.get(new RecordKey("idem", SCOPE, key)).toCompletableFuture().join().isEmpty()) {
+                throw new IllegalStateException("no record for " + key);
+            }
+        });
+        long elapsed = System.nanoTime() - t0;
+        sampleCpu();
+        long[] cpu1 = cpuTotals();
+        System.out.printf("replays of %s: %d in %.2f s (%.0f/s): store threads %.1f µs/replay, file reads %.0f bytes/replay%n",
+                what, n, elapsed / 1e9, n / (elapsed / 1e9), (cpu1[0] - cpu0[0]) / 1e3 / n, (double) (fileStore.getReadBytes() - read0) / n);
+    }
+
     private void call(int caller, long i) {
-        String key = seqKeys ? "pp-" + nonce + "-" + caller + "-" + counter.incrementAndGet() : UUID.randomUUID().toString();
+        String key = keyShape.equals("uuid") ? UUID.randomUUID().toString()
+                : "pp-" + nonce + "-" + (keyShape.equals("ordered") ? 1 : caller) + "-" + counter.incrementAndGet();
         RecordKey recordKey = new RecordKey("idem", SCOPE, key);
         String callId = CallId.next();
         String bizId = biz ? "order-" + (i % 1000) : null;
@@ -234,6 +296,10 @@ public final class StoreWriteCost {
         ClaimContext ctx = new ClaimContext(callId, TTL,
                 new ReceiptPut(new Receipt(callId, bizId, key, "idem", "PROCESSING", null, 0, 0, created, null), TTL));
         store.claim(recordKey, FINGERPRINT, callId, LEASE, ctx).toCompletableFuture().join();
+        long n = counted.getAndIncrement();
+        if (n < keys.length) {
+            keys[(int) n] = key;
+        }
         ReceiptPut end = new ReceiptPut(new Receipt(callId, bizId, key, "idem", "SUCCESS", null, 200, 1, created, Instant.now()), TTL);
         boolean ok = store.complete(recordKey, OwnedClaim.of(callId, FINGERPRINT, ctx, created), response, 1, TTL, end).toCompletableFuture().join();
         if (!ok) {
