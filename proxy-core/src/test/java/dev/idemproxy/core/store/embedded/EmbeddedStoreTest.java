@@ -247,6 +247,122 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
                 .isEqualTo(new ClaimResult.Completed(response, "c1", 1));
     }
 
+    /**
+     * Records are kept under the time-ordered call id of the call that wrote them, with an index
+     * from the random record id: a completion (and a renewal) of the same call rewrites the
+     * record where it is and writes no page of the index, so the only random page a call dirties
+     * is its claim's index entry.
+     */
+    @Test
+    void aCompletionRewritesTheRecordUnderItsCallIdAndWritesNoPageOfTheIndex() throws Exception {
+        EmbeddedIdempotencyStore embedded = (EmbeddedIdempotencyStore) store;
+        org.h2.mvstore.MVMap<String, String> index = embedded.mvStore().openMap(EmbeddedIdempotencyStore.RECORD_IDS);
+        org.h2.mvstore.MVMap<String, byte[]> records = embedded.mvStore().openMap(EmbeddedIdempotencyStore.RECORDS);
+        RecordKey key = new RecordKey("r", "s", "k");
+        await(store.claim(key, "fp", "o1", Duration.ofSeconds(30), new ClaimContext("c1")));
+        assertThat(index).containsOnlyKeys(key.id()).containsEntry(key.id(), "c1");
+        assertThat(records).containsOnlyKeys(EmbeddedIdempotencyStore.dataKey("c1", key.id()));
+        long indexRoot = index.getRootPage().getPos();
+        long recordsRoot = records.getRootPage().getPos();
+        assertThat(indexRoot).as("the claim is committed").isNotZero();
+
+        await(store.renew(key, Claims.owned("o1"), Duration.ofMinutes(1)));
+        StoredResponse response = new StoredResponse(200, List.of(), "ok".getBytes(StandardCharsets.UTF_8));
+        assertThat(await(store.complete(key, Claims.owned("o1"), response, 1, Duration.ofHours(1)))).isTrue();
+
+        assertThat(records.getRootPage().getPos()).as("the record was rewritten and committed").isNotEqualTo(recordsRoot);
+        assertThat(index.getRootPage().getPos()).as("no page of the index was written").isEqualTo(indexRoot);
+        assertThat(records).containsOnlyKeys(EmbeddedIdempotencyStore.dataKey("c1", key.id()));
+        assertThat(await(store.claim(key, "fp", "o2", Duration.ofSeconds(30), new ClaimContext("c2"))))
+                .isEqualTo(new ClaimResult.Completed(response, "c1", 1));
+    }
+
+    /**
+     * A record that passes to another call (a takeover after its lease lapsed) moves to that
+     * call's key, and the index follows; a release or an eviction deletes both entries.
+     */
+    @Test
+    void aTakeoverMovesTheRecordToTheNewCallAndADeletionLeavesNothingBehind() throws Exception {
+        EmbeddedIdempotencyStore embedded = (EmbeddedIdempotencyStore) store;
+        org.h2.mvstore.MVMap<String, String> index = embedded.mvStore().openMap(EmbeddedIdempotencyStore.RECORD_IDS);
+        org.h2.mvstore.MVMap<String, byte[]> records = embedded.mvStore().openMap(EmbeddedIdempotencyStore.RECORDS);
+        RecordKey key = new RecordKey("r", "s", "k");
+        await(store.claim(key, "fp", "o1", Duration.ofSeconds(30), new ClaimContext("c1", Duration.ofHours(1))));
+        clock.advance(Duration.ofSeconds(31));
+        assertThat(await(store.claim(key, "fp", "o2", Duration.ofSeconds(30), new ClaimContext("c2"))))
+                .isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(index).containsOnlyKeys(key.id()).containsEntry(key.id(), "c2");
+        assertThat(records).containsOnlyKeys(EmbeddedIdempotencyStore.dataKey("c2", key.id()));
+        assertThat(await(store.get(key)).orElseThrow().owner()).isEqualTo("o2");
+
+        assertThat(await(store.release(key, "o2"))).isTrue();
+        assertThat(index).isEmpty();
+        assertThat(records).isEmpty();
+
+        await(store.claim(key, "fp", "o3", Duration.ofSeconds(30), new ClaimContext("c3")));
+        assertThat(await(store.evict(key))).isTrue();
+        assertThat(index).isEmpty();
+        assertThat(records).isEmpty();
+    }
+
+    /**
+     * A file of the second layout (records under their record id in {@code records.2}, as written
+     * until 2026-12-03) opens with its records: a completed call is replayed, an in-flight one is
+     * still in flight, receipts are found; the old map is gone, the next open finds nothing to
+     * move, and the moved records expire and are purged like new ones.
+     */
+    @Test
+    void aFileOfTheSecondLayoutOpensAndReplaysItsRecords() throws Exception {
+        store.close();
+        store = null;
+        Path old = dir.resolve("second-layout");
+        java.nio.file.Files.createDirectories(old);
+        StoredResponse response = new StoredResponse(201, List.of(new StoredHeader("A", "1")), "made".getBytes(StandardCharsets.UTF_8));
+        java.time.Instant now = clock.instant();
+        RecordKey done = new RecordKey("r", "s", "done");
+        RecordKey running = new RecordKey("r", "s", "running");
+        Receipt receipt = new Receipt("c1", "order-7", "done", "r", "SUCCESS", null, 201, 1, now, now);
+        org.h2.mvstore.MVStore mv = new org.h2.mvstore.MVStore.Builder()
+                .fileName(old.resolve(EmbeddedIdempotencyStore.FILE_NAME).toString()).open();
+        org.h2.mvstore.MVMap<String, byte[]> records = mv.openMap(EmbeddedIdempotencyStore.RECORDS_2,
+                new org.h2.mvstore.MVMap.Builder<String, byte[]>().keyType(AsciiFastStringType.INSTANCE)
+                        .valueType(org.h2.mvstore.type.ByteArrayDataType.INSTANCE));
+        records.put(done.id(), dev.idemproxy.core.store.StoreCodec.encodeRecord(new dev.idemproxy.core.store.IdempotencyRecord(
+                dev.idemproxy.core.store.IdempotencyRecord.State.COMPLETED, "o1", "c1", "fp", now.plusSeconds(30), now, now,
+                now.plus(Duration.ofHours(1)), 1, 201, response)));
+        records.put(running.id(), dev.idemproxy.core.store.StoreCodec.encodeRecord(new dev.idemproxy.core.store.IdempotencyRecord(
+                dev.idemproxy.core.store.IdempotencyRecord.State.IN_FLIGHT, "o2", "c2", "fp", now.plusSeconds(30), now, null,
+                now.plus(Duration.ofHours(1)), 0, 0, null)));
+        byte[] encoded = dev.idemproxy.core.store.StoreCodec.encodeReceipt(receipt);
+        mv.openMap(EmbeddedIdempotencyStore.RECEIPTS, new org.h2.mvstore.MVMap.Builder<String, byte[]>()
+                .keyType(AsciiFastStringType.INSTANCE).valueType(org.h2.mvstore.type.ByteArrayDataType.INSTANCE))
+                .put("c1", java.nio.ByteBuffer.allocate(8 + encoded.length).putLong(now.plus(Duration.ofHours(1)).toEpochMilli())
+                        .put(encoded).array());
+        mv.close();
+
+        store = EmbeddedIdempotencyStore.open(old, clock);
+        assertThat(await(store.claim(done, "fp", "o3", Duration.ofSeconds(30), new ClaimContext("c3"))))
+                .isEqualTo(new ClaimResult.Completed(response, "c1", 1));
+        assertThat(await(store.claim(running, "fp", "o3", Duration.ofSeconds(30), new ClaimContext("c3"))))
+                .isInstanceOf(ClaimResult.InFlight.class);
+        assertThat(await(store.receipt("c1"))).contains(receipt);
+        assertThat(((EmbeddedIdempotencyStore) store).mvStore().getMapNames()).doesNotContain(EmbeddedIdempotencyStore.RECORDS_2)
+                .contains(EmbeddedIdempotencyStore.RECORDS, EmbeddedIdempotencyStore.RECORD_IDS);
+        // the migration ran without MVStore's background writer; it is back, for what is not group-committed
+        assertThat(((EmbeddedIdempotencyStore) store).mvStore().getAutoCommitDelay()).isEqualTo(1000);
+        store.close();
+
+        store = EmbeddedIdempotencyStore.open(old, clock);
+        assertThat(await(store.claim(done, "fp", "o4", Duration.ofSeconds(30), new ClaimContext("c4"))))
+                .isEqualTo(new ClaimResult.Completed(response, "c1", 1));
+        assertThat(await(store.get(running)).orElseThrow().owner()).isEqualTo("o2");
+        clock.advance(Duration.ofHours(2));
+        EmbeddedIdempotencyStore embedded = (EmbeddedIdempotencyStore) store;
+        assertThat(await(embedded.purgeExpired())).isEqualTo(3);  // two records and the receipt
+        assertThat(embedded.mvStore().openMap(EmbeddedIdempotencyStore.RECORD_IDS).size()).isZero();
+        assertThat(embedded.mvStore().openMap(EmbeddedIdempotencyStore.RECORDS).size()).isZero();
+    }
+
     /** The background purge runs by itself every purgeInterval, slice after slice, until the pass is over. */
     @Test
     void theBackgroundPurgeSweepsEveryIntervalInSlicesUntilNothingExpiredIsLeft() throws Exception {
