@@ -56,30 +56,14 @@ import org.slf4j.LoggerFactory;
  * completes on that thread and are never blocked. The same thread purges expired entries every
  * {@code purgeInterval}, sweeping the maps a slice at a time between operations. Thread-safe.
  *
- * <p><b>Layout.</b> Records ({@value #RECORDS}: {@code call id NUL record id} → encoded record,
- * with the index {@value #RECORD_IDS}: record id → call id), receipts ({@value #RECEIPTS},
- * {@value #RECEIPTS_BY_BIZ}) and task counters ({@value #TASKS}) are typed maps (string keys,
- * byte-array or string values, written without MVStore's per-value type tag; strings through
- * {@link AsciiFastStringType}, which writes MVStore's string bytes in one copy); dead letters keep
- * their first maps ({@code dlq}, {@code dlqIds}). There is no expiry index: a value carries its
- * expiry, reads skip what expired, and the purge deletes it later.
- *
- * <p><b>Why records are kept by call id.</b> A record id (route, scope hash, client key) is random,
- * and every group commit rewrites in full each B-tree page it changed. Kept under its record id,
- * each claim and each completion changed a random leaf of up to 48 records with their stored
- * responses (about 9 KB), and a protected call with a random new key wrote 32–37 KB to the file for
- * a few hundred bytes of data (docs/benchmarks.md, "Hand measurements, 2026-12-03"). Call ids are
- * time-ordered ({@code CallId}), so a record kept under its call's id is written next to the
- * records of the other calls of the same moment, in the few pages at the end of the map that every
- * commit rewrites anyway; only the claim's index entry (record id → call id, about 100 bytes) lands
- * on a random page, and a completion or a renewal of the same call writes no index page at all. A
- * protected call costs the store three reads and five writes (the claim reads the index and writes
- * the index entry, the record and the receipt; the completion reads the index and the record and
- * writes the record and the receipt), and with random keys half the bytes (keys in order, which
- * touched few pages anyway, write a quarter more: the index). A replay is two reads: the index
- * entry, then the record, which costs about twice the CPU of one when neither page is cached. A
- * record that passes to another call (a takeover) moves to that call's key and its index entry
- * follows, in the same commit.
+ * <p><b>Layout.</b> Records ({@value #RECORDS}: record id → encoded record), receipts
+ * ({@value #RECEIPTS}, {@value #RECEIPTS_BY_BIZ}) and task counters ({@value #TASKS}) are typed
+ * maps (string keys, byte-array or string values, written without MVStore's per-value type tag;
+ * strings through {@link AsciiFastStringType}, which writes MVStore's string bytes in one copy);
+ * dead letters keep their first maps ({@code dlq}, {@code dlqIds}). There is no expiry index: a
+ * value carries its expiry, reads skip what expired, and the purge deletes it later. A protected
+ * call thus costs the store two reads and four writes (its record and receipt, claimed and
+ * ended); with the index it was twelve B-tree updates and a receipt read.
  *
  * <p><b>Group commit.</b> The store thread takes the operations queued so far (up to
  * {@value #MAX_BATCH}), runs them in arrival order, commits once, and only then completes the
@@ -145,20 +129,10 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
      * without an expiry index, which cost every write two more B-tree updates; the purge sweeps
      * the maps instead. See {@link #migrateFirstLayout}.
      */
-    static final String RECORDS_2 = "records.2";
-    /**
-     * The third layout's records: the record itself under {@code call id NUL record id}, so that a
-     * record is written where the records of calls made about the same time are (call ids are
-     * time-ordered, {@code CallId}), and a small index from the record id, which is random, to the
-     * call id. See {@link #migrateSecondLayout}.
-     */
-    static final String RECORDS = "records.3";
-    static final String RECORD_IDS = "recordIds.3";
+    static final String RECORDS = "records.2";
     static final String RECEIPTS = "receipts.2";
     static final String RECEIPTS_BY_BIZ = "receiptsByBiz.2";
     static final String TASKS = "tasks.2";
-    /** A migration commits what it moved after every this many records (see {@link #moveRecords}). */
-    private static final int MIGRATION_COMMIT_EVERY = 50_000;
     /** Most operations per commit, so a steady stream of them cannot hold answers back for long. */
     private static final int MAX_BATCH = 256;
     /**
@@ -175,10 +149,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
 
     private final Clock clock;
     private final MVStore mv;
-    /** Records by {@link #dataKey}: call id NUL record id. */
     private final MVMap<String, byte[]> records;
-    /** Record id → the call id of the record's data key. */
-    private final MVMap<String, String> recordIds;
     private final EmbeddedReceipts receipts;
     private final EmbeddedDeadLetters deadLetters;
     private final EmbeddedTaskCounters taskCounters;
@@ -204,22 +175,10 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         this.clock = clock;
         this.mv = mv;
         this.records = mv.openMap(RECORDS, bytesBy());
-        this.recordIds = mv.openMap(RECORD_IDS, stringsBy());
         this.receiptsMap = mv.openMap(RECEIPTS, bytesBy());
         this.receiptsByBizMap = mv.openMap(RECEIPTS_BY_BIZ, stringsBy());
         this.tasksMap = mv.openMap(TASKS, bytesBy());
-        // No background writer while a migration walks an old map: its housekeeping rewrites the
-        // live pages of old chunks elsewhere and frees those chunks, under a walk that is still
-        // reading them ("Chunk 33833 not found" on a file of 600,000 records). Without it nothing
-        // changes the old maps, so their pages stay where the walk finds them.
-        int autoCommitDelay = mv.getAutoCommitDelay();
-        mv.setAutoCommitDelay(0);
-        try {
-            migrateFirstLayout(mv, recordIds, records, receiptsMap, receiptsByBizMap, tasksMap);
-            migrateSecondLayout(mv, recordIds, records);
-        } finally {
-            mv.setAutoCommitDelay(autoCommitDelay);
-        }
+        migrateFirstLayout(mv, records, receiptsMap, receiptsByBizMap, tasksMap);
         this.receipts = new EmbeddedReceipts(receiptsMap, receiptsByBizMap);
         this.deadLetters = new EmbeddedDeadLetters(mv.openMap("dlq"), mv.openMap("dlqIds"));
         this.taskCounters = new EmbeddedTaskCounters(tasksMap);
@@ -312,7 +271,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             IdempotencyRecord stored = read(id);
             ClaimTransition t = RecordTransitions.claim(RecordTransitions.live(stored, now), fingerprint, owner, lease, ctx, now);
             if (t.next() != null) {
-                write(id, stored, t.next());
+                write(id, t.next());
                 // A claim is durable before its call is forwarded: after a crash it comes back as
                 // an in-flight record whose lease lapses, never as a fresh key that would run again.
                 commitBeforeAnswering();
@@ -354,7 +313,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             if (!RecordTransitions.heldBy(RecordTransitions.live(stored, now()), owner)) {
                 return false;
             }
-            write(id, stored, null);
+            write(id, null);
             commitBeforeAnswering();
             return true;
         });
@@ -365,7 +324,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         return submit(() -> {
             String id = key.id();
             IdempotencyRecord stored = read(id);
-            write(id, stored, null);
+            write(id, null);
             return RecordTransitions.live(stored, now()) != null;
         });
     }
@@ -483,8 +442,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The purge, every {@code purgeInterval}: a sweep of every record, record index entry, receipt,
-     * receipt index entry and task counter in key order, {@value #SWEEP_SLICE} entries or about 2 ms a turn and up to
+     * The purge, every {@code purgeInterval}: a sweep of every record, receipt, receipt index entry
+     * and task counter in key order, {@value #SWEEP_SLICE} entries or about 2 ms a turn and up to
      * {@value #SWEEP_PAUSE_MILLIS} ms between turns (less the more of a turn had expired), so a
      * sweep of a large file never holds callers up for more than a slice and keeps up with a high
      * rate of expiry; none starts while one is under way. Store thread only.
@@ -556,8 +515,6 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
      * entry is looked at through its value's expiry field, not decoded. Store thread only.
      */
     private final class Sweep {
-        /** The maps swept, in this order: records, their index, receipts, the receipts' index, task counters. */
-        private static final int MAPS = 5;
         private final long sliceNanos;
         private int map;
         private String from;
@@ -582,9 +539,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             int seen = 0;
             int before = purged;
             boolean outOfTime = false;
-            while (map < MAPS && seen < budget && !outOfTime) {
-                MVMap<String, ?> m = map == 0 ? records : map == 1 ? recordIds : map == 2 ? receiptsMap
-                        : map == 3 ? receiptsByBizMap : tasksMap;
+            while (map < 4 && seen < budget && !outOfTime) {
+                MVMap<String, ?> m = map == 0 ? records : map == 1 ? receiptsMap : map == 2 ? receiptsByBizMap : tasksMap;
                 Cursor<String, ?> c = m.cursor(from);
                 String last = null;
                 while (seen < budget && !outOfTime && c.hasNext()) {
@@ -604,7 +560,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             }
             lastSeen = seen;
             lastPurged = purged - before;
-            return map >= MAPS;
+            return map >= 4;
         }
 
         private boolean purge(int kind, String key, Object value, long now) {
@@ -613,16 +569,11 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
                     if (StoreCodec.recordExpiresAtMillis((byte[]) value) > now) {
                         return false;
                     }
-                    // read in this same turn of the store thread: unchanged
-                    records.remove(key);
-                    int nul = key.indexOf('\0');
-                    recordIds.remove(key.substring(nul + 1), key.substring(0, nul));  // only if it still points here
+                    records.remove(key);  // read in this same turn of the store thread: unchanged
                     return true;
                 case 1:
-                    return purgeIfOrphaned(key, (String) value);
-                case 2:
                     return receipts.purgeIfExpired(key, (byte[]) value, now);
-                case 3:
+                case 2:
                     return receipts.purgeIfOrphaned(key, (String) value);
                 default:
                     return taskCounters.purgeIfExpired(key, (byte[]) value, now);
@@ -631,28 +582,15 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Deletes an index entry (seen by the sweep) whose record is gone; returns whether it did. The
-     * two are written and deleted in the same commit, so this finds none unless something went wrong.
-     */
-    private boolean purgeIfOrphaned(String id, String callId) {
-        if (records.containsKey(dataKey(callId, id))) {
-            return false;
-        }
-        recordIds.remove(id, callId);
-        return true;
-    }
-
-    /**
      * Files written before the typed maps (idemproxy 0.1.0 up to 2026-12-01) kept records,
      * receipts, their index and task counters in untyped maps beside an expiry index: their
-     * entries move to the typed maps (the values' bytes are the same; records to the third
-     * layout's, {@link #moveRecords}), the old maps go, and the move is committed before the store
-     * answers anything.
+     * entries move to the typed maps (the values' bytes are the same), the old maps go, and the
+     * move is committed before the store answers anything.
      */
-    private static void migrateFirstLayout(MVStore mv, MVMap<String, String> recordIds, MVMap<String, byte[]> records,
-            MVMap<String, byte[]> receipts, MVMap<String, String> receiptsByBiz, MVMap<String, byte[]> tasks) {
-        long moved = (mv.hasMap("records") ? moveRecords(mv, mv.openMap("records"), recordIds, records) : 0)
-                + moveAll(mv, "receipts", receipts) + moveAll(mv, "receiptsByBiz", receiptsByBiz) + moveAll(mv, "tasks", tasks);
+    private static void migrateFirstLayout(MVStore mv, MVMap<String, byte[]> records, MVMap<String, byte[]> receipts,
+            MVMap<String, String> receiptsByBiz, MVMap<String, byte[]> tasks) {
+        long moved = moveAll(mv, "records", records) + moveAll(mv, "receipts", receipts)
+                + moveAll(mv, "receiptsByBiz", receiptsByBiz) + moveAll(mv, "tasks", tasks);
         boolean hadIndex = mv.hasMap("expiry");
         if (hadIndex) {
             mv.removeMap(mv.openMap("expiry"));
@@ -661,45 +599,6 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             mv.commit();
             log.info("embedded store: moved {} entries of the first file layout to the typed maps", moved);
         }
-    }
-
-    /**
-     * Files written by the second layout (idemproxy up to 2026-12-03) kept each record under its
-     * record id in {@value #RECORDS_2}: a record id is random (route, scope, client key), so every
-     * claim and every completion rewrote a random page of records with their stored responses, and
-     * a group commit wrote tens of KB per call for a few hundred bytes of data (docs/benchmarks.md).
-     * Its records move to {@value #RECORDS} and {@value #RECORD_IDS} (the values' bytes are the
-     * same), the old map goes, and the move is committed before the store answers anything.
-     */
-    private static void migrateSecondLayout(MVStore mv, MVMap<String, String> recordIds, MVMap<String, byte[]> records) {
-        if (!mv.hasMap(RECORDS_2)) {
-            return;
-        }
-        long moved = moveRecords(mv, mv.openMap(RECORDS_2, bytesBy()), recordIds, records);
-        mv.commit();
-        log.info("embedded store: moved {} records of the second file layout to the third", moved);
-    }
-
-    /**
-     * Moves every record of {@code old} (record id → encoded record) to the third layout's maps and
-     * deletes {@code old}; the moved records are committed every {@value #MIGRATION_COMMIT_EVERY}.
-     * Every commit before the last still has the old map whole, so after a crash the next open
-     * moves it again over the same entries. Runs without MVStore's background writer (see the
-     * constructor).
-     */
-    private static long moveRecords(MVStore mv, MVMap<String, byte[]> old, MVMap<String, String> recordIds,
-            MVMap<String, byte[]> records) {
-        long n = 0;
-        for (Map.Entry<String, byte[]> e : old.entrySet()) {
-            String callId = StoreCodec.decodeRecord(e.getValue()).callId();
-            recordIds.put(e.getKey(), callId);
-            records.put(dataKey(callId, e.getKey()), e.getValue());
-            if (++n % MIGRATION_COMMIT_EVERY == 0) {
-                mv.commit();  // bounds the memory of what was moved; the old map stays whole until the end
-            }
-        }
-        mv.removeMap(old);
-        return n;
     }
 
     private static <V> long moveAll(MVStore mv, String oldName, MVMap<String, V> to) {
@@ -746,42 +645,18 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         return mv;
     }
 
-    /** The record stored under {@code id}, expired or not: its call id from the index, then the record. */
     private IdempotencyRecord read(String id) {
-        String callId = recordIds.get(id);
-        byte[] value = callId == null ? null : records.get(dataKey(callId, id));
+        byte[] value = records.get(id);
         return value == null ? null : StoreCodec.decodeRecord(value);
     }
 
-    /**
-     * Replaces the record {@code stored} under {@code id} (as {@link #read} found it, null: none) by
-     * {@code next} (null: delete). A record of the same call is rewritten in place and its index
-     * entry left alone, so a completion or a renewal writes only near the other recent calls'
-     * records; a record of another call (a takeover, a new call after expiry) moves to that call's
-     * key and the index follows.
-     */
-    private void write(String id, IdempotencyRecord stored, IdempotencyRecord next) {
-        String was = stored == null ? null : stored.callId();
+    /** Replaces the record under {@code id} by {@code next} (null: delete). */
+    private void write(String id, IdempotencyRecord next) {
         if (next == null) {
-            if (was != null) {
-                recordIds.remove(id);
-                records.remove(dataKey(was, id));
-            }
-            return;
+            records.remove(id);
+        } else {
+            records.put(id, StoreCodec.encodeRecord(next));
         }
-        String callId = next.callId();
-        if (!callId.equals(was)) {
-            if (was != null) {
-                records.remove(dataKey(was, id));
-            }
-            recordIds.put(id, callId);
-        }
-        records.put(dataKey(callId, id), StoreCodec.encodeRecord(next));
-    }
-
-    /** The key of a record in {@link #RECORDS}: the call id of the call that wrote it, NUL, the record id. */
-    static String dataKey(String callId, String id) {
-        return callId + '\0' + id;
     }
 
     private interface Step {
@@ -797,7 +672,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             if (next == null) {
                 return false;
             }
-            write(id, stored, next);
+            write(id, next);
             if (commit) {
                 commitBeforeAnswering();
             }
