@@ -229,13 +229,7 @@ public final class CallExecution implements UpstreamListener {
             return;
         }
         HttpResponse resp = h.head;
-        finalDecision = d;
-        finalStatus = resp.status().code();
-        responseStarted = true;
-        capture = new ResponseCapture(call.route().idempotency().maxResponseBody());
-        decorate(resp.headers());
-        client.head(resp);
-        capture.head(resp);
+        answerHead(d, resp);
         if (conn != null) {
             conn.channel().config().setAutoRead(true);
         }
@@ -485,6 +479,17 @@ public final class CallExecution implements UpstreamListener {
         return heldForReceipt != null;
     }
 
+    /** The final decision's response head goes to the client, and its capture for the record starts. */
+    private void answerHead(RetryDecision d, HttpResponse resp) {
+        finalDecision = d;
+        finalStatus = resp.status().code();
+        responseStarted = true;
+        capture = new ResponseCapture(call.route().idempotency().maxResponseBody());
+        decorate(resp.headers());
+        client.head(resp);
+        capture.head(resp);
+    }
+
     /**
      * The receipt check did not resolve an upstream 5xx: the call answers that response as it
      * came (status, headers, body) and stores it for duplicates, as it would have without a
@@ -495,13 +500,7 @@ public final class CallExecution implements UpstreamListener {
         HeldForReceipt h = heldForReceipt;
         heldForReceipt = null;
         HttpResponse resp = h.head;
-        finalDecision = d;
-        finalStatus = resp.status().code();
-        responseStarted = true;
-        capture = new ResponseCapture(call.route().idempotency().maxResponseBody());
-        decorate(resp.headers());
-        client.head(resp);
-        capture.head(resp);
+        answerHead(d, resp);
         LastHttpContent last = h.last(client.alloc());
         capture.content(last.content());
         settle(capture.result(), false).whenComplete((v, err) -> onLoop(() -> {
