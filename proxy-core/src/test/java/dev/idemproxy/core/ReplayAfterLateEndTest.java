@@ -91,17 +91,7 @@ class ReplayAfterLateEndTest {
         DeadLetter entry;
         try (RawHttp original = RawHttp.connect("127.0.0.1", proxy.address().getPort());
                 RawHttp replay = RawHttp.connect("127.0.0.1", proxy.address().getPort())) {
-            original.write(post(""));
-            entry = awaitDeadLetter();
-            for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); !store.endAsked.get() && System.nanoTime() < until; ) {
-                Thread.sleep(5);
-            }
-            assertThat(store.endAsked.get()).as("the original's end is on its way").isTrue();
-
-            // What POST /dlq/{id}/replay does: release the settled record, run the call again as itself.
-            assertThat(await(store.evict(entry.recordKey(), entry.owner()))).isTrue();
-            replay.write(post(ReplayAuthority.TOKEN_HEADER + ": " + proxy.replayToken() + "\r\n"
-                    + ReplayAuthority.RECORD_HEADER + ": " + entry.recordKey().id() + "\r\nX-Call-Id: " + entry.callId() + "\r\n"));
+            entry = replayWhileTheOriginalsEndIsHeld(original, replay);
             assertThat(upstream.awaitRequests(2, Duration.ofSeconds(5))).hasSize(2);
             IdempotencyRecord replaying = await(store.get(entry.recordKey())).orElseThrow();
             assertThat(replaying.state()).isEqualTo(IdempotencyRecord.State.IN_FLIGHT);
@@ -142,15 +132,7 @@ class ReplayAfterLateEndTest {
         DeadLetter entry;
         try (RawHttp original = RawHttp.connect("127.0.0.1", proxy.address().getPort());
                 RawHttp replay = RawHttp.connect("127.0.0.1", proxy.address().getPort())) {
-            original.write(post(""));
-            entry = awaitDeadLetter();
-            for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); !store.endAsked.get() && System.nanoTime() < until; ) {
-                Thread.sleep(5);
-            }
-            assertThat(store.endAsked.get()).as("the original's end is on its way").isTrue();
-            assertThat(await(store.evict(entry.recordKey(), entry.owner()))).isTrue();
-            replay.write(post(ReplayAuthority.TOKEN_HEADER + ": " + proxy.replayToken() + "\r\n"
-                    + ReplayAuthority.RECORD_HEADER + ": " + entry.recordKey().id() + "\r\nX-Call-Id: " + entry.callId() + "\r\n"));
+            entry = replayWhileTheOriginalsEndIsHeld(original, replay);
             assertThat(replay.readResponse().status()).isEqualTo(201);
             assertThat(awaitReceipt(entry.callId(), "SUCCESS").httpStatus()).isEqualTo(201);
 
@@ -162,6 +144,24 @@ class ReplayAfterLateEndTest {
         assertThat(r.status()).as("the call's receipt is the replay's").isEqualTo("SUCCESS");
         assertThat(r.httpStatus()).isEqualTo(201);
         assertThat(await(store.get(entry.recordKey())).orElseThrow().status()).isEqualTo(201);
+    }
+
+    /**
+     * The original call hangs and dead-letters; once its end is on its way (held by the store), does
+     * what {@code POST /dlq/{id}/replay} does: evicts the settled record and sends the call again as
+     * itself. Returns the dead letter.
+     */
+    private DeadLetter replayWhileTheOriginalsEndIsHeld(RawHttp original, RawHttp replay) throws Exception {
+        original.write(post(""));
+        DeadLetter entry = awaitDeadLetter();
+        for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); !store.endAsked.get() && System.nanoTime() < until; ) {
+            Thread.sleep(5);
+        }
+        assertThat(store.endAsked.get()).as("the original's end is on its way").isTrue();
+        assertThat(await(store.evict(entry.recordKey(), entry.owner()))).isTrue();
+        replay.write(post(ReplayAuthority.TOKEN_HEADER + ": " + proxy.replayToken() + "\r\n"
+                + ReplayAuthority.RECORD_HEADER + ": " + entry.recordKey().id() + "\r\nX-Call-Id: " + entry.callId() + "\r\n"));
+        return entry;
     }
 
     private Receipt awaitReceipt(String callId, String status) throws Exception {
