@@ -76,6 +76,7 @@ class BadInputIT {
             raw.write("GARBAGE\r\n\r\n");
             RawHttp.Response r = raw.readResponse();
             assertThat(r.status()).isEqualTo(400);
+            assertThat(r.header("Content-Type")).isEqualTo("application/problem+json");
             assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request");
             assertThat(raw.awaitPeerClose(Duration.ofSeconds(5))).isNotEqualTo(RawHttp.PeerClose.OPEN);
         }
@@ -141,7 +142,10 @@ class BadInputIT {
     void malformedHeaderIs400() throws Exception {
         try (RawHttp raw = connect()) {
             raw.write("GET /x HTTP/1.1\r\nHost: a\r\nBad Header Name: x\r\n\r\n");
-            assertThat(raw.readResponse().status()).isEqualTo(400);
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.header("Content-Type")).isEqualTo("application/problem+json");
+            assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request");
         }
     }
 
@@ -179,6 +183,7 @@ class BadInputIT {
                     + "0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n");
             RawHttp.Response r = raw.readResponse();
             assertThat(r.status()).isEqualTo(400);
+            assertThat(r.header("Content-Type")).isEqualTo("application/problem+json");
             assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request");
             assertThat(raw.awaitPeerClose(Duration.ofSeconds(5))).isNotEqualTo(RawHttp.PeerClose.OPEN);
         }
@@ -190,7 +195,10 @@ class BadInputIT {
         int before = upstream.requestCount();
         try (RawHttp raw = connect()) {
             raw.write("POST /smuggle-carrier HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 30\r\n\r\nabcGET /smuggled HTTP/1.1\r\n\r\n");
-            assertThat(raw.readResponse().status()).isEqualTo(400);
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.header("Content-Type")).isEqualTo("application/problem+json");
+            assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request");
             assertThat(raw.awaitPeerClose(Duration.ofSeconds(5))).isNotEqualTo(RawHttp.PeerClose.OPEN);
         }
         assertNothingReachedUpstreamSince(before);

@@ -96,7 +96,7 @@ class ProcessIT {
         Path cfg = writeConfig(dir, p, storeYaml, "shutdown: { grace: 10s }\n",
                 route("slow", "/slow", upstream1) + (protect ? "    idempotency: { enabled: true }\n" : ""));
         try (ChildProxy child = startRun(cfg)) {
-            upstream1.enqueue(delayHead(Duration.ofMillis(1500), respond(200, "slow-done")));
+            upstream1.enqueue(delayHead(Duration.ofMillis(2500), respond(200, "slow-done")));
             int seen = upstream1.requestCount();
             int started = upstream1.responsesStarted();
             HttpRequest.Builder req = HttpRequest.newBuilder(p.proxy("/slow/work"))
@@ -111,6 +111,9 @@ class ProcessIT {
             child.awaitLine("received SIGTERM");
             assertThat(upstream1.responsesStarted()).as("premise: the call is still in flight when SIGTERM arrives")
                     .isEqualTo(started);
+            assertThat(refusedWithin(p.listen, Duration.ofSeconds(1))).as("new connections refused while draining").isTrue();
+            assertThat(upstream1.responsesStarted()).as("premise: refused while the call was still in flight")
+                    .isEqualTo(started);
 
             HttpResponse<String> r = call.get(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertThat(r.statusCode()).isEqualTo(200);
@@ -121,6 +124,21 @@ class ProcessIT {
                     .as("the listen port after exit").isInstanceOf(ConnectException.class);
             child.assertNoLeaks();
         }
+    }
+
+    /** Whether a connection to the listen port is refused within {@code within}, trying every 20 ms. */
+    static boolean refusedWithin(int port, Duration within) throws InterruptedException {
+        long until = System.nanoTime() + within.toNanos();
+        do {
+            try (Socket s = new Socket("127.0.0.1", port)) {
+                Thread.sleep(20);  // still accepting: the listener closes right after the SIGTERM line
+            } catch (ConnectException refused) {
+                return true;
+            } catch (IOException other) {
+                Thread.sleep(20);
+            }
+        } while (System.nanoTime() < until);
+        return false;
     }
 
     @Test
@@ -323,6 +341,24 @@ class ProcessIT {
         ChildProxy.Finished run = ChildProxy.run(dir, "run", "--config", bad.toString());
         assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
         assertThat(run.stderr()).as(run.toString()).containsExactlyElementsOf(expectedProblems(bad));
+        assertThat(run.stdout()).as(run.toString()).noneMatch(l -> l.contains("listening"));
+    }
+
+    /**
+     * An admin listener on an address other than loopback needs {@code admin.token}: without one
+     * the process refuses to start, exit 2 with the config line, and listens on nothing.
+     */
+    @Test
+    void aNonLoopbackAdminAddressWithoutATokenIsRefusedAtStart() throws Exception {
+        Ports p = Ports.pick();
+        Path cfg = writeConfig(dir, p, "", route("a", "/a", upstream1));
+        Files.writeString(cfg, Files.readString(cfg).replace(
+                "admin: { listen: 127.0.0.1:" + p.admin + " }", "admin: { listen: 0.0.0.0:" + p.admin + " }"));
+        ChildProxy.Finished run = ChildProxy.run(dir, "run", "--config", cfg.toString());
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+        assertThat(run.stderr()).as(run.toString()).hasSize(1);
+        assertThat(run.stderr().get(0)).as(run.toString()).startsWith(cfg + ":2:")
+                .contains(": admin.listen: 0.0.0.0:" + p.admin + " is not a loopback address");
         assertThat(run.stdout()).as(run.toString()).noneMatch(l -> l.contains("listening"));
     }
 

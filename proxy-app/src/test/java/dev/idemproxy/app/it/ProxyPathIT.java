@@ -24,8 +24,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,6 +48,7 @@ class ProxyPathIT {
         pooledUpstream = TestUpstream.start();
         int dead = FreePorts.pick();
         proxy = RunningProxy.start(""
+                + "server: { ioThreads: 2 }\n"  // two event loops: see eachEventLoopKeepsItsOwnUpstreamConnection
                 + "routes:\n"
                 + "  - name: refused\n"
                 + "    match: { pathPrefix: /refused }\n"
@@ -145,7 +148,9 @@ class ProxyPathIT {
         upstream.enqueue(respond(201, "made"));
         int before = upstream.requestCount();
         try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
-            raw.write("POST http://tickets.internal/api/tickets HTTP/1.1\r\nHost: tickets.internal\r\n"
+            // The URI's host decides, not the Host header (RFC 9112 3.2.2: a proxy ignores Host for
+            // an absolute-form target): matched on Host, this would take the catch-all route "main".
+            raw.write("POST http://tickets.internal/api/tickets HTTP/1.1\r\nHost: elsewhere.example\r\n"
                     + "Content-Length: 2\r\n\r\n{}");
             assertThat(raw.readResponse().status()).isEqualTo(201);
         }
@@ -205,6 +210,37 @@ class ProxyPathIT {
         }
         // One client connection lives on one event loop, so its calls share one pooled upstream connection.
         assertThat(upstream.connectionsAccepted() - connsBefore).isLessThanOrEqualTo(1);
+    }
+
+    /**
+     * Upstream connections are pooled per event loop and used only on the loop of the client
+     * connection that took them, so a call never hops threads. Two client connections, accepted
+     * one after the other, land on the proxy's two loops; taking turns, each keeps reusing its
+     * own upstream connection. One pool shared by the loops would hand the second client the
+     * connection the first had just returned.
+     */
+    @Test
+    void eachEventLoopKeepsItsOwnUpstreamConnection() throws Exception {
+        int before = upstream.requestCount();
+        try (RawHttp first = RawHttp.connect("127.0.0.1", proxy.port());
+                RawHttp second = RawHttp.connect("127.0.0.1", proxy.port())) {
+            for (int i = 0; i < 4; i++) {
+                for (RawHttp client : List.of(first, second)) {
+                    upstream.enqueue(respond(200, "turn " + i));
+                    client.write("GET /api/loops/" + i + " HTTP/1.1\r\nHost: a\r\n\r\n");
+                    assertThat(client.readResponse().bodyAsString()).isEqualTo("turn " + i);
+                }
+            }
+        }
+        List<RecordedRequest> seen = upstream.awaitRequests(before + 8, Duration.ofSeconds(5)).subList(before, before + 8);
+        Set<Long> viaFirst = new HashSet<>();
+        Set<Long> viaSecond = new HashSet<>();
+        for (int i = 0; i < seen.size(); i++) {
+            (i % 2 == 0 ? viaFirst : viaSecond).add(seen.get(i).connectionId());
+        }
+        assertThat(viaFirst).as("the first client's upstream connections").hasSize(1);
+        assertThat(viaSecond).as("the second client's upstream connections").hasSize(1);
+        assertThat(viaFirst).doesNotContainAnyElementsOf(viaSecond);
     }
 
     @Test
@@ -312,6 +348,7 @@ class ProxyPathIT {
     void refusedUpstreamIs502UpstreamUnreachable() throws Exception {
         HttpResponse<String> r = get("/refused/x");
         assertThat(r.statusCode()).isEqualTo(502);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(r.body()).contains("urn:idemproxy:problem:upstream-unreachable");
     }
 
@@ -319,6 +356,7 @@ class ProxyPathIT {
     void unresolvableUpstreamIs502UpstreamUnreachable() throws Exception {
         HttpResponse<String> r = get("/unresolvable/x");
         assertThat(r.statusCode()).isEqualTo(502);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(r.body()).contains("urn:idemproxy:problem:upstream-unreachable");
     }
 
@@ -328,6 +366,7 @@ class ProxyPathIT {
         HttpResponse<String> r = client.send(HttpRequest.newBuilder(proxy.uri("/api/reset"))
                 .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(502);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(r.body()).contains("urn:idemproxy:problem:upstream-reset");
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idemproxy.core.testing.DrainUploadsAction;
+import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.TestUpstream;
 import java.io.InputStream;
 import java.net.http.HttpClient;
@@ -16,14 +17,15 @@ import java.util.zip.CRC32;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A 1 GiB upload through the proxy while the upstream pauses reading. This JVM runs with far
  * less memory than 1 GiB (see failsafe's argLine), so the upload only passes if the proxy
- * streams it with back-pressure instead of buffering it. (Leak detection is left at the
- * build's paranoid level; the leak-check extension is not used here because paranoid tracking
- * of 16k buffers is what this test is not about.)
+ * streams it with back-pressure instead of buffering it. Every buffer it moves is tracked at the
+ * build's paranoid leak level, and the class fails if one leaks.
  */
+@ExtendWith(LeakDetection.class)
 class StreamingIT {
     static final long ONE_GIB = Long.getLong("upload.size", 1L << 30);
     static TestUpstream upstream;
