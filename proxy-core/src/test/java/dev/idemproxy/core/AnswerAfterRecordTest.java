@@ -1,6 +1,7 @@
 package dev.idemproxy.core;
 
 import static dev.idemproxy.core.testing.UpstreamAction.hang;
+import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.dlq.DeadLetterPolicy;
@@ -95,6 +96,29 @@ class AnswerAfterRecordTest {
         IdempotencyRecord record = store.get(store.claimed.get(0)).toCompletableFuture().get(5, TimeUnit.SECONDS).orElseThrow();
         assertThat(record.state()).isEqualTo(IdempotencyRecord.State.COMPLETED);
         assertThat(record.status()).isEqualTo(504);
+    }
+
+    /**
+     * The same for the upstream's own answer: it reaches the client as it comes, except its end,
+     * which waits for the record, so a client that has the whole response can count on a
+     * duplicate (after a crash too) getting the same one, never the call's execution again.
+     */
+    @Test
+    void aForwardedResponseEndsOnlyOnceItsRecordIsWritten() throws Exception {
+        upstream.enqueue(respond(201, "made"));
+        try (RawHttp client = RawHttp.connect("127.0.0.1", proxy.address().getPort())) {
+            client.write("POST /tickets HTTP/1.1\r\nHost: t\r\nIdempotency-Key: " + KEY + "\r\nContent-Length: " + BODY.length()
+                    + "\r\n\r\n" + BODY);
+            assertThat(store.completeAsked.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(client.awaitData(Duration.ofMillis(500))).as("answered before the record was written").isFalse();
+            store.gate.complete(null);
+            RawHttp.Response r = client.readResponse();
+            assertThat(r.status()).isEqualTo(201);
+            assertThat(r.bodyAsString()).isEqualTo("made");
+        }
+        IdempotencyRecord record = store.get(store.claimed.get(0)).toCompletableFuture().get(5, TimeUnit.SECONDS).orElseThrow();
+        assertThat(record.state()).isEqualTo(IdempotencyRecord.State.COMPLETED);
+        assertThat(record.status()).isEqualTo(201);
     }
 
     @Test

@@ -59,6 +59,14 @@ class IdempotencyIT {
                 + "    match: { pathPrefix: /heads }\n"
                 + "    upstream: " + upstream.uri() + "\n"
                 + "    idempotency: { enabled: true, methods: [GET, HEAD] }\n"
+                + "  - name: leased\n"
+                + "    match: { pathPrefix: /leased }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true, lease: 300ms, waitTimeout: 10s }\n"
+                + "  - name: shortwait\n"
+                + "    match: { pathPrefix: /shortwait }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true, waitTimeout: 300ms }\n"
                 + "  - name: custom\n"
                 + "    match: { pathPrefix: /custom }\n"
                 + "    upstream: " + upstream.uri() + "\n"
@@ -176,12 +184,84 @@ class IdempotencyIT {
     @Test
     void sameKeyWithDifferentPayloadIs422() throws Exception {
         String key = UUID.randomUUID().toString();
+        String conflicts = "idemproxy_key_conflicts_total{kind=\"payload_mismatch\",route=\"tickets\"}";
+        double counted = metric(conflicts);
         upstream.enqueue(respond(200, "first"));
         post("/tickets", key, "{\"amount\":10}");
         HttpResponse<String> r = post("/tickets", key, "{\"amount\":99}");
         assertThat(r.statusCode()).isEqualTo(422);
         assertThat(r.body()).contains("urn:idemproxy:problem:key-reused-with-different-payload");
         assertThat(upstream.requestCount()).isEqualTo(before + 1);
+        assertThat(metric(conflicts)).isEqualTo(counted + 1);
+    }
+
+    /**
+     * A call that outlives its lease keeps its key: its owner renews the lease while the call is
+     * alive, so a duplicate arriving after more than three lease lengths waits for it and is
+     * replayed. Were the lease not renewed, that duplicate would take the lapsed claim over, an
+     * unknown outcome for a POST (504, never the upstream's answer), and the owner could no longer
+     * record its own.
+     */
+    @Test
+    void aCallLongerThanItsLeaseKeepsItsKeyAndItsDuplicateIsReplayed() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(delayHead(Duration.ofMillis(1600), respond(201, "a long call")));
+        CompletableFuture<HttpResponse<String>> first = async(() -> post("/leased", key, "{}"));
+        upstream.awaitRequests(before + 1, Duration.ofSeconds(5));
+        Thread.sleep(1_000);  // three lease lengths and more since the claim, the call still at the upstream
+        HttpResponse<String> dup = post("/leased", key, "{}");
+        assertThat(first.get().statusCode()).isEqualTo(201);
+        assertThat(dup.statusCode()).isEqualTo(201);
+        assertThat(dup.body()).isEqualTo("a long call");
+        assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
+    /**
+     * {@code onConcurrent: wait} waits up to {@code waitTimeout}: a duplicate still waiting then
+     * gets 409 key-in-flight (and is counted), the call goes on, and a later duplicate is replayed.
+     */
+    @Test
+    void aDuplicateStillWaitingAtWaitTimeoutGets409AndIsCounted() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String conflicts = "idemproxy_key_conflicts_total{kind=\"in_flight\",route=\"shortwait\"}";
+        double counted = metric(conflicts);
+        upstream.enqueue(delayHead(Duration.ofMillis(2000), respond(200, "slow")));
+        CompletableFuture<HttpResponse<String>> first = async(() -> post("/shortwait", key, "{}"));
+        upstream.awaitRequests(before + 1, Duration.ofSeconds(5));
+        long start = System.nanoTime();
+        HttpResponse<String> dup = post("/shortwait", key, "{}");
+        long waitedMillis = (System.nanoTime() - start) / 1_000_000;
+        assertThat(dup.statusCode()).isEqualTo(409);
+        assertThat(dup.body()).contains("urn:idemproxy:problem:key-in-flight").contains("waitTimeout");
+        assertThat(waitedMillis).as("it waited for the call before giving up").isGreaterThanOrEqualTo(300);
+        assertThat(first.isDone()).as("premise: the call was still in flight").isFalse();
+        assertThat(metric(conflicts)).isEqualTo(counted + 1);
+        assertThat(first.get().body()).isEqualTo("slow");
+        assertThat(post("/shortwait", key, "{}").headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
+    interface Call {
+        HttpResponse<String> send() throws Exception;
+    }
+
+    static CompletableFuture<HttpResponse<String>> async(Call call) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return call.send();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+    }
+
+    /** The value of one series on the admin listener's /metrics, 0 when it is not there yet. */
+    static double metric(String series) throws Exception {
+        String text = client.send(HttpRequest.newBuilder(proxy.admin("/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        return text.lines().filter(l -> l.startsWith(series + " ")).findFirst()
+                .map(l -> Double.parseDouble(l.substring(series.length() + 1).trim())).orElse(0.0);
     }
 
     @Test

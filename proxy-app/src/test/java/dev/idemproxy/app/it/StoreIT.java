@@ -19,6 +19,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The proxy end to end on real stores: Redis standalone, cluster and Sentinel, two proxies sharing one
@@ -287,6 +290,52 @@ class StoreIT {
         assertReplayOf(dup, original);
         assertThat(new String(dup.body())).isEqualTo("slow, made by A");
         assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
+    /**
+     * The same with two proxy processes (the jar, twice, each its own JVM) sharing {@link #redis},
+     * and tries split across them: A's call is in flight when B gets its duplicate, which waits
+     * for it; later tries on either are replays. One execution in all.
+     */
+    @Test
+    void twoProxyProcessesOnOneRedisExecuteACallOnce(@TempDir Path dir) throws Exception {
+        ProcessIT.Ports a = ProcessIT.Ports.pick();
+        ProcessIT.Ports b = ProcessIT.Ports.pick();
+        String store = redisStore(redis.uri(), "standalone", "reject");
+        String tickets = "  - name: tickets\n"
+                + "    match: { pathPrefix: /tickets }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true, waitTimeout: 10s }\n";
+        Path dirA = Files.createDirectories(dir.resolve("a"));
+        Path dirB = Files.createDirectories(dir.resolve("b"));
+        try (ChildProxy childA = ChildProxy.start(dirA, "run", "--config",
+                        ProcessIT.writeConfig(dirA, a, store, "", tickets).toString());
+                ChildProxy childB = ChildProxy.start(dirB, "run", "--config",
+                        ProcessIT.writeConfig(dirB, b, store, "", tickets).toString())) {
+            childA.awaitLine("admin listening on");
+            childB.awaitLine("admin listening on");
+            awaitStatus(a.admin("/readyz"), 200);
+            awaitStatus(b.admin("/readyz"), 200);
+            String key = UUID.randomUUID().toString();
+            upstream.enqueue(delayHead(Duration.ofMillis(800), respond(201, "made once, by A")));
+            CompletableFuture<HttpResponse<byte[]>> first = client.sendAsync(
+                    postTo(a.proxy("/tickets/new"), key).build(), HttpResponse.BodyHandlers.ofByteArray());
+            upstream.awaitRequests(before + 1, WAIT);
+
+            HttpResponse<byte[]> waited = send(postTo(b.proxy("/tickets/new"), key));
+            HttpResponse<byte[]> original = first.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(original.statusCode()).isEqualTo(201);
+            assertThat(original.headers().firstValue("Idempotent-Replayed")).isEmpty();
+            assertReplayOf(waited, original);
+            assertReplayOf(send(postTo(a.proxy("/tickets/new"), key)), original);
+            assertReplayOf(send(postTo(b.proxy("/tickets/new"), key)), original);
+            assertThat(upstream.requestCount()).as("one execution across both processes").isEqualTo(before + 1);
+        }
+    }
+
+    static HttpRequest.Builder postTo(URI uri, String key) {
+        return HttpRequest.newBuilder(uri).timeout(WAIT).POST(HttpRequest.BodyPublishers.ofString("{\"x\":3}"))
+                .header("Content-Type", "application/json").header("Idempotency-Key", key);
     }
 
     // ------------------------------------------------------------------ Redis outage
