@@ -2,6 +2,7 @@ package dev.idemproxy.app.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.core.testing.LeakDetection;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderResult;
@@ -14,8 +15,10 @@ import io.netty.handler.timeout.IdleStateHandler;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The request handler and the idle close in an {@code EmbeddedChannel}: buffers released, time faked. */
+@ExtendWith(LeakDetection.class)
 class AdminRequestHandlerTest {
     private final AdminRoutes routes = AdminRoutes.builder()
             .post("/echo", req -> AdminResponse.of(200, "text/plain", req.body()).completed())

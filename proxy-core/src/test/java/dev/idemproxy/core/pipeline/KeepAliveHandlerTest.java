@@ -2,6 +2,7 @@ package dev.idemproxy.core.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.core.testing.LeakDetection;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -15,8 +16,10 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** When the client connection stays open after a response, on an EmbeddedChannel. */
+@ExtendWith(LeakDetection.class)
 class KeepAliveHandlerTest {
 
     private static EmbeddedChannel afterRequest(HttpVersion version, HttpMethod method, String connection) {

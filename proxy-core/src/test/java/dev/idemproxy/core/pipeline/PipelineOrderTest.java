@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.ServerPolicy;
 import dev.idemproxy.core.Transport;
+import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.upstream.UpstreamPools;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Keeps PipelineNames' Javadoc, the README diagram and the real pipeline in one order. */
+@ExtendWith(LeakDetection.class)
 class PipelineOrderTest {
     static dev.idemproxy.core.call.CallServices services(UpstreamPools pools) {
         java.time.Clock clock = java.time.Clock.systemUTC();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.testing.LeakDetection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -21,12 +22,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A replay carries its stored headers as encoded lines; on the wire it must be the same bytes as
  * the stored headers copied into a Netty header map and encoded by Netty's encoder, which is how
  * replays were built before (and how {@link #mapReplay} still builds the reference here).
  */
+@ExtendWith(LeakDetection.class)
 class ReplaysTest {
     private static final String[] NAMES = {
         "Content-Type", "Date", "Server", "ETag", "Cache-Control", "Set-Cookie", "Location", "X-Request-Id", "Vary",

@@ -2,6 +2,7 @@ package dev.idemproxy.core.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.core.testing.LeakDetection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -9,10 +10,12 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** What the guard lets through and what it answers itself, on the client codec's output. */
+@ExtendWith(LeakDetection.class)
 class RequestGuardHandlerTest {
     @ParameterizedTest
     @ValueSource(strings = {"HTTP/9.9", "HTTP/2.0", "HTTP/3.0", "HTTP/0.9", "HTTP/1.2"})

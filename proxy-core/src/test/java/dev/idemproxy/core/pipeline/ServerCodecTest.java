@@ -2,6 +2,7 @@ package dev.idemproxy.core.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.core.testing.LeakDetection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -14,8 +15,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** What the client codec hands on: a request read whole as one message, anything longer as head and contents. */
+@ExtendWith(LeakDetection.class)
 class ServerCodecTest {
     @Test
     void aRequestWithoutBodyIsOneMessage() {

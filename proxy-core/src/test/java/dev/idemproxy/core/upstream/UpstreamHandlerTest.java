@@ -2,6 +2,7 @@ package dev.idemproxy.core.upstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.core.testing.LeakDetection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -19,12 +20,14 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * What the listener hears: a response read whole as one {@code onFullResponse}; a head whose body
  * is not in the same read on its own at the end of that read (a stream's head is never kept
  * waiting for its first event); a head before what follows it in all other cases.
  */
+@ExtendWith(LeakDetection.class)
 class UpstreamHandlerTest {
     private EmbeddedChannel ch;
     private final Recorder events = new Recorder();
