@@ -9,7 +9,8 @@
 #                [--stores memory,embedded,redis] [--near-cache] [--near-cache-entries 10000]
 #                [--transports auto,epoll]
 #                [--record-ttl 2m] [--redis-cpu 1] [--jar PATH] [--jvm-opts "..."] [--nice N]
-#                [--quiet-wait SECONDS] [--noise-retries N] [--rewarm 0s] [--pause-others] [--out FILE]
+#                [--quiet-wait SECONDS] [--noise-retries N] [--rewarm 0s] [--pause-others]
+#                [--warmup-scrape 2] [--out FILE]
 #
 # A quick check: bench/run.sh --scenarios get,replay --stores memory --duration 2s --warmup 1s --repeat 1
 # Everything the script starts is private (own config, own prefix dir under bench/out/) and is
@@ -41,6 +42,7 @@ NOISE_RETRIES=2      # redo a run (up to N times) when other work took >15% of a
 QUIET_WAIT=0         # wait up to this long for both cores to be idle before starting
 REWARM=0s            # an unmeasured run of this length just before every measured run (0s: none)
 PAUSE_OTHERS=0       # stop (SIGSTOP) the idemproxy JVMs not under test during each measured run
+WARMUP_SCRAPE=2      # seconds between /metrics scrapes during idemproxy's warm-up, as Prometheus would (0: none)
 NICE=0               # nice value for everything started here (e.g. -5 on a shared machine)
 PROXY_CPU=0          # the proxy under test (nginx worker / HAProxy / idemproxy JVM)
 LOAD_CPU=1           # wrk and the upstream nginx
@@ -74,6 +76,7 @@ while [[ $# -gt 0 ]]; do
         --quiet-wait) QUIET_WAIT=$2; shift 2 ;;
         --rewarm) REWARM=$2; shift 2 ;;
         --pause-others) PAUSE_OTHERS=1; shift ;;
+        --warmup-scrape) WARMUP_SCRAPE=$2; shift 2 ;;
         --noise-retries) NOISE_RETRIES=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
@@ -658,6 +661,16 @@ run_wrk() { # unit scenario duration logfile nonce
     (pinned "$LOAD_CPU" "$WRK" --latency -t"$THREADS" -c"$CONNECTIONS" -d"$3" --timeout 5s \
         -s "$SCRIPT_DIR/wrk/$s.lua" "${URL[$u]}$(scenario_path "$s")" -- "$5") >"$4" 2>&1
 }
+# The warm-up's scrapes: a sidecar in production is scraped every few seconds, and the admin
+# listener's HTTP codec runs the same Netty classes as the proxy's, with other message types. A JVM
+# never scraped before has its hot paths compiled for the proxy's types alone; the first scrapes
+# (metric_sum's, just before and after a measured run) then send those paths back to the
+# interpreter at the start of the run while C2 recompiles them (docs/benchmarks.md).
+scrape_metrics() { # unit seconds-between: scrapes /metrics until killed, from the load core
+    while sleep "$2"; do
+        (pinned "$LOAD_CPU" curl -sS -m 5 -o /dev/null "${ADMIN_URL[$1]}/metrics") 2>/dev/null || true
+    done
+}
 metric_sum() { # unit metric -> sum of the metric's series for the route "idem" (-1 if unreadable)
     local m
     m=$(curl -sS -m 5 "${ADMIN_URL[$1]}/metrics" 2>/dev/null) || { echo -1; return 0; }
@@ -836,8 +849,14 @@ for s in "${SCENARIO_LIST[@]}"; do
         nonce="$(safe_name "$u")-warmup-$RANDOM$RANDOM"
         [[ $s == replay ]] && prime_replay "$u" "$nonce"
         wu=$WARMUP; [[ $u == idemproxy@* ]] || wu=$REF_WARMUP
+        scraper=""
+        if [[ $u == idemproxy@* && $WARMUP_SCRAPE != 0 ]]; then
+            scrape_metrics "$u" "$WARMUP_SCRAPE" &
+            scraper=$!
+        fi
         run_wrk "$u" "$s" "$wu" "$WORK/wrk-$(safe_name "$u")-$s-warmup.log" "$nonce" \
             || die "warm-up failed for $u/$s: $(cat "$WORK/wrk-$(safe_name "$u")-$s-warmup.log")"
+        if [[ -n "$scraper" ]]; then kill "$scraper" 2>/dev/null || true; wait "$scraper" 2>/dev/null || true; fi
     done
 done
 log "measuring: $REPEAT x $DURATION per target and scenario, interleaved"
@@ -943,6 +962,13 @@ bar_of() { # unit scenario -> "ratio p99_limit_ms label" (ratio 0: no bar)
     fi
     if rewarm_on; then
         echo "- every measured run (every target) was preceded by an unmeasured $REWARM run of the same scenario on the same target (\`--rewarm\`)"
+    fi
+    if [[ ${#IDP_UNITS[@]} -gt 0 ]]; then
+        if [[ $WARMUP_SCRAPE != 0 ]]; then
+            echo "- during idemproxy's warm-up its \`/metrics\` was scraped every ${WARMUP_SCRAPE}s, as Prometheus would (\`--warmup-scrape\`)"
+        else
+            echo "- idemproxy's \`/metrics\` was not scraped during its warm-up (\`--warmup-scrape 0\`): the scrapes around the measured runs are its first"
+        fi
     fi
     for p in "${PAIRS[@]}"; do
         n=$(grep -c . <<<"${RESULTS[$p]:-}" || true)
