@@ -82,18 +82,10 @@ class AnswerAfterRecordTest {
     @Test
     void aProxyMadeAnswerGoesOutOnlyOnceItsRecordIsWritten() throws Exception {
         upstream.enqueue(hang());
-        try (RawHttp client = RawHttp.connect("127.0.0.1", proxy.address().getPort())) {
-            client.write("POST /tickets HTTP/1.1\r\nHost: t\r\nIdempotency-Key: " + KEY + "\r\nContent-Length: " + BODY.length()
-                    + "\r\n\r\n" + BODY);
-            assertThat(store.completeAsked.await(10, TimeUnit.SECONDS)).isTrue();
-            // The record write is held: nothing may reach the client meanwhile (a wait for an absence).
-            assertThat(client.awaitData(Duration.ofMillis(500))).as("answered before the record was written").isFalse();
-            store.gate.complete(null);
-            RawHttp.Response r = client.readResponse();
-            assertThat(r.status()).isEqualTo(504);
-            assertThat(r.bodyAsString()).contains("ambiguous-outcome");
-        }
-        IdempotencyRecord record = store.get(store.claimed.get(0)).toCompletableFuture().get(5, TimeUnit.SECONDS).orElseThrow();
+        RawHttp.Response r = answerWithItsRecordWriteHeld();
+        assertThat(r.status()).isEqualTo(504);
+        assertThat(r.bodyAsString()).contains("ambiguous-outcome");
+        IdempotencyRecord record = writtenRecord();
         assertThat(record.state()).isEqualTo(IdempotencyRecord.State.COMPLETED);
         assertThat(record.status()).isEqualTo(504);
     }
@@ -106,19 +98,33 @@ class AnswerAfterRecordTest {
     @Test
     void aForwardedResponseEndsOnlyOnceItsRecordIsWritten() throws Exception {
         upstream.enqueue(respond(201, "made"));
+        RawHttp.Response r = answerWithItsRecordWriteHeld();
+        assertThat(r.status()).isEqualTo(201);
+        assertThat(r.bodyAsString()).isEqualTo("made");
+        IdempotencyRecord record = writtenRecord();
+        assertThat(record.state()).isEqualTo(IdempotencyRecord.State.COMPLETED);
+        assertThat(record.status()).isEqualTo(201);
+    }
+
+    /**
+     * Sends the protected POST, holds the store's write of its record and checks that no byte of
+     * the answer's end reaches the client meanwhile (a wait for an absence), then lets the write
+     * finish and returns the answer.
+     */
+    private RawHttp.Response answerWithItsRecordWriteHeld() throws Exception {
         try (RawHttp client = RawHttp.connect("127.0.0.1", proxy.address().getPort())) {
             client.write("POST /tickets HTTP/1.1\r\nHost: t\r\nIdempotency-Key: " + KEY + "\r\nContent-Length: " + BODY.length()
                     + "\r\n\r\n" + BODY);
             assertThat(store.completeAsked.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(client.awaitData(Duration.ofMillis(500))).as("answered before the record was written").isFalse();
             store.gate.complete(null);
-            RawHttp.Response r = client.readResponse();
-            assertThat(r.status()).isEqualTo(201);
-            assertThat(r.bodyAsString()).isEqualTo("made");
+            return client.readResponse();
         }
-        IdempotencyRecord record = store.get(store.claimed.get(0)).toCompletableFuture().get(5, TimeUnit.SECONDS).orElseThrow();
-        assertThat(record.state()).isEqualTo(IdempotencyRecord.State.COMPLETED);
-        assertThat(record.status()).isEqualTo(201);
+    }
+
+    /** The record of the one claim the test made, as the store has it now. */
+    private IdempotencyRecord writtenRecord() throws Exception {
+        return store.get(store.claimed.get(0)).toCompletableFuture().get(5, TimeUnit.SECONDS).orElseThrow();
     }
 
     @Test

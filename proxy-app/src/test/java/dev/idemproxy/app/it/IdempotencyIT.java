@@ -246,6 +246,7 @@ class IdempotencyIT {
         HttpResponse<String> send() throws Exception;
     }
 
+    /** {@code call} on the common pool, a failure rethrown unchecked to whoever joins it. */
     static CompletableFuture<HttpResponse<String>> async(Call call) {
         return CompletableFuture.supplyAsync(() -> {
             try {
@@ -314,13 +315,7 @@ class IdempotencyIT {
         upstream.enqueue(delayHead(Duration.ofMillis(800), respond(200, "the one execution")));
         List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
-            all.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return post("/tickets", key, "{\"x\":1}");
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
-                }
-            }));
+            all.add(async(() -> post("/tickets", key, "{\"x\":1}")));
         }
         for (CompletableFuture<HttpResponse<String>> f : all) {
             HttpResponse<String> r = f.get();
@@ -335,13 +330,7 @@ class IdempotencyIT {
     void duplicateOfInFlightCallIs409WhenTheRouteRejects() throws Exception {
         String key = UUID.randomUUID().toString();
         upstream.enqueue(delayHead(Duration.ofMillis(800), respond(200, "slow")));
-        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> {
-            try {
-                return post("/strict", key, "{}");
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
+        CompletableFuture<HttpResponse<String>> first = async(() -> post("/strict", key, "{}"));
         upstream.awaitRequests(before + 1, Duration.ofSeconds(5));
         HttpResponse<String> dup = post("/strict", key, "{}");
         assertThat(dup.statusCode()).isEqualTo(409);

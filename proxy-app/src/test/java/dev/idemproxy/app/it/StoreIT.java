@@ -127,7 +127,11 @@ class StoreIT {
     }
 
     static HttpRequest.Builder post(RunningProxy proxy, String path, String body, String... headers) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(proxy.uri(path)).timeout(WAIT)
+        return post(proxy.uri(path), body, headers);
+    }
+
+    static HttpRequest.Builder post(URI uri, String body, String... headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(WAIT)
                 .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json");
         for (int i = 0; i < headers.length; i += 2) {
             b.header(headers[i], headers[i + 1]);
@@ -319,23 +323,18 @@ class StoreIT {
             String key = UUID.randomUUID().toString();
             upstream.enqueue(delayHead(Duration.ofMillis(800), respond(201, "made once, by A")));
             CompletableFuture<HttpResponse<byte[]>> first = client.sendAsync(
-                    postTo(a.proxy("/tickets/new"), key).build(), HttpResponse.BodyHandlers.ofByteArray());
+                    post(a.proxy("/tickets/new"), "{\"x\":3}", "Idempotency-Key", key).build(), HttpResponse.BodyHandlers.ofByteArray());
             upstream.awaitRequests(before + 1, WAIT);
 
-            HttpResponse<byte[]> waited = send(postTo(b.proxy("/tickets/new"), key));
+            HttpResponse<byte[]> waited = send(post(b.proxy("/tickets/new"), "{\"x\":3}", "Idempotency-Key", key));
             HttpResponse<byte[]> original = first.get(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertThat(original.statusCode()).isEqualTo(201);
             assertThat(original.headers().firstValue("Idempotent-Replayed")).isEmpty();
             assertReplayOf(waited, original);
-            assertReplayOf(send(postTo(a.proxy("/tickets/new"), key)), original);
-            assertReplayOf(send(postTo(b.proxy("/tickets/new"), key)), original);
+            assertReplayOf(send(post(a.proxy("/tickets/new"), "{\"x\":3}", "Idempotency-Key", key)), original);
+            assertReplayOf(send(post(b.proxy("/tickets/new"), "{\"x\":3}", "Idempotency-Key", key)), original);
             assertThat(upstream.requestCount()).as("one execution across both processes").isEqualTo(before + 1);
         }
-    }
-
-    static HttpRequest.Builder postTo(URI uri, String key) {
-        return HttpRequest.newBuilder(uri).timeout(WAIT).POST(HttpRequest.BodyPublishers.ofString("{\"x\":3}"))
-                .header("Content-Type", "application/json").header("Idempotency-Key", key);
     }
 
     // ------------------------------------------------------------------ Redis outage
