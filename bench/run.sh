@@ -1071,5 +1071,11 @@ bar_of() { # unit scenario -> "ratio p99_limit_ms label" (ratio 0: no bar)
     fi
 } >"$OUT"
 
+# the measured runs' wrk logs (their latency histograms) beside the results, for
+# bench/paired-runs.py --hist: $WORK is emptied by the next run
+WRK_KEEP="${OUT%.md}.wrk"
+rm -rf "$WRK_KEEP" && mkdir -p "$WRK_KEEP"
+find "$WORK" -maxdepth 1 -name 'wrk-*.log' ! -name '*-warmup.log' -exec cp {} "$WRK_KEEP"/ \;
+
 cat "$OUT"
-log "results written to $OUT; raw wrk output in $WORK"
+log "results written to $OUT; the measured runs' wrk logs in $WRK_KEEP; raw wrk output in $WORK"

@@ -2,7 +2,7 @@
 -- protecting proxy claims, forwards and stores a new record each time (a proxy that does not
 -- protect just forwards the same request). The key is "pp-NONCE-THREAD-COUNTER": bench/run.sh
 -- passes a nonce unique to each wrk run (wrk ... URL -- NONCE), the thread id comes from setup().
--- done() prints one parseable line that bench/run.sh reads; latencies are in microseconds.
+-- done() is bench/wrk/result.lua's: the run's result line and its latency histogram.
 wrk.method = "POST"
 wrk.body = '{"userId":42,"op":"create"}'
 wrk.headers["Content-Type"] = "application/json"
@@ -24,14 +24,4 @@ request = function()
   return wrk.format()
 end
 
-done = function(summary, latency, requests)
-  local secs = summary.duration / 1000000
-  io.write(string.format(
-    "BENCH_RESULT rps=%.2f p50_us=%d p99_us=%d p999_us=%d requests=%d duration_us=%d " ..
-    "err_connect=%d err_read=%d err_write=%d err_status=%d err_timeout=%d\n",
-    summary.requests / secs,
-    latency:percentile(50), latency:percentile(99), latency:percentile(99.9),
-    summary.requests, summary.duration,
-    summary.errors.connect, summary.errors.read, summary.errors.write,
-    summary.errors.status, summary.errors.timeout))
-end
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") .. "result.lua")
