@@ -95,7 +95,7 @@ import org.slf4j.LoggerFactory;
  * {@value #SYNC_MILLIS} ms and the retention is {@value #RETENTION_MILLIS} ms, which keeps that
  * premise with a margin and keeps the file several times smaller under a steady load. Pages keep
  * MVStore's default of 48 keys: 16 made commits smaller but every read deeper, and a replay from
- * this store cost 40 % more CPU (docs/benchmarks.md).
+ * this store cost 40 % more CPU (docs/benchmarks-history.md).
  *
  * <p><b>Exclusivity.</b> MVStore locks the file: a second process (or a second open in this one)
  * fails with "data directory X is in use by another process".
@@ -489,7 +489,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
      * A fixed pause capped deletions at about 40,000 a second: under a steady load that writes more
      * entries than that (a record and a receipt per call, 20,000 calls a second), the sweep fell
      * behind and the file grew by gigabytes within minutes, every commit's free-space search and
-     * every cache miss costing more as it grew (docs/benchmarks.md). Where most of a slice has
+     * every cache miss costing more as it grew (docs/benchmarks-history.md). Where most of a slice has
      * expired, the slice's deletions are the work that has to be done anyway, so the sweep goes on
      * at once (after the operations queued meanwhile); where little has, it keeps the slow pace.
      */
