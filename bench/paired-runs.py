@@ -8,8 +8,9 @@ nginx, run by run and scenario by scenario.
 
     bench/paired-runs.py LOG [LOG ...]
         LOG: what run.sh printed (its standard output: one line per measured run). Prints per
-        scenario the number of pairs, the median throughput ratio and the median of the pairs'
-        p99 differences, then every pair's p99 difference.
+        scenario the number of pairs, the median throughput ratio, the median of the pairs' p99
+        differences with a 90% bootstrap interval for it (pairs resampled with replacement,
+        1,000 times, seeded), then every pair's p99 difference.
 
     bench/paired-runs.py --hist DIR [DIR ...]
         DIR: the wrk logs of a run (run.sh copies them next to its results, RESULTS.wrk/), whose
@@ -54,11 +55,14 @@ def from_logs(paths):
     for path in paths:
         for scenario, ratio, p99_diff in log_pairs(path):
             by_scenario.setdefault(scenario, []).append((ratio, p99_diff))
+    rng = random.Random(1)
     for scenario, found in by_scenario.items():
         ratios = [ratio for ratio, _ in found]
         diffs = [diff for _, diff in found]
+        medians = sorted(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(RESAMPLES))
         print(f"{scenario}: {len(found)} pairs, median req/s ratio {statistics.median(ratios):.2f}x,"
               f" median p99 difference {statistics.median(diffs):+.2f} ms"
+              f" (90% interval {medians[int(0.05 * RESAMPLES)]:+.2f} to {medians[int(0.95 * RESAMPLES) - 1]:+.2f})"
               f" (pairs: {' '.join(f'{d:+.2f}' for d in diffs)})")
 
 
