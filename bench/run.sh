@@ -13,6 +13,8 @@
 #                [--warmup-scrape 2] [--out FILE]
 #
 # A quick check: bench/run.sh --scenarios get,replay --stores memory --duration 2s --warmup 1s --repeat 1
+# Writes the report to --out (bench/out/results.md) and the measured runs' wrk logs, with their
+# latency histograms, beside it (bench/out/results.wrk/) for bench/paired-runs.py --hist.
 # Everything the script starts is private (own config, own prefix dir under bench/out/) and is
 # killed on exit. Only loopback addresses and free high ports are used.
 set -euo pipefail
