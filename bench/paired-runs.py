@@ -50,13 +50,17 @@ def log_pairs(path):
             yield scenario, ours[0] / rps, ours[1] - p99
 
 
+def by_scenario(rows):
+    """Rows (scenario, *values) grouped as {scenario: [values, ...]}, in the order first seen."""
+    groups = {}
+    for scenario, *values in rows:
+        groups.setdefault(scenario, []).append(tuple(values))
+    return groups
+
+
 def from_logs(paths):
-    by_scenario = {}
-    for path in paths:
-        for scenario, ratio, p99_diff in log_pairs(path):
-            by_scenario.setdefault(scenario, []).append((ratio, p99_diff))
     rng = random.Random(1)
-    for scenario, found in by_scenario.items():
+    for scenario, found in by_scenario(row for path in paths for row in log_pairs(path)).items():
         ratios = [ratio for ratio, _ in found]
         diffs = [diff for _, diff in found]
         medians = sorted(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(RESAMPLES))
@@ -138,12 +142,8 @@ def pooled_p99(rows, totals, grid):
 
 
 def from_histograms(directories):
-    by_scenario = {}
-    for directory in directories:
-        for scenario, theirs, ours in hist_pairs(directory):
-            by_scenario.setdefault(scenario, []).append((theirs, ours))
     rng = random.Random(1)
-    for scenario, pairs in by_scenario.items():
+    for scenario, pairs in by_scenario(row for d in directories for row in hist_pairs(d)).items():
         nginx = merged(t for t, _ in pairs)
         idem = merged(o for _, o in pairs)
         cells = []
