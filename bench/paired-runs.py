@@ -17,7 +17,7 @@ nginx, run by run and scenario by scenario.
         BENCH_HIST lines hold every latency wrk recorded. Pools the requests of all pairs: prints
         per scenario and target the percentiles of all the pairs' requests taken together, the
         pooled p99 difference, and a 90% bootstrap interval for it (pairs resampled with
-        replacement, 1,000 times, seeded: the same input prints the same figures).
+        replacement, 1,000 times, seeded: the same DIRs in the same order print the same figures).
 """
 import glob
 import os
@@ -42,12 +42,23 @@ def log_pairs(path):
                 continue
             target, scenario, run, rps, p99 = match.groups()
             kept[(target, scenario, int(run))] = (int(rps), float(p99))
-    for (target, scenario, run), (rps, p99) in sorted(kept.items()):
-        if target != "nginx":
-            continue
-        ours = kept.get(("idemproxy@pass", scenario, run))
-        if ours is not None:
-            yield scenario, ours[0] / rps, ours[1] - p99
+    for scenario, _, (rps, p99), ours in paired(kept, "idemproxy@pass"):
+        yield scenario, ours[0] / rps, ours[1] - p99
+
+
+def paired(kept, ours):
+    """(scenario, run, nginx's, ours) for every run of kept {(target, scenario, run): value} that
+    both nginx and the target named ours kept, in scenario and run order."""
+    for (target, scenario, run), theirs in sorted(kept.items()):
+        mine = kept.get((ours, scenario, run))
+        if target == "nginx" and mine is not None:
+            yield scenario, run, theirs, mine
+
+
+def interval(samples):
+    """The 5th and 95th percentiles of RESAMPLES bootstrap samples: a 90% interval."""
+    ordered = sorted(samples)
+    return ordered[int(0.05 * RESAMPLES)], ordered[int(0.95 * RESAMPLES) - 1]
 
 
 def by_scenario(rows):
@@ -63,10 +74,10 @@ def from_logs(paths):
     for scenario, found in by_scenario(row for path in paths for row in log_pairs(path)).items():
         ratios = [ratio for ratio, _ in found]
         diffs = [diff for _, diff in found]
-        medians = sorted(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(RESAMPLES))
+        lo, hi = interval(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(RESAMPLES))
         print(f"{scenario}: {len(found)} pairs, median req/s ratio {statistics.median(ratios):.2f}x,"
               f" median p99 difference {statistics.median(diffs):+.2f} ms"
-              f" (90% interval {medians[int(0.05 * RESAMPLES)]:+.2f} to {medians[int(0.95 * RESAMPLES) - 1]:+.2f})"
+              f" (90% interval {lo:+.2f} to {hi:+.2f})"
               f" (pairs: {' '.join(f'{d:+.2f}' for d in diffs)})")
 
 
@@ -91,11 +102,9 @@ def hist_pairs(directory):
         attempt = int(attempt or 0)
         if key not in kept or kept[key][0] < attempt:
             kept[key] = (attempt, path)
-    for (target, scenario, run), (_, path) in sorted(kept.items()):
-        if target != "nginx" or ("idemproxy-pass", scenario, run) not in kept:
-            continue
-        theirs = histogram(path)
-        ours = histogram(kept[("idemproxy-pass", scenario, run)][1])
+    for scenario, run, (_, their_path), (_, our_path) in paired(kept, "idemproxy-pass"):
+        theirs = histogram(their_path)
+        ours = histogram(our_path)
         if theirs is None or ours is None:
             sys.exit(f"{directory}: run {run} of {scenario} has no BENCH_HIST line (a run from before it existed?)")
         yield scenario, theirs, ours
@@ -162,8 +171,7 @@ def from_histograms(directories):
             ours = pooled_p99([r[2] for r in pick], [r[3] for r in pick], grid)
             theirs = pooled_p99([r[0] for r in pick], [r[1] for r in pick], grid)
             diffs.append(ours - theirs)
-        diffs.sort()
-        lo, hi = diffs[int(0.05 * RESAMPLES)], diffs[int(0.95 * RESAMPLES) - 1]
+        lo, hi = interval(diffs)
         n_req = sum(c for _, c in idem), sum(c for _, c in nginx)
         print(f"{scenario}: {len(pairs)} pairs ({n_req[0]:,} / {n_req[1]:,} requests), idemproxy / nginx:"
               f" {'; '.join(cells)}; pooled p99 difference 90% interval"
