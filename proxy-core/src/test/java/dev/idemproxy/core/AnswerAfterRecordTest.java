@@ -85,9 +85,7 @@ class AnswerAfterRecordTest {
         RawHttp.Response r = answerWithItsRecordWriteHeld();
         assertThat(r.status()).isEqualTo(504);
         assertThat(r.bodyAsString()).contains("ambiguous-outcome");
-        IdempotencyRecord record = writtenRecord();
-        assertThat(record.state()).isEqualTo(IdempotencyRecord.State.COMPLETED);
-        assertThat(record.status()).isEqualTo(504);
+        assertRecordedAsCompleted(504);
     }
 
     /**
@@ -101,9 +99,7 @@ class AnswerAfterRecordTest {
         RawHttp.Response r = answerWithItsRecordWriteHeld();
         assertThat(r.status()).isEqualTo(201);
         assertThat(r.bodyAsString()).isEqualTo("made");
-        IdempotencyRecord record = writtenRecord();
-        assertThat(record.state()).isEqualTo(IdempotencyRecord.State.COMPLETED);
-        assertThat(record.status()).isEqualTo(201);
+        assertRecordedAsCompleted(201);
     }
 
     /**
@@ -122,9 +118,11 @@ class AnswerAfterRecordTest {
         }
     }
 
-    /** The record of the one claim the test made, as the store has it now. */
-    private IdempotencyRecord writtenRecord() throws Exception {
-        return store.get(store.claimed.get(0)).toCompletableFuture().get(5, TimeUnit.SECONDS).orElseThrow();
+    /** Asserts that the store now holds the record of the test's one claim, completed with {@code status}. */
+    private void assertRecordedAsCompleted(int status) throws Exception {
+        IdempotencyRecord record = store.get(store.claimed.get(0)).toCompletableFuture().get(5, TimeUnit.SECONDS).orElseThrow();
+        assertThat(record.state()).isEqualTo(IdempotencyRecord.State.COMPLETED);
+        assertThat(record.status()).isEqualTo(status);
     }
 
     @Test

@@ -30,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -321,18 +322,19 @@ class StoreIT {
             awaitStatus(a.admin("/readyz"), 200);
             awaitStatus(b.admin("/readyz"), 200);
             String key = UUID.randomUUID().toString();
+            Function<ProcessIT.Ports, HttpRequest.Builder> theCall =
+                    via -> post(via.proxy("/tickets/new"), "{\"x\":3}", "Idempotency-Key", key);
             upstream.enqueue(delayHead(Duration.ofMillis(800), respond(201, "made once, by A")));
-            CompletableFuture<HttpResponse<byte[]>> first = client.sendAsync(
-                    post(a.proxy("/tickets/new"), "{\"x\":3}", "Idempotency-Key", key).build(), HttpResponse.BodyHandlers.ofByteArray());
+            CompletableFuture<HttpResponse<byte[]>> first = client.sendAsync(theCall.apply(a).build(), HttpResponse.BodyHandlers.ofByteArray());
             upstream.awaitRequests(before + 1, WAIT);
 
-            HttpResponse<byte[]> waited = send(post(b.proxy("/tickets/new"), "{\"x\":3}", "Idempotency-Key", key));
+            HttpResponse<byte[]> waited = send(theCall.apply(b));
             HttpResponse<byte[]> original = first.get(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertThat(original.statusCode()).isEqualTo(201);
             assertThat(original.headers().firstValue("Idempotent-Replayed")).isEmpty();
             assertReplayOf(waited, original);
-            assertReplayOf(send(post(a.proxy("/tickets/new"), "{\"x\":3}", "Idempotency-Key", key)), original);
-            assertReplayOf(send(post(b.proxy("/tickets/new"), "{\"x\":3}", "Idempotency-Key", key)), original);
+            assertReplayOf(send(theCall.apply(a)), original);
+            assertReplayOf(send(theCall.apply(b)), original);
             assertThat(upstream.requestCount()).as("one execution across both processes").isEqualTo(before + 1);
         }
     }
