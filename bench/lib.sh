@@ -1,5 +1,6 @@
-# Shared by bench/run.sh and bench/soak.sh (sourced, not run): logging, the EXIT trap that stops
-# everything a script started, free loopback ports, and per-process CPU time.
+# Shared by bench/run.sh, bench/soak.sh and bench/experiments/ (sourced, not run): logging, the EXIT
+# trap that stops everything a script started, free loopback ports, per-process CPU time, and the
+# nginx configuration of the upstream and of nginx as the reverse proxy compared with idemproxy.
 # The sourcing script sets LOG_TAG before it logs and appends every pid it starts to STARTED_PIDS.
 
 log() { printf '[%s %s] %s\n' "${LOG_TAG:-bench}" "$(date +%H:%M:%S)" "$*" >&2; }
@@ -57,4 +58,55 @@ cpu_ticks() { # pid -> utime+stime of the whole process (all threads), in clock 
     # after "comm)": state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15)
     read -r -a f <<<"$stat"
     echo $(( f[11] + f[12] ))
+}
+
+# ---------------------------------------------------------------- nginx
+# One worker; keep-alive without a request limit on both legs (a recycled connection would cost
+# nginx a handshake the other proxies do not pay); every temp path under the instance's dir.
+nginx_common() { # dir
+    cat <<EOC
+worker_processes 1;
+daemon off;
+master_process on;
+pid $1/nginx.pid;
+error_log $1/error.log warn;
+worker_rlimit_nofile 65536;
+events { worker_connections 4096; multi_accept on; }
+EOC
+}
+nginx_http_common() { # dir
+    cat <<EOC
+    access_log off;
+    server_tokens off;
+    keepalive_timeout 75s;
+    keepalive_requests 100000000;
+    client_body_temp_path $1/client_body;
+    proxy_temp_path $1/proxy;
+    fastcgi_temp_path $1/fastcgi;
+    uwsgi_temp_path $1/uwsgi;
+    scgi_temp_path $1/scgi;
+EOC
+}
+nginx_proxy_http() { # port upstream_port -> nginx as the reverse proxy, inside http { }
+    cat <<EOC
+    # a 16 KiB body stays in memory (the default buffer, 8 KiB on x86-64, spills it to a file)
+    client_body_buffer_size 64k;
+    upstream bench_upstream {
+        server 127.0.0.1:$2;
+        keepalive 64;
+        keepalive_requests 100000000;
+    }
+    server {
+        listen 127.0.0.1:$1 backlog=4096;
+        location / {
+            proxy_pass http://bench_upstream;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host \$host;
+            proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Proto \$scheme;
+            proxy_set_header X-Forwarded-Host \$host;
+        }
+    }
+EOC
 }

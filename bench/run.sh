@@ -282,31 +282,6 @@ scenario_path() { # scenario -> request path (the same on every target)
     esac
 }
 
-nginx_common() { # dir
-    cat <<EOC
-worker_processes 1;
-daemon off;
-master_process on;
-pid $1/nginx.pid;
-error_log $1/error.log warn;
-worker_rlimit_nofile 65536;
-events { worker_connections 4096; multi_accept on; }
-EOC
-}
-nginx_http_common() { # dir
-    cat <<EOC
-    access_log off;
-    server_tokens off;
-    keepalive_timeout 75s;
-    keepalive_requests 100000000;
-    client_body_temp_path $1/client_body;
-    proxy_temp_path $1/proxy;
-    fastcgi_temp_path $1/fastcgi;
-    uwsgi_temp_path $1/uwsgi;
-    scgi_temp_path $1/scgi;
-EOC
-}
-
 start_nginx() { # name cpu conf -> sets NGINX_MASTER
     local dir="$WORK/$1"
     (pinned "$2" "$NGINX" -p "$dir/" -c "$3" -e "$dir/error.log") >"$dir/stdout.log" 2>&1 &
@@ -369,28 +344,8 @@ if has_target nginx; then
         nginx_common "$WORK/nginx"
         echo "http {"
         nginx_http_common "$WORK/nginx"
-        cat <<EOC
-    # a 16 KiB body stays in memory (the default buffer, 8 KiB on x86-64, spills it to a file)
-    client_body_buffer_size 64k;
-    upstream bench_upstream {
-        server 127.0.0.1:$UP_PORT;
-        keepalive 64;
-        keepalive_requests 100000000;
-    }
-    server {
-        listen 127.0.0.1:$NGX_PORT backlog=4096;
-        location / {
-            proxy_pass http://bench_upstream;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_set_header Host \$host;
-            proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
-            proxy_set_header X-Forwarded-Proto \$scheme;
-            proxy_set_header X-Forwarded-Host \$host;
-        }
-    }
-}
-EOC
+        nginx_proxy_http "$NGX_PORT" "$UP_PORT"
+        echo "}"
     } >"$WORK/nginx/nginx.conf"
     "$NGINX" -t -q -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" \
         || die "proxy nginx config invalid (see $WORK/nginx/error.log)"

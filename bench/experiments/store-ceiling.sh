@@ -34,23 +34,13 @@ trap cleanup EXIT
 
 UP=$(pick_port)
 NGP=$(pick_port)
-nginx_conf() { # name listen body
+nginx_conf() { # name http-body: an nginx instance configured as in bench/run.sh (bench/lib.sh)
     mkdir -p "$WORK/$1"
-    cat >"$WORK/$1/nginx.conf" <<EOC
-worker_processes 1; daemon off; pid $WORK/$1/nginx.pid; error_log $WORK/$1/error.log warn;
-events { worker_connections 4096; multi_accept on; }
-http { access_log off; keepalive_timeout 75s; keepalive_requests 100000000; client_body_buffer_size 64k;
-  client_body_temp_path $WORK/$1/cb; proxy_temp_path $WORK/$1/p; fastcgi_temp_path $WORK/$1/f;
-  uwsgi_temp_path $WORK/$1/u; scgi_temp_path $WORK/$1/s;
-  $3 }
-EOC
+    { nginx_common "$WORK/$1"; echo "http {"; nginx_http_common "$WORK/$1"; echo "$2"; echo "}"; } >"$WORK/$1/nginx.conf"
 }
-nginx_conf upstream "$UP" "server { listen 127.0.0.1:$UP backlog=4096; default_type application/json;
-    location / { return 200 '{\"ok\":true}'; } }"
-nginx_conf proxy "$NGP" "upstream up { server 127.0.0.1:$UP; keepalive 64; }
-  server { listen 127.0.0.1:$NGP backlog=4096; location / { proxy_pass http://up; proxy_http_version 1.1;
-    proxy_set_header Connection \"\"; proxy_set_header Host \$http_host; proxy_set_header X-Forwarded-For \$remote_addr;
-    proxy_set_header X-Forwarded-Proto http; proxy_set_header X-Forwarded-Host \$http_host; } }"
+nginx_conf upstream "    server { listen 127.0.0.1:$UP backlog=4096; default_type application/json;
+        location / { return 200 '{\"ok\":true}'; } }"
+nginx_conf proxy "$(nginx_proxy_http "$NGP" "$UP")"
 taskset -c 1 nginx -p "$WORK/upstream/" -c "$WORK/upstream/nginx.conf" -e "$WORK/upstream/error.log" &
 STARTED_PIDS+=($!)
 taskset -c 0 nginx -p "$WORK/proxy/" -c "$WORK/proxy/nginx.conf" -e "$WORK/proxy/error.log" &
