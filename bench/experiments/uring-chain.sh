@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Where a forwarded GET waits inside idemproxy's io_uring event loop at 50 connections: the
+# io_uring tracepoints of 2 s in the middle of a GET run, each request followed from its arrival
+# on the client socket to its answer's submission (bench/experiments/uring-chain.py explains the
+# segments). perf's own cost slows the run by a quarter or more, so the figures are the shape of
+# a request's path, not its speed. See docs/benchmarks.md, "Where a request waits".
+#
+#   bench/experiments/uring-chain.sh [JAR] [ROUNDS]      (KEEP_TRACE=1 keeps perf's text output)
+#
+# Placement as in bench/run.sh: idemproxy (memory store, one io thread, io_uring) on core 0, wrk
+# and the upstream nginx on core 1. Needs root or perf_event_paranoid <= -1 for the tracepoints,
+# and perf (Debian: apt-get install linux-perf). Loopback only; every load bounded.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+JAR=${1:-proxy-app/target/idemproxy.jar}
+ROUNDS=${2:-2}
+JAR=$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")
+source bench/lib.sh
+LOG_TAG=uring-chain
+for tool in nginx wrk taskset perf java; do command -v "$tool" >/dev/null || die "$tool is missing"; done
+[[ -r /sys/kernel/tracing/events/io_uring/io_uring_task_add/format ]] \
+    || die "the io_uring tracepoints are not readable (tracefs mounted at /sys/kernel/tracing, root?)"
+
+WORK=$PWD/bench/out/experiments/uring-chain
+rm -rf "$WORK"
+mkdir -p "$WORK/upstream" "$WORK/idemproxy"
+STARTED_PIDS=()
+trap cleanup EXIT
+
+UP=$(pick_port)
+PORT=$(pick_port)
+ADMIN=$(pick_port)
+GET_BODY='{"id":"bench-00001","status":"ok","items":[1,2,3,4,5,6,7,8],"note":"a fixed 128-byte body for idemproxy GET pass-through bench"}'
+{
+    nginx_common "$WORK/upstream"
+    echo "http {"
+    nginx_http_common "$WORK/upstream"
+    echo "    server { listen 127.0.0.1:$UP backlog=4096; default_type application/json;"
+    echo "        location / { return 200 '$GET_BODY'; } }"
+    echo "}"
+} >"$WORK/upstream/nginx.conf"
+taskset -c 1 nginx -p "$WORK/upstream/" -c "$WORK/upstream/nginx.conf" -e "$WORK/upstream/error.log" &
+STARTED_PIDS+=($!)
+
+cat >"$WORK/idemproxy/idemproxy.yaml" <<EOC
+listen: 127.0.0.1:$PORT
+admin: { listen: 127.0.0.1:$ADMIN }
+server: { ioThreads: 1 }
+store: { type: memory }
+routes:
+  - name: bench
+    match: { pathPrefix: /bench }
+    upstream: http://127.0.0.1:$UP
+    log: { passThrough: false }
+EOC
+(cd "$WORK/idemproxy" && exec taskset -c 0 java -Xms1g -Xmx1g -XX:+UseParallelGC -XX:+AlwaysPreTouch \
+    -jar "$JAR" run --config "$WORK/idemproxy/idemproxy.yaml") >"$WORK/idemproxy/stdout.log" 2>&1 &
+JPID=$!
+STARTED_PIDS+=("$JPID")
+deadline=$((SECONDS + 60))
+until port_in_use "$PORT"; do
+    kill -0 "$JPID" 2>/dev/null || die "idemproxy exited at start: $(tail -n 5 "$WORK/idemproxy/stdout.log")"
+    (( SECONDS < deadline )) || die "idemproxy not listening after 60 s"
+    sleep 0.2
+done
+grep -q "io_uring transport" "$WORK/idemproxy/stdout.log" || die "idemproxy did not start on io_uring"
+
+load() { # seconds logfile
+    taskset -c 1 wrk --latency -t1 -c50 -d"$1"s --timeout 5s -s bench/wrk/get.lua "http://127.0.0.1:$PORT/bench/get" >"$2" 2>&1
+}
+log "warm-up: 60 s of GETs"
+load 60 "$WORK/warmup.log"
+for round in $(seq "$ROUNDS"); do
+    load 10 "$WORK/wrk-$round.log" &
+    wrk_pid=$!
+    sleep 4
+    perf record -q -a -o "$WORK/perf-$round.data" \
+        -e io_uring:io_uring_task_add,io_uring:io_uring_submit_req,io_uring:io_uring_complete -- sleep 2 2>/dev/null
+    wait "$wrk_pid"
+    perf script -i "$WORK/perf-$round.data" -F comm,tid,cpu,time,event,trace >"$WORK/trace-$round.txt" 2>/dev/null
+    echo "round $round: wrk $(grep -o 'rps=[0-9.]* p50_us=[0-9]* p99_us=[0-9]*' "$WORK/wrk-$round.log") (the whole 10 s run, perf's 2 s included)"
+    python3 bench/experiments/uring-chain.py "$WORK/trace-$round.txt"
+    rm -f "$WORK/perf-$round.data"
+    [[ ${KEEP_TRACE:-0} == 1 ]] || rm -f "$WORK/trace-$round.txt"   # 100-150 MB each
+done
