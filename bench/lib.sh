@@ -61,6 +61,9 @@ cpu_ticks() { # pid -> utime+stime of the whole process (all threads), in clock 
 }
 
 # ---------------------------------------------------------------- nginx
+# The upstream's answers: 128-byte JSON for GET; every POST is answered with small JSON.
+GET_BODY='{"id":"bench-00001","status":"ok","items":[1,2,3,4,5,6,7,8],"note":"a fixed 128-byte body for idemproxy GET pass-through bench"}'
+POST_BODY='{"ok":true}'
 # One worker; keep-alive without a request limit on both legs (a recycled connection would cost
 # nginx a handshake the other proxies do not pay); every temp path under the instance's dir.
 nginx_common() { # dir

@@ -263,9 +263,6 @@ rss_kib() { # pid -> VmRSS in KiB (0 when unreadable)
 rm -rf "$WORK"
 mkdir -p "$WORK" "$(dirname "$OUT")"
 
-# 128-byte JSON for GET; every POST is answered with small JSON.
-GET_BODY='{"id":"bench-00001","status":"ok","items":[1,2,3,4,5,6,7,8],"note":"a fixed 128-byte body for idemproxy GET pass-through bench"}'
-POST_BODY='{"ok":true}'
 # The 16 KiB body of bench/wrk/post16k.lua, for the sanity check.
 head16k='{"userId":42,"op":"create","pad":"'
 BODY16K_FILE="$WORK/post16k.json"

@@ -30,7 +30,6 @@ trap cleanup EXIT
 UP=$(pick_port)
 PORT=$(pick_port)
 ADMIN=$(pick_port)
-GET_BODY='{"id":"bench-00001","status":"ok","items":[1,2,3,4,5,6,7,8],"note":"a fixed 128-byte body for idemproxy GET pass-through bench"}'
 {
     nginx_common "$WORK/upstream"
     echo "http {"
