@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Where a GET's time goes between the sockets, for any proxy: nginx and idemproxy alike.
+
+Reads `perf script -F time,trace` output of the tcp:tcp_probe tracepoint (filtered to segments
+that carry data; see socket-chain.sh). tcp_probe fires when a socket receives a segment and names
+that socket's own port as src, so for a proxy listening on PROXY and an upstream on UPSTREAM:
+
+  src=PROXY     the proxy's client socket receives a request   (A: the request has arrived)
+  dest=PROXY    wrk's socket receives the response              (H: the answer has left the proxy)
+  src=UPSTREAM  the upstream's socket receives the request      (D)
+  dest=UPSTREAM the proxy's upstream socket receives a response (E)
+
+Prints, per connection and request: the proxy's residence (A to H, the upstream's leg included),
+the upstream's leg (D to E), and wrk's turnaround (H to the next A on that connection: the response
+waiting in wrk's socket, wrk's own work, its next request). wrk's reported latency runs from its
+write to its read of the response, so it holds the residence plus the first part of the
+turnaround. Also: how many responses reach wrk per 50 µs, and in how many 10 ms windows the
+slowest 1% (by residence) arrived. Addresses may be IPv4 or IPv4-mapped IPv6 (Java's sockets).
+"""
+import collections
+import re
+import sys
+
+SEGMENT = re.compile(r'^\s*([\d.]+):.*?src=\[?(?:::ffff:)?127\.0\.0\.1\]?:(\d+) '
+                     r'dest=\[?(?:::ffff:)?127\.0\.0\.1\]?:(\d+) ')
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(p * len(values)))]
+
+
+def first_after(later, t, j):
+    while j < len(later) and later[j] <= t:
+        j += 1
+    return j
+
+
+def spans(starts, ends):
+    """(start, end - start) for each request: its first segment, then the first reply segment after it."""
+    out = []
+    for conn, ts in starts.items():
+        rs = sorted(ends.get(conn, []))
+        j, last = 0, -1.0
+        for t in sorted(ts):
+            if t <= last:
+                continue                # a further segment of the same request
+            j = first_after(rs, t, j)
+            if j == len(rs):
+                break
+            out.append((t, rs[j] - t))
+            last = rs[j]
+    return out
+
+
+def line(name, values):
+    print('%-40s n %7d  p50 %5.0f  p90 %5.0f  p99 %5.0f  p99.9 %6.0f  mean %5.0f us'
+          % (name, len(values), pct(values, .5), pct(values, .9), pct(values, .99), pct(values, .999),
+             sum(values) / len(values)))
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit('usage: socket-chain.py PERF_SCRIPT_OUTPUT PROXY_PORT UPSTREAM_PORT')
+    proxy, upstream = int(sys.argv[2]), int(sys.argv[3])
+    a, h, d, e = (collections.defaultdict(list) for _ in range(4))
+    for text in open(sys.argv[1]):
+        m = SEGMENT.match(text)
+        if not m:
+            continue
+        t, src, dest = float(m.group(1)) * 1e6, int(m.group(2)), int(m.group(3))
+        if src == proxy:
+            a[dest].append(t)
+        elif dest == proxy:
+            h[src].append(t)
+        elif src == upstream:
+            d[dest].append(t)
+        elif dest == upstream:
+            e[src].append(t)
+    residence = spans(a, h)
+    if not residence:
+        sys.exit('no request followed: are the ports right?')
+    line('residence in the proxy (A-H)', [x[1] for x in residence])
+    line('upstream leg (D-E)', [x[1] for x in spans(d, e)])
+    line("wrk's turnaround (H-next A)", [x[1] for x in spans(h, a)])
+    slots = collections.Counter(int(t / 50) for ts in h.values() for t in ts)
+    print('responses reaching wrk per 50 us (slots with any): mean %.2f, p90 %d, max %d'
+          % (sum(slots.values()) / len(slots), pct(list(slots.values()), .9), max(slots.values())))
+    slow_from = pct([x[1] for x in residence], .99)
+    start = min(x[0] for x in residence)
+    windows = collections.Counter(int((x[0] - start) / 10_000) for x in residence)
+    slow = collections.Counter(int((x[0] - start) / 10_000) for x in residence if x[1] >= slow_from)
+    print('slowest 1%% by residence: %d requests in %d of %d 10 ms windows'
+          % (sum(slow.values()), len(slow), len(windows)))
+
+
+if __name__ == '__main__':
+    main()

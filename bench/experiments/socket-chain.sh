@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Where a GET's time goes between the sockets, nginx and idemproxy measured the same way: the
+# kernel's tcp:tcp_probe tracepoint (every segment carrying data, as its socket receives it) for
+# 2 s in the middle of a 10 s GET run, each request followed from its arrival on the proxy's
+# client socket to its answer on wrk's (bench/experiments/socket-chain.py explains the spans).
+# Rounds alternate nginx and idemproxy. See docs/benchmarks.md, "Between the sockets".
+#
+#   bench/experiments/socket-chain.sh [JAR] [ROUNDS]      (KEEP_TRACE=1 keeps perf's text output)
+#
+# Placement and configs as in bench/run.sh: both proxies on core 0 (nginx's config from
+# bench/lib.sh; idemproxy with the memory store, one io thread, io_uring), wrk -t1 -c50 and the
+# upstream nginx on core 1; 60 s of warm-up for idemproxy, 5 s for nginx. Needs root or
+# perf_event_paranoid <= -1, and perf (Debian: apt-get install linux-perf). Loopback only; every
+# load bounded.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+JAR=${1:-proxy-app/target/idemproxy.jar}
+ROUNDS=${2:-3}
+JAR=$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")
+source bench/lib.sh
+LOG_TAG=socket-chain
+for tool in nginx wrk taskset perf java; do command -v "$tool" >/dev/null || die "$tool is missing"; done
+[[ -r /sys/kernel/tracing/events/tcp/tcp_probe/format ]] \
+    || die "the tcp:tcp_probe tracepoint is not readable (tracefs mounted at /sys/kernel/tracing, root?)"
+
+WORK=$PWD/bench/out/experiments/socket-chain
+rm -rf "$WORK"
+mkdir -p "$WORK/upstream" "$WORK/nginx" "$WORK/idemproxy"
+STARTED_PIDS=()
+trap cleanup EXIT
+
+UP=$(pick_port)
+NGP=$(pick_port)
+IDP=$(pick_port)
+ADMIN=$(pick_port)
+{
+    nginx_common "$WORK/upstream"; echo "http {"; nginx_http_common "$WORK/upstream"
+    echo "    server { listen 127.0.0.1:$UP backlog=4096; default_type application/json;"
+    echo "        location / { return 200 '$GET_BODY'; } }"
+    echo "}"
+} >"$WORK/upstream/nginx.conf"
+{
+    nginx_common "$WORK/nginx"; echo "http {"; nginx_http_common "$WORK/nginx"; nginx_proxy_http "$NGP" "$UP"; echo "}"
+} >"$WORK/nginx/nginx.conf"
+taskset -c 1 nginx -p "$WORK/upstream/" -c "$WORK/upstream/nginx.conf" -e "$WORK/upstream/error.log" &
+STARTED_PIDS+=($!)
+taskset -c 0 nginx -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" &
+STARTED_PIDS+=($!)
+
+cat >"$WORK/idemproxy/idemproxy.yaml" <<EOC
+listen: 127.0.0.1:$IDP
+admin: { listen: 127.0.0.1:$ADMIN }
+server: { ioThreads: 1 }
+store: { type: memory }
+routes:
+  - name: bench
+    match: { pathPrefix: /bench }
+    upstream: http://127.0.0.1:$UP
+    log: { passThrough: false }
+EOC
+(cd "$WORK/idemproxy" && exec taskset -c 0 java -Xms1g -Xmx1g -XX:+UseParallelGC -XX:+AlwaysPreTouch \
+    -jar "$JAR" run --config "$WORK/idemproxy/idemproxy.yaml") >"$WORK/idemproxy/stdout.log" 2>&1 &
+JPID=$!
+STARTED_PIDS+=("$JPID")
+deadline=$((SECONDS + 60))
+until port_in_use "$IDP" && port_in_use "$NGP"; do
+    kill -0 "$JPID" 2>/dev/null || die "idemproxy exited at start: $(tail -n 5 "$WORK/idemproxy/stdout.log")"
+    (( SECONDS < deadline )) || die "the proxies are not listening after 60 s"
+    sleep 0.2
+done
+
+load() { # port seconds logfile
+    taskset -c 1 wrk --latency -t1 -c50 -d"$2"s --timeout 5s -s bench/wrk/get.lua "http://127.0.0.1:$1/bench/get" >"$3" 2>&1
+}
+log "warm-up: 60 s of GETs through idemproxy, 5 s through nginx"
+load "$IDP" 60 "$WORK/warmup-idemproxy.log"
+load "$NGP" 5 "$WORK/warmup-nginx.log"
+for round in $(seq "$ROUNDS"); do
+    for target in nginx idemproxy; do
+        port=$NGP
+        [[ $target == idemproxy ]] && port=$IDP
+        load "$port" 10 "$WORK/wrk-$target-$round.log" &
+        wrk_pid=$!
+        sleep 4
+        perf record -q -a -o "$WORK/perf.data" -e tcp:tcp_probe --filter 'data_len > 0' -- sleep 2 2>/dev/null
+        wait "$wrk_pid"
+        perf script -i "$WORK/perf.data" -F time,trace >"$WORK/trace-$target-$round.txt" 2>/dev/null
+        rm -f "$WORK/perf.data"
+        echo "round $round, $target: wrk $(grep -o 'rps=[0-9.]* p50_us=[0-9]* p99_us=[0-9]*' "$WORK/wrk-$target-$round.log") (the whole 10 s run)"
+        python3 bench/experiments/socket-chain.py "$WORK/trace-$target-$round.txt" "$port" "$UP"
+        [[ ${KEEP_TRACE:-0} == 1 ]] || rm -f "$WORK/trace-$target-$round.txt"   # about 100 MB each
+    done
+done
