@@ -113,3 +113,43 @@ nginx_proxy_http() { # port upstream_port -> nginx as the reverse proxy, inside 
     }
 EOC
 }
+
+# ---------------------------------------------------------------- experiments' processes
+# bench/experiments/ set up as bench/run.sh does: the upstream on core 1, the proxy under test on
+# core 0. The caller has a WORK dir and the EXIT trap; every process goes into STARTED_PIDS.
+start_get_upstream() { # dir port: an nginx worker on core 1 answering every path with GET_BODY
+    mkdir -p "$1"
+    {
+        nginx_common "$1"; echo "http {"; nginx_http_common "$1"
+        echo "    server { listen 127.0.0.1:$2 backlog=4096; default_type application/json;"
+        echo "        location / { return 200 '$GET_BODY'; } }"
+        echo "}"
+    } >"$1/nginx.conf"
+    taskset -c 1 nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" &
+    STARTED_PIDS+=($!)
+}
+start_pass_idemproxy() { # dir jar port admin_port upstream_port -> JPID, once it listens
+    # bench/run.sh's pass-through instance: memory store, one io thread, the route without idempotency
+    mkdir -p "$1"
+    cat >"$1/idemproxy.yaml" <<EOC
+listen: 127.0.0.1:$3
+admin: { listen: 127.0.0.1:$4 }
+server: { ioThreads: 1 }
+store: { type: memory }
+routes:
+  - name: bench
+    match: { pathPrefix: /bench }
+    upstream: http://127.0.0.1:$5
+    log: { passThrough: false }
+EOC
+    (cd "$1" && exec taskset -c 0 java -Xms1g -Xmx1g -XX:+UseParallelGC -XX:+AlwaysPreTouch \
+        -jar "$2" run --config "$1/idemproxy.yaml") >"$1/stdout.log" 2>&1 &
+    JPID=$!
+    STARTED_PIDS+=("$JPID")
+    local deadline=$((SECONDS + 60))
+    until port_in_use "$3"; do
+        kill -0 "$JPID" 2>/dev/null || die "idemproxy exited at start: $(tail -n 5 "$1/stdout.log")"
+        (( SECONDS < deadline )) || die "idemproxy not listening after 60 s"
+        sleep 0.2
+    done
+}

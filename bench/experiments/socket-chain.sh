@@ -25,7 +25,7 @@ for tool in nginx wrk taskset perf java; do command -v "$tool" >/dev/null || die
 
 WORK=$PWD/bench/out/experiments/socket-chain
 rm -rf "$WORK"
-mkdir -p "$WORK/upstream" "$WORK/nginx" "$WORK/idemproxy"
+mkdir -p "$WORK/nginx"
 STARTED_PIDS=()
 trap cleanup EXIT
 
@@ -33,41 +33,14 @@ UP=$(pick_port)
 NGP=$(pick_port)
 IDP=$(pick_port)
 ADMIN=$(pick_port)
-{
-    nginx_common "$WORK/upstream"; echo "http {"; nginx_http_common "$WORK/upstream"
-    echo "    server { listen 127.0.0.1:$UP backlog=4096; default_type application/json;"
-    echo "        location / { return 200 '$GET_BODY'; } }"
-    echo "}"
-} >"$WORK/upstream/nginx.conf"
+start_get_upstream "$WORK/upstream" "$UP"
 {
     nginx_common "$WORK/nginx"; echo "http {"; nginx_http_common "$WORK/nginx"; nginx_proxy_http "$NGP" "$UP"; echo "}"
 } >"$WORK/nginx/nginx.conf"
-taskset -c 1 nginx -p "$WORK/upstream/" -c "$WORK/upstream/nginx.conf" -e "$WORK/upstream/error.log" &
-STARTED_PIDS+=($!)
 taskset -c 0 nginx -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" &
 STARTED_PIDS+=($!)
-
-cat >"$WORK/idemproxy/idemproxy.yaml" <<EOC
-listen: 127.0.0.1:$IDP
-admin: { listen: 127.0.0.1:$ADMIN }
-server: { ioThreads: 1 }
-store: { type: memory }
-routes:
-  - name: bench
-    match: { pathPrefix: /bench }
-    upstream: http://127.0.0.1:$UP
-    log: { passThrough: false }
-EOC
-(cd "$WORK/idemproxy" && exec taskset -c 0 java -Xms1g -Xmx1g -XX:+UseParallelGC -XX:+AlwaysPreTouch \
-    -jar "$JAR" run --config "$WORK/idemproxy/idemproxy.yaml") >"$WORK/idemproxy/stdout.log" 2>&1 &
-JPID=$!
-STARTED_PIDS+=("$JPID")
-deadline=$((SECONDS + 60))
-until port_in_use "$IDP" && port_in_use "$NGP"; do
-    kill -0 "$JPID" 2>/dev/null || die "idemproxy exited at start: $(tail -n 5 "$WORK/idemproxy/stdout.log")"
-    (( SECONDS < deadline )) || die "the proxies are not listening after 60 s"
-    sleep 0.2
-done
+start_pass_idemproxy "$WORK/idemproxy" "$JAR" "$IDP" "$ADMIN" "$UP"
+port_in_use "$NGP" || die "nginx is not listening (see $WORK/nginx/error.log)"
 
 load() { # port seconds logfile
     taskset -c 1 wrk --latency -t1 -c50 -d"$2"s --timeout 5s -s bench/wrk/get.lua "http://127.0.0.1:$1/bench/get" >"$3" 2>&1

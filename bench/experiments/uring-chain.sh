@@ -23,45 +23,15 @@ for tool in nginx wrk taskset perf java; do command -v "$tool" >/dev/null || die
 
 WORK=$PWD/bench/out/experiments/uring-chain
 rm -rf "$WORK"
-mkdir -p "$WORK/upstream" "$WORK/idemproxy"
+mkdir -p "$WORK"
 STARTED_PIDS=()
 trap cleanup EXIT
 
 UP=$(pick_port)
 PORT=$(pick_port)
 ADMIN=$(pick_port)
-{
-    nginx_common "$WORK/upstream"
-    echo "http {"
-    nginx_http_common "$WORK/upstream"
-    echo "    server { listen 127.0.0.1:$UP backlog=4096; default_type application/json;"
-    echo "        location / { return 200 '$GET_BODY'; } }"
-    echo "}"
-} >"$WORK/upstream/nginx.conf"
-taskset -c 1 nginx -p "$WORK/upstream/" -c "$WORK/upstream/nginx.conf" -e "$WORK/upstream/error.log" &
-STARTED_PIDS+=($!)
-
-cat >"$WORK/idemproxy/idemproxy.yaml" <<EOC
-listen: 127.0.0.1:$PORT
-admin: { listen: 127.0.0.1:$ADMIN }
-server: { ioThreads: 1 }
-store: { type: memory }
-routes:
-  - name: bench
-    match: { pathPrefix: /bench }
-    upstream: http://127.0.0.1:$UP
-    log: { passThrough: false }
-EOC
-(cd "$WORK/idemproxy" && exec taskset -c 0 java -Xms1g -Xmx1g -XX:+UseParallelGC -XX:+AlwaysPreTouch \
-    -jar "$JAR" run --config "$WORK/idemproxy/idemproxy.yaml") >"$WORK/idemproxy/stdout.log" 2>&1 &
-JPID=$!
-STARTED_PIDS+=("$JPID")
-deadline=$((SECONDS + 60))
-until port_in_use "$PORT"; do
-    kill -0 "$JPID" 2>/dev/null || die "idemproxy exited at start: $(tail -n 5 "$WORK/idemproxy/stdout.log")"
-    (( SECONDS < deadline )) || die "idemproxy not listening after 60 s"
-    sleep 0.2
-done
+start_get_upstream "$WORK/upstream" "$UP"
+start_pass_idemproxy "$WORK/idemproxy" "$JAR" "$PORT" "$ADMIN" "$UP"
 grep -q "io_uring transport" "$WORK/idemproxy/stdout.log" || die "idemproxy did not start on io_uring"
 
 load() { # seconds logfile
