@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Where a GET's time goes between the sockets, nginx and idemproxy measured the same way: the
-# kernel's tcp:tcp_probe tracepoint (every segment carrying data, as its socket receives it) for
-# 2 s in the middle of a 10 s GET run, each request followed from its arrival on the proxy's
-# client socket to its answer on wrk's (bench/experiments/socket-chain.py explains the spans).
+# kernel's tcp:tcp_probe tracepoint (every segment carrying data, as its socket receives it) and
+# wrk's read(2) calls for 2 s in the middle of a 10 s GET run, each request followed from its
+# arrival on the proxy's client socket to its answer on wrk's socket and to wrk's read of it
+# (bench/experiments/socket-chain.py explains the spans).
 # Rounds alternate nginx and idemproxy. See docs/benchmarks.md, "Between the sockets".
 #
 #   bench/experiments/socket-chain.sh [JAR] [ROUNDS]      (KEEP_TRACE=1 keeps perf's text output)
@@ -53,14 +54,26 @@ for round in $(seq "$ROUNDS"); do
         port=$NGP
         [[ $target == idemproxy ]] && port=$IDP
         load "$port" 10 "$WORK/wrk-$target-$round.log" &
-        wrk_pid=$!
-        sleep 4
-        perf record -q -a -o "$WORK/perf.data" -e tcp:tcp_probe --filter 'data_len > 0' -- sleep 2 2>/dev/null
-        wait "$wrk_pid"
-        perf script -i "$WORK/perf.data" -F time,trace >"$WORK/trace-$target-$round.txt" 2>/dev/null
+        load_pid=$!
+        sleep 3
+        wrk_pid=$(pgrep -n -x wrk) || die "wrk is not running"
+        # wrk's connections: descriptor -> socket inode, and the kernel's table to find their ports
+        for fd in "/proc/$wrk_pid/fd/"*; do
+            inode=$(readlink "$fd" | sed -n 's/^socket:\[\([0-9]*\)\]$/\1/p')
+            [[ -n $inode ]] && echo "${fd##*/} $inode"
+        done >"$WORK/fds-$target-$round.txt"
+        cat /proc/net/tcp >"$WORK/net-tcp-$target-$round.txt"
+        readers=$(ls "/proc/$wrk_pid/task" | sed 's/^/common_pid == /' | paste -sd '|' | sed 's/|/ || /g')
+        sleep 1
+        perf record -q -a -o "$WORK/perf.data" -e tcp:tcp_probe --filter 'data_len > 0' \
+            -e syscalls:sys_enter_read --filter "$readers" -e syscalls:sys_exit_read --filter "$readers" \
+            -- sleep 2 2>/dev/null
+        wait "$load_pid"
+        perf script -i "$WORK/perf.data" -F tid,time,event,trace >"$WORK/trace-$target-$round.txt" 2>/dev/null
         rm -f "$WORK/perf.data"
         echo "round $round, $target: wrk $(grep -o 'rps=[0-9.]* p50_us=[0-9]* p99_us=[0-9]*' "$WORK/wrk-$target-$round.log") (the whole 10 s run)"
-        python3 bench/experiments/socket-chain.py "$WORK/trace-$target-$round.txt" "$port" "$UP"
+        python3 bench/experiments/socket-chain.py "$WORK/trace-$target-$round.txt" "$port" "$UP" \
+            "$WORK/fds-$target-$round.txt" "$WORK/net-tcp-$target-$round.txt"
         [[ ${KEEP_TRACE:-0} == 1 ]] || rm -f "$WORK/trace-$target-$round.txt"   # about 100 MB each
     done
 done
