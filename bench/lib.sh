@@ -90,6 +90,16 @@ nginx_http_common() { # dir
     scgi_temp_path $1/scgi;
 EOC
 }
+write_nginx_conf() { # dir http-body: DIR/nginx.conf, the common settings above and BODY inside http { }
+    mkdir -p "$1"
+    {
+        nginx_common "$1"
+        echo "http {"
+        nginx_http_common "$1"
+        printf '%s\n' "$2"
+        echo "}"
+    } >"$1/nginx.conf"
+}
 nginx_proxy_http() { # port upstream_port -> nginx as the reverse proxy, inside http { }
     cat <<EOC
     # a 16 KiB body stays in memory (the default buffer, 8 KiB on x86-64, spills it to a file)
@@ -115,16 +125,24 @@ EOC
 }
 
 # ---------------------------------------------------------------- experiments' processes
+experiment_setup() { # name tool... -> WORK: bench/out/experiments/NAME, emptied; dies if a tool is missing
+    local tool
+    for tool in "${@:2}"; do
+        command -v "$tool" >/dev/null || die "$tool is missing (bench/run.sh installs nginx and wrk)"
+    done
+    WORK=$PWD/bench/out/experiments/$1
+    rm -rf "$WORK"
+    mkdir -p "$WORK"
+}
+require_tracepoint() { # group/event
+    [[ -r /sys/kernel/tracing/events/$1/format ]] \
+        || die "the tracepoint $1 is not readable (tracefs mounted at /sys/kernel/tracing? root?)"
+}
 # bench/experiments/ set up as bench/run.sh does: the upstream on core 1, the proxy under test on
 # core 0. The caller has a WORK dir and the EXIT trap; every process goes into STARTED_PIDS.
 start_get_upstream() { # dir port: an nginx worker on core 1 answering every path with GET_BODY
-    mkdir -p "$1"
-    {
-        nginx_common "$1"; echo "http {"; nginx_http_common "$1"
-        echo "    server { listen 127.0.0.1:$2 backlog=4096; default_type application/json;"
-        echo "        location / { return 200 '$GET_BODY'; } }"
-        echo "}"
-    } >"$1/nginx.conf"
+    write_nginx_conf "$1" "    server { listen 127.0.0.1:$2 backlog=4096; default_type application/json;
+        location / { return 200 '$GET_BODY'; } }"
     taskset -c 1 nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" &
     STARTED_PIDS+=($!)
 }

@@ -290,12 +290,7 @@ start_nginx() { # name cpu conf -> sets NGINX_MASTER
 # One nginx worker answering every path with a fixed body; stub_status counts the requests that
 # reach it, so the run can check which calls a proxy forwarded and which it answered itself.
 UP_PORT=$(pick_port)
-mkdir -p "$WORK/upstream"
-{
-    nginx_common "$WORK/upstream"
-    echo "http {"
-    nginx_http_common "$WORK/upstream"
-    cat <<EOC
+write_nginx_conf "$WORK/upstream" "$(cat <<EOC
     server {
         listen 127.0.0.1:$UP_PORT backlog=4096;
         default_type application/json;
@@ -305,9 +300,8 @@ mkdir -p "$WORK/upstream"
         location = /_bench_status { stub_status; }
         location / { return 404; }
     }
-}
 EOC
-} >"$WORK/upstream/nginx.conf"
+)"
 "$NGINX" -t -q -p "$WORK/upstream/" -c "$WORK/upstream/nginx.conf" -e "$WORK/upstream/error.log" \
     || die "upstream nginx config invalid (see $WORK/upstream/error.log)"
 start_nginx upstream "$LOAD_CPU" "$WORK/upstream/nginx.conf"
@@ -336,14 +330,7 @@ fi
 # ---------------------------------------------------------------- nginx reverse proxy
 if has_target nginx; then
     NGX_PORT=$(pick_port)
-    mkdir -p "$WORK/nginx"
-    {
-        nginx_common "$WORK/nginx"
-        echo "http {"
-        nginx_http_common "$WORK/nginx"
-        nginx_proxy_http "$NGX_PORT" "$UP_PORT"
-        echo "}"
-    } >"$WORK/nginx/nginx.conf"
+    write_nginx_conf "$WORK/nginx" "$(nginx_proxy_http "$NGX_PORT" "$UP_PORT")"
     "$NGINX" -t -q -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" \
         || die "proxy nginx config invalid (see $WORK/nginx/error.log)"
     start_nginx nginx "$PROXY_CPU" "$WORK/nginx/nginx.conf"

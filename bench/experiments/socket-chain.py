@@ -24,13 +24,10 @@ import collections
 import re
 import sys
 
+from tracestats import pct, slowest_windows, summary
+
 SEGMENT = re.compile(r'^\s*(?:\d+\s+)?([\d.]+):\s+tcp:tcp_probe:.*?src=\[?(?:::ffff:)?127\.0\.0\.1\]?:(\d+) '
                      r'dest=\[?(?:::ffff:)?127\.0\.0\.1\]?:(\d+) ')
-
-
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p * len(values)))]
 
 
 def first_after(later, t, j):
@@ -91,12 +88,6 @@ def waits_in_wrk(a, h, reads):
     return waited, latency
 
 
-def line(name, values):
-    print('%-40s n %7d  p50 %5.0f  p90 %5.0f  p99 %5.0f  p99.9 %6.0f  mean %5.0f us'
-          % (name, len(values), pct(values, .5), pct(values, .9), pct(values, .99), pct(values, .999),
-             sum(values) / len(values)))
-
-
 def main():
     if len(sys.argv) not in (4, 6):
         sys.exit('usage: socket-chain.py PERF_SCRIPT_OUTPUT PROXY_PORT UPSTREAM_PORT [FDS NET_TCP]')
@@ -129,20 +120,18 @@ def main():
     residence = spans(a, h)
     if not residence:
         sys.exit('no request followed: are the ports right?')
-    line('residence in the proxy (A-H)', [x[1] for x in residence])
-    line('upstream leg (D-E)', [x[1] for x in spans(d, e)])
-    line("wrk's turnaround (H-next A)", [x[1] for x in spans(h, a)])
+    summary('residence in the proxy (A-H)', [x[1] for x in residence], 40)
+    summary('upstream leg (D-E)', [x[1] for x in spans(d, e)], 40)
+    summary("wrk's turnaround (H-next A)", [x[1] for x in spans(h, a)], 40)
     if reads:
         waited, latency = waits_in_wrk(a, h, reads)
-        line("answer waiting in wrk's socket (H-read)", waited)
-        line("A to wrk's read (wrk's latency)", latency)
+        summary("answer waiting in wrk's socket (H-read)", waited, 40)
+        summary("A to wrk's read (wrk's latency)", latency, 40)
     slots = collections.Counter(int(t / 50) for ts in h.values() for t in ts)
     print('responses reaching wrk per 50 us (slots with any): mean %.2f, p90 %d, max %d'
           % (sum(slots.values()) / len(slots), pct(list(slots.values()), .9), max(slots.values())))
     slow_from = pct([x[1] for x in residence], .99)
-    start = min(x[0] for x in residence)
-    windows = collections.Counter(int((x[0] - start) / 10_000) for x in residence)
-    slow = collections.Counter(int((x[0] - start) / 10_000) for x in residence if x[1] >= slow_from)
+    windows, slow = slowest_windows([x[0] for x in residence], [x[0] for x in residence if x[1] >= slow_from])
     print('slowest 1%% by residence: %d requests in %d of %d 10 ms windows'
           % (sum(slow.values()), len(slow), len(windows)))
 

@@ -20,24 +20,15 @@ ROUNDS=${2:-3}
 JAR=$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")
 source bench/lib.sh
 LOG_TAG=socket-chain
-for tool in nginx wrk taskset perf java; do command -v "$tool" >/dev/null || die "$tool is missing"; done
-[[ -r /sys/kernel/tracing/events/tcp/tcp_probe/format ]] \
-    || die "the tcp:tcp_probe tracepoint is not readable (tracefs mounted at /sys/kernel/tracing, root?)"
-
-WORK=$PWD/bench/out/experiments/socket-chain
-rm -rf "$WORK"
-mkdir -p "$WORK/nginx"
-STARTED_PIDS=()
-trap cleanup EXIT
+experiment_setup socket-chain nginx wrk taskset perf java
+require_tracepoint tcp/tcp_probe
 
 UP=$(pick_port)
 NGP=$(pick_port)
 IDP=$(pick_port)
 ADMIN=$(pick_port)
 start_get_upstream "$WORK/upstream" "$UP"
-{
-    nginx_common "$WORK/nginx"; echo "http {"; nginx_http_common "$WORK/nginx"; nginx_proxy_http "$NGP" "$UP"; echo "}"
-} >"$WORK/nginx/nginx.conf"
+write_nginx_conf "$WORK/nginx" "$(nginx_proxy_http "$NGP" "$UP")"
 taskset -c 0 nginx -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" &
 STARTED_PIDS+=($!)
 start_pass_idemproxy "$WORK/idemproxy" "$JAR" "$IDP" "$ADMIN" "$UP"

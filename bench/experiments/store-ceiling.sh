@@ -24,23 +24,13 @@ ROUNDS=${2:-2}
 JAR=$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")
 source bench/lib.sh
 LOG_TAG=ceiling
-for tool in nginx wrk taskset; do command -v "$tool" >/dev/null || die "$tool is missing (bench/run.sh installs it)"; done
-
-WORK=$PWD/bench/out/experiments/ceiling
-rm -rf "$WORK"
-mkdir -p "$WORK"
-STARTED_PIDS=()
-trap cleanup EXIT
+experiment_setup ceiling nginx wrk taskset
 
 UP=$(pick_port)
 NGP=$(pick_port)
-nginx_conf() { # name http-body: an nginx instance configured as in bench/run.sh (bench/lib.sh)
-    mkdir -p "$WORK/$1"
-    { nginx_common "$WORK/$1"; echo "http {"; nginx_http_common "$WORK/$1"; echo "$2"; echo "}"; } >"$WORK/$1/nginx.conf"
-}
-nginx_conf upstream "    server { listen 127.0.0.1:$UP backlog=4096; default_type application/json;
+write_nginx_conf "$WORK/upstream" "    server { listen 127.0.0.1:$UP backlog=4096; default_type application/json;
         location / { return 200 '{\"ok\":true}'; } }"
-nginx_conf proxy "$(nginx_proxy_http "$NGP" "$UP")"
+write_nginx_conf "$WORK/proxy" "$(nginx_proxy_http "$NGP" "$UP")"
 taskset -c 1 nginx -p "$WORK/upstream/" -c "$WORK/upstream/nginx.conf" -e "$WORK/upstream/error.log" &
 STARTED_PIDS+=($!)
 taskset -c 0 nginx -p "$WORK/proxy/" -c "$WORK/proxy/nginx.conf" -e "$WORK/proxy/error.log" &

@@ -22,6 +22,8 @@ import collections
 import re
 import sys
 
+from tracestats import slowest_windows, summary
+
 EVENT = re.compile(r'^\s*(\S+)\s+\d+\s+\[\d+\]\s+([\d.]+):\s+io_uring:io_uring_(\w+):.*?user_data 0x([0-9a-f]+)'
                    r'(?:, opcode (\w+))?(?:.*?result (-?\d+))?')
 OP_RECV = 27
@@ -84,31 +86,21 @@ SEGMENTS = {
 }
 
 
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p * len(values)))]
-
-
 def main():
     if len(sys.argv) < 2:
         sys.exit('usage: uring-chain.py PERF_SCRIPT_OUTPUT [LOOP_THREAD_PREFIX]')
     done = requests(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else 'idemproxy-io')
     if not done:
         sys.exit('no request could be followed from arrival to answer')
-    print('requests followed: %d' % len(done))
     for name, f in SEGMENTS.items():
-        v = [f(r) for r in done]
-        print('%-15s p50 %6.0f  p90 %6.0f  p99 %6.0f  p99.9 %6.0f  mean %6.0f us'
-              % (name, pct(v, .5), pct(v, .9), pct(v, .99), pct(v, .999), sum(v) / len(v)))
+        summary(name, [f(r) for r in done], 15)
     by_total = sorted(done, key=SEGMENTS['total (A-H)'])
     n = len(by_total)
     for label, group in (('median band (p45-p55)', by_total[int(.45 * n):int(.55 * n)]),
                          ('slowest 1%', by_total[int(.99 * n):])):
         print('%-22s %s' % (label, '  '.join('%s %.0f' % (k.split('(')[1].rstrip(')'), sum(f(r) for r in group) / len(group))
                                               for k, f in SEGMENTS.items())))
-    start = min(r['A'] for r in done)
-    windows = collections.Counter(int((r['A'] - start) / 10_000) for r in done)
-    slow = collections.Counter(int((r['A'] - start) / 10_000) for r in by_total[int(.99 * n):])
+    windows, slow = slowest_windows([r['A'] for r in done], [r['A'] for r in by_total[int(.99 * n):]])
     print('slowest 1%%: %d requests, arrived in %d of %d 10 ms windows; the fullest: %s'
           % (sum(slow.values()), len(slow), len(windows),
              ', '.join('%d of %d at +%d ms' % (k, windows[w], w * 10) for w, k in slow.most_common(5))))

@@ -17,15 +17,8 @@ ROUNDS=${2:-2}
 JAR=$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")
 source bench/lib.sh
 LOG_TAG=uring-chain
-for tool in nginx wrk taskset perf java; do command -v "$tool" >/dev/null || die "$tool is missing"; done
-[[ -r /sys/kernel/tracing/events/io_uring/io_uring_task_add/format ]] \
-    || die "the io_uring tracepoints are not readable (tracefs mounted at /sys/kernel/tracing, root?)"
-
-WORK=$PWD/bench/out/experiments/uring-chain
-rm -rf "$WORK"
-mkdir -p "$WORK"
-STARTED_PIDS=()
-trap cleanup EXIT
+experiment_setup uring-chain nginx wrk taskset perf java
+require_tracepoint io_uring/io_uring_task_add
 
 UP=$(pick_port)
 PORT=$(pick_port)
