@@ -146,7 +146,7 @@ start_get_upstream() { # dir port: an nginx worker on core 1 answering every pat
     taskset -c 1 nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" &
     STARTED_PIDS+=($!)
 }
-start_pass_idemproxy() { # dir jar port admin_port upstream_port -> JPID, once it listens
+start_pass_idemproxy() { # dir jar port admin_port upstream_port [extra JVM options] -> JPID, once it listens
     # bench/run.sh's pass-through instance: memory store, one io thread, the route without idempotency
     mkdir -p "$1"
     cat >"$1/idemproxy.yaml" <<EOC
@@ -160,7 +160,7 @@ routes:
     upstream: http://127.0.0.1:$5
     log: { passThrough: false }
 EOC
-    (cd "$1" && exec taskset -c 0 java -Xms1g -Xmx1g -XX:+UseParallelGC -XX:+AlwaysPreTouch \
+    (cd "$1" && exec taskset -c 0 java -Xms1g -Xmx1g -XX:+UseParallelGC -XX:+AlwaysPreTouch ${6:-} \
         -jar "$2" run --config "$1/idemproxy.yaml") >"$1/stdout.log" 2>&1 &
     JPID=$!
     STARTED_PIDS+=("$JPID")
