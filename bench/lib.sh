@@ -146,6 +146,15 @@ start_get_upstream() { # dir port: an nginx worker on core 1 answering every pat
     taskset -c 1 nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" &
     STARTED_PIDS+=($!)
 }
+start_proxy_nginx() { # dir port upstream_port -> NGINX_MASTER: nginx as the reverse proxy, one worker on core 0
+    write_nginx_conf "$1" "$(nginx_proxy_http "$2" "$3")"
+    taskset -c 0 nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" &
+    NGINX_MASTER=$!
+    STARTED_PIDS+=("$NGINX_MASTER")
+}
+get_load() { # port seconds logfile: bench/run.sh's GET load (wrk -t1 -c50 on core 1, with its histogram)
+    taskset -c 1 wrk --latency -t1 -c50 -d"$2"s --timeout 5s -s bench/wrk/get.lua "http://127.0.0.1:$1/bench/get" >"$3" 2>&1
+}
 start_pass_idemproxy() { # dir jar port admin_port upstream_port [extra JVM options] -> JPID, once it listens
     # bench/run.sh's pass-through instance: memory store, one io thread, the route without idempotency
     mkdir -p "$1"

@@ -28,23 +28,18 @@ NGP=$(pick_port)
 IDP=$(pick_port)
 ADMIN=$(pick_port)
 start_get_upstream "$WORK/upstream" "$UP"
-write_nginx_conf "$WORK/nginx" "$(nginx_proxy_http "$NGP" "$UP")"
-taskset -c 0 nginx -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" &
-STARTED_PIDS+=($!)
+start_proxy_nginx "$WORK/nginx" "$NGP" "$UP"
 start_pass_idemproxy "$WORK/idemproxy" "$JAR" "$IDP" "$ADMIN" "$UP"
 port_in_use "$NGP" || die "nginx is not listening (see $WORK/nginx/error.log)"
 
-load() { # port seconds logfile
-    taskset -c 1 wrk --latency -t1 -c50 -d"$2"s --timeout 5s -s bench/wrk/get.lua "http://127.0.0.1:$1/bench/get" >"$3" 2>&1
-}
 log "warm-up: 60 s of GETs through idemproxy, 5 s through nginx"
-load "$IDP" 60 "$WORK/warmup-idemproxy.log"
-load "$NGP" 5 "$WORK/warmup-nginx.log"
+get_load "$IDP" 60 "$WORK/warmup-idemproxy.log"
+get_load "$NGP" 5 "$WORK/warmup-nginx.log"
 for round in $(seq "$ROUNDS"); do
     for target in nginx idemproxy; do
         port=$NGP
         [[ $target == idemproxy ]] && port=$IDP
-        load "$port" 10 "$WORK/wrk-$target-$round.log" &
+        get_load "$port" 10 "$WORK/wrk-$target-$round.log" &
         load_pid=$!
         sleep 3
         wrk_pid=$(pgrep -n -x wrk) || die "wrk is not running"

@@ -30,12 +30,9 @@ UP=$(pick_port)
 NGP=$(pick_port)
 write_nginx_conf "$WORK/upstream" "    server { listen 127.0.0.1:$UP backlog=4096; default_type application/json;
         location / { return 200 '{\"ok\":true}'; } }"
-write_nginx_conf "$WORK/proxy" "$(nginx_proxy_http "$NGP" "$UP")"
 taskset -c 1 nginx -p "$WORK/upstream/" -c "$WORK/upstream/nginx.conf" -e "$WORK/upstream/error.log" &
 STARTED_PIDS+=($!)
-taskset -c 0 nginx -p "$WORK/proxy/" -c "$WORK/proxy/nginx.conf" -e "$WORK/proxy/error.log" &
-NGINX_MASTER=$!
-STARTED_PIDS+=($NGINX_MASTER)
+start_proxy_nginx "$WORK/proxy" "$NGP" "$UP"
 sleep 1
 NGINX_WORKER=$(pgrep -P "$NGINX_MASTER" | head -n1)
 

@@ -27,13 +27,10 @@ start_get_upstream "$WORK/upstream" "$UP"
 start_pass_idemproxy "$WORK/idemproxy" "$JAR" "$PORT" "$ADMIN" "$UP"
 grep -q "io_uring transport" "$WORK/idemproxy/stdout.log" || die "idemproxy did not start on io_uring"
 
-load() { # seconds logfile
-    taskset -c 1 wrk --latency -t1 -c50 -d"$1"s --timeout 5s -s bench/wrk/get.lua "http://127.0.0.1:$PORT/bench/get" >"$2" 2>&1
-}
 log "warm-up: 60 s of GETs"
-load 60 "$WORK/warmup.log"
+get_load "$PORT" 60 "$WORK/warmup.log"
 for round in $(seq "$ROUNDS"); do
-    load 10 "$WORK/wrk-$round.log" &
+    get_load "$PORT" 10 "$WORK/wrk-$round.log" &
     wrk_pid=$!
     sleep 4
     perf record -q -a -o "$WORK/perf-$round.data" \

@@ -33,25 +33,20 @@ experiment_setup uring-config nginx wrk taskset java
 UP=$(pick_port)
 NGP=$(pick_port)
 start_get_upstream "$WORK/upstream" "$UP"
-write_nginx_conf "$WORK/nginx" "$(nginx_proxy_http "$NGP" "$UP")"
-taskset -c 0 nginx -p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" &
-STARTED_PIDS+=($!)
+start_proxy_nginx "$WORK/nginx" "$NGP" "$UP"
 A_PORT=$(pick_port)
 start_pass_idemproxy "$WORK/A" "$JAR" "$A_PORT" "$(pick_port)" "$UP"
 B_PORT=$(pick_port)
 start_pass_idemproxy "$WORK/B" "$JAR" "$B_PORT" "$(pick_port)" "$UP" "$B_OPTS"
 port_in_use "$NGP" || die "nginx is not listening (see $WORK/nginx/error.log)"
 
-load() { # port seconds logfile
-    taskset -c 1 wrk --latency -t1 -c50 -d"$2"s --timeout 5s -s bench/wrk/get.lua "http://127.0.0.1:$1/bench/get" >"$3" 2>&1
-}
 log "warm-up: 60 s of GETs through each idemproxy, 5 s through nginx; B: $B_OPTS"
-load "$A_PORT" 60 "$WORK/warmup-A.log"
-load "$B_PORT" 60 "$WORK/warmup-B.log"
-load "$NGP" 5 "$WORK/warmup-nginx.log"
+get_load "$A_PORT" 60 "$WORK/warmup-A.log"
+get_load "$B_PORT" 60 "$WORK/warmup-B.log"
+get_load "$NGP" 5 "$WORK/warmup-nginx.log"
 for round in $(seq "$ROUNDS"); do
     for target in nginx:"$NGP" A:"$A_PORT" B:"$B_PORT"; do
-        load "${target#*:}" 10 "$WORK/wrk-${target%%:*}-$round.log"
+        get_load "${target#*:}" 10 "$WORK/wrk-${target%%:*}-$round.log"
         echo "round $round, ${target%%:*}: $(grep -o 'rps=[0-9.]* p50_us=[0-9]* p99_us=[0-9]*' "$WORK/wrk-${target%%:*}-$round.log")"
     done
 done
