@@ -46,8 +46,10 @@ get_load "$B_PORT" 60 "$WORK/warmup-B.log"
 get_load "$NGP" 5 "$WORK/warmup-nginx.log"
 for round in $(seq "$ROUNDS"); do
     for target in nginx:"$NGP" A:"$A_PORT" B:"$B_PORT"; do
-        get_load "${target#*:}" 10 "$WORK/wrk-${target%%:*}-$round.log"
-        echo "round $round, ${target%%:*}: $(grep -o 'rps=[0-9.]* p50_us=[0-9]* p99_us=[0-9]*' "$WORK/wrk-${target%%:*}-$round.log")"
+        log_file=$WORK/wrk-${target%%:*}-$round.log
+        get_load "${target#*:}" 10 "$log_file"
+        errors=$(grep -o 'err_[a-z]*=[1-9][0-9]*' "$log_file" | paste -sd ' ' || true)
+        echo "round $round, ${target%%:*}: $(grep -o 'rps=[0-9.]* p50_us=[0-9]* p99_us=[0-9]*' "$log_file")${errors:+ ERRORS $errors}"
     done
 done
 python3 - "$WORK" "$ROUNDS" <<'EOF'
