@@ -51,6 +51,22 @@ pick_port() {
 }
 
 # ---------------------------------------------------------------- processes
+wait_port() { # port timeout_s
+    local deadline=$((SECONDS + $2))
+    until port_in_use "$1"; do
+        (( SECONDS < deadline )) || return 1
+        sleep 0.1
+    done
+}
+nginx_worker_pid() { # master pid -> its single worker
+    local w
+    for _ in $(seq 1 50); do
+        w=$(pgrep -P "$1" | head -n1 || true)
+        [[ -n "$w" ]] && { echo "$w"; return 0; }
+        sleep 0.1
+    done
+    return 1
+}
 cpu_ticks() { # pid -> utime+stime of the whole process (all threads), in clock ticks
     local stat f
     stat=$(<"/proc/$1/stat") || return 1
@@ -125,7 +141,8 @@ EOC
 }
 
 # ---------------------------------------------------------------- experiments' processes
-experiment_setup() { # name tool... -> WORK: bench/out/experiments/NAME, emptied; dies if a tool is missing
+experiment_setup() { # name tool... -> LOG_TAG=NAME, WORK: bench/out/experiments/NAME, emptied; dies if a tool is missing
+    LOG_TAG=$1
     local tool
     for tool in "${@:2}"; do
         command -v "$tool" >/dev/null || die "$tool is missing (bench/run.sh installs nginx and wrk)"
@@ -134,23 +151,30 @@ experiment_setup() { # name tool... -> WORK: bench/out/experiments/NAME, emptied
     rm -rf "$WORK"
     mkdir -p "$WORK"
 }
+jar_path() { # path -> the same jar as an absolute path; dies if there is no such file
+    [[ -f $1 ]] || die "no jar at $1 (mvn -q package -DskipTests builds proxy-app/target/idemproxy.jar)"
+    echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+}
 require_tracepoint() { # group/event
     [[ -r /sys/kernel/tracing/events/$1/format ]] \
         || die "the tracepoint $1 is not readable (tracefs mounted at /sys/kernel/tracing? root?)"
 }
 # bench/experiments/ set up as bench/run.sh does: the upstream on core 1, the proxy under test on
 # core 0. The caller has a WORK dir and the EXIT trap; every process goes into STARTED_PIDS.
-start_get_upstream() { # dir port: an nginx worker on core 1 answering every path with GET_BODY
+start_upstream() { # dir port body: an nginx worker on core 1 answering every path with BODY, once it listens
     write_nginx_conf "$1" "    server { listen 127.0.0.1:$2 backlog=4096; default_type application/json;
-        location / { return 200 '$GET_BODY'; } }"
+        location / { return 200 '$3'; } }"
     taskset -c 1 nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" &
     STARTED_PIDS+=($!)
+    wait_port "$2" 10 || die "the upstream nginx is not listening (see $1/error.log)"
 }
-start_proxy_nginx() { # dir port upstream_port -> NGINX_MASTER: nginx as the reverse proxy, one worker on core 0
+start_proxy_nginx() { # dir port upstream_port -> NGINX_WORKER: nginx as the reverse proxy on core 0, once it listens
     write_nginx_conf "$1" "$(nginx_proxy_http "$2" "$3")"
     taskset -c 0 nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" &
-    NGINX_MASTER=$!
-    STARTED_PIDS+=("$NGINX_MASTER")
+    local master=$!
+    STARTED_PIDS+=("$master")
+    wait_port "$2" 10 || die "nginx is not listening (see $1/error.log)"
+    NGINX_WORKER=$(nginx_worker_pid "$master") || die "nginx has no worker"
 }
 get_load() { # port seconds logfile: bench/run.sh's GET load (wrk -t1 -c50 on core 1, with its histogram)
     taskset -c 1 wrk --latency -t1 -c50 -d"$2"s --timeout 5s -s bench/wrk/get.lua "http://127.0.0.1:$1/bench/get" >"$3" 2>&1

@@ -234,25 +234,7 @@ if (( PRE_BUSY0 > 10 || PRE_BUSY1 > 10 )); then
 fi
 
 # ---------------------------------------------------------------- ports
-wait_port() { # port timeout_s
-    local deadline=$((SECONDS + $2))
-    until port_in_use "$1"; do
-        (( SECONDS < deadline )) || return 1
-        sleep 0.1
-    done
-}
-
 # ---------------------------------------------------------------- process helpers
-nginx_worker_pid() { # master pid -> its single worker
-    local w
-    for _ in $(seq 1 50); do
-        w=$(pgrep -P "$1" | head -n1 || true)
-        [[ -n "$w" ]] && { echo "$w"; return 0; }
-        sleep 0.1
-    done
-    return 1
-}
-
 rss_kib() { # pid -> VmRSS in KiB (0 when unreadable)
     local status
     status=$(<"/proc/$1/status") 2>/dev/null || { echo 0; return 0; }

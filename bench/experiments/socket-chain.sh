@@ -17,20 +17,18 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 JAR=${1:-proxy-app/target/idemproxy.jar}
 ROUNDS=${2:-3}
-JAR=$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")
 source bench/lib.sh
-LOG_TAG=socket-chain
 experiment_setup socket-chain nginx wrk taskset perf java
+JAR=$(jar_path "$JAR")
 require_tracepoint tcp/tcp_probe
 
 UP=$(pick_port)
 NGP=$(pick_port)
 IDP=$(pick_port)
 ADMIN=$(pick_port)
-start_get_upstream "$WORK/upstream" "$UP"
+start_upstream "$WORK/upstream" "$UP" "$GET_BODY"
 start_proxy_nginx "$WORK/nginx" "$NGP" "$UP"
 start_pass_idemproxy "$WORK/idemproxy" "$JAR" "$IDP" "$ADMIN" "$UP"
-port_in_use "$NGP" || die "nginx is not listening (see $WORK/nginx/error.log)"
 
 log "warm-up: 60 s of GETs through idemproxy, 5 s through nginx"
 get_load "$IDP" 60 "$WORK/warmup-idemproxy.log"

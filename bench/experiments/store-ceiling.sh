@@ -21,20 +21,14 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 JAR=${1:?usage: store-ceiling.sh PATCHED_JAR [ROUNDS]}
 ROUNDS=${2:-2}
-JAR=$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")
 source bench/lib.sh
-LOG_TAG=ceiling
 experiment_setup ceiling nginx wrk taskset
+JAR=$(jar_path "$JAR")
 
 UP=$(pick_port)
 NGP=$(pick_port)
-write_nginx_conf "$WORK/upstream" "    server { listen 127.0.0.1:$UP backlog=4096; default_type application/json;
-        location / { return 200 '{\"ok\":true}'; } }"
-taskset -c 1 nginx -p "$WORK/upstream/" -c "$WORK/upstream/nginx.conf" -e "$WORK/upstream/error.log" &
-STARTED_PIDS+=($!)
+start_upstream "$WORK/upstream" "$UP" "$POST_BODY"
 start_proxy_nginx "$WORK/proxy" "$NGP" "$UP"
-sleep 1
-NGINX_WORKER=$(pgrep -P "$NGINX_MASTER" | head -n1)
 
 measure() { # port pid seconds -> "req/s  CPU µs/req  p50  p99"
     local before after out rps requests

@@ -14,16 +14,15 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 JAR=${1:-proxy-app/target/idemproxy.jar}
 ROUNDS=${2:-2}
-JAR=$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")
 source bench/lib.sh
-LOG_TAG=uring-chain
 experiment_setup uring-chain nginx wrk taskset perf java
+JAR=$(jar_path "$JAR")
 require_tracepoint io_uring/io_uring_task_add
 
 UP=$(pick_port)
 PORT=$(pick_port)
 ADMIN=$(pick_port)
-start_get_upstream "$WORK/upstream" "$UP"
+start_upstream "$WORK/upstream" "$UP" "$GET_BODY"
 start_pass_idemproxy "$WORK/idemproxy" "$JAR" "$PORT" "$ADMIN" "$UP"
 grep -q "io_uring transport" "$WORK/idemproxy/stdout.log" || die "idemproxy did not start on io_uring"
 

@@ -25,20 +25,18 @@ cd "$(dirname "$0")/../.."
 JAR=${1:?JAR}
 ROUNDS=${2:-6}
 B_OPTS=${3:?"B's JVM options, e.g. -Dexp.ringSize=16"}
-JAR=$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")
 source bench/lib.sh
-LOG_TAG=uring-config
 experiment_setup uring-config nginx wrk taskset java
+JAR=$(jar_path "$JAR")
 
 UP=$(pick_port)
 NGP=$(pick_port)
-start_get_upstream "$WORK/upstream" "$UP"
+start_upstream "$WORK/upstream" "$UP" "$GET_BODY"
 start_proxy_nginx "$WORK/nginx" "$NGP" "$UP"
 A_PORT=$(pick_port)
 start_pass_idemproxy "$WORK/A" "$JAR" "$A_PORT" "$(pick_port)" "$UP"
 B_PORT=$(pick_port)
 start_pass_idemproxy "$WORK/B" "$JAR" "$B_PORT" "$(pick_port)" "$UP" "$B_OPTS"
-port_in_use "$NGP" || die "nginx is not listening (see $WORK/nginx/error.log)"
 
 log "warm-up: 60 s of GETs through each idemproxy, 5 s through nginx; B: $B_OPTS"
 get_load "$A_PORT" 60 "$WORK/warmup-A.log"
