@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * A check that does not resolve (the receipt unreadable after three tries, or still PROCESSING
  * when the deadline comes) ends the call as that unknown outcome would have ended without a
  * receipt endpoint (CONTRACT §5), stored and dead-lettered: an upstream 5xx is answered as it
- * came (kept whole meanwhile by {@link CallExecution}; one larger than {@code maxResponseBody}
+ * came (kept whole meanwhile by {@link ResponseRelay}; one larger than {@code maxResponseBody}
  * is not kept and answers 504 {@code ambiguous-outcome}); a failure (read-timeout, reset) answers
  * 504 {@code deadline-exceeded} with reason {@code deadline} when the deadline ended the check,
  * else 504 {@code ambiguous-outcome}.
@@ -35,17 +35,17 @@ final class ReceiptChecks {
     static final Duration MAX_QUERY_TIME = Duration.ofSeconds(5);
     static final String RECEIPT_UNRESOLVED = "receipt_unresolved";
 
-    private final CallExecution call;
+    private final ProtectedCall c;
     private int polls;
 
-    ReceiptChecks(CallExecution call) {
-        this.call = call;
+    ReceiptChecks(ProtectedCall c) {
+        this.c = c;
     }
 
     boolean applies(AttemptOutcome outcome) {
-        Route r = call.call().route();
+        Route r = c.call.route();
         return r.receipt() != null && outcome.outcomeClass() == OutcomeClass.UNKNOWN
-                && !RetryRules.harmlessToRepeat(r, call.call().request().method().name(), false);
+                && !RetryRules.harmlessToRepeat(r, c.call.request().method().name(), false);
     }
 
     /** null: asking about this call's own attempt; else the earlier call whose claim was taken over. */
@@ -65,65 +65,65 @@ final class ReceiptChecks {
     }
 
     private void query(AttemptOutcome outcome) {
-        if (call.deadline().expired()) {
+        if (c.deadline.expired()) {
             unresolved(outcome, true, "the deadline expired before the receipt could be read");
             return;
         }
-        CallIdentity id = call.identity();
-        URI url = ReceiptUrls.expand(call.call().route().receipt().url(), prior != null ? prior : id.callId(), id.key(),
+        CallIdentity id = c.identity;
+        URI url = ReceiptUrls.expand(c.call.route().receipt().url(), prior != null ? prior : id.callId(), id.key(),
                 id.bizId());
-        Duration timeout = min(call.deadline().attemptTimeout(call.call().route().timeouts().perTry()), MAX_QUERY_TIME);
-        call.services().receipts().query(call.call().route(), url, call.client().loop(), timeout)
+        Duration timeout = min(c.deadline.attemptTimeout(c.call.route().timeouts().perTry()), MAX_QUERY_TIME);
+        c.services.receipts().query(c.call.route(), url, c.client.loop(), timeout)
                 .addListener(f -> answered(outcome, (ReceiptAnswer) f.getNow()));
     }
 
     private void answered(AttemptOutcome outcome, ReceiptAnswer a) {
-        if (call.settledAlready()) {
+        if (c.settled) {
             return;
         }
         switch (a.status()) {
             case SUCCESS:
-                call.finishFromReceipt(stop("receipt_success", OutcomeClass.EXECUTED, false, null), success(a.result()), null, null);
+                c.relay.fromReceipt(stop("receipt_success", OutcomeClass.EXECUTED, false, null), success(a.result()), null, null);
                 return;
             case NOT_FOUND:
                 if (prior != null) {
-                    call.firstAttempt();
+                    c.attempts.firstAttempt();
                 } else {
-                    call.decideAfterReceipt(outcome, true, "the receipt says the call was not found");
+                    c.attempts.decideAfterReceipt(outcome, true, "the receipt says the call was not found");
                 }
                 return;
             case FAILED:
-                call.finishFromReceipt(stop("receipt_failed", OutcomeClass.EXECUTED, true, Problem.UPSTREAM_FAILED), null,
+                c.relay.fromReceipt(stop("receipt_failed", OutcomeClass.EXECUTED, true, Problem.UPSTREAM_FAILED), null,
                         Problem.UPSTREAM_FAILED, "the upstream's receipt says the call failed");
                 return;
             case PROCESSING:
-                Duration wait = new Backoff(call.call().route().retry().backoff(), call.services().random()).delayBefore(++polls + 1);
-                if (!call.deadline().fits(wait)) {
+                Duration wait = new Backoff(c.call.route().retry().backoff(), c.services.random()).delayBefore(++polls + 1);
+                if (!c.deadline.fits(wait)) {
                     unresolved(outcome, true, "still PROCESSING when the deadline came");
                     return;
                 }
-                call.client().loop().schedule(() -> query(outcome), wait.toMillis(), TimeUnit.MILLISECONDS);
+                c.client.loop().schedule(() -> query(outcome), wait.toMillis(), TimeUnit.MILLISECONDS);
                 return;
             default:
                 // Unreadable; when the deadline has expired meanwhile (the query's time was cut
                 // short by it), the deadline ended the check, as RetryRules judges a failure then.
-                unresolved(outcome, call.deadline().expired(), a.detail());
+                unresolved(outcome, c.deadline.expired(), a.detail());
         }
     }
 
     /** @param atDeadline the deadline ended the check (no poll fits, or it expired before an answer) */
     private void unresolved(AttemptOutcome outcome, boolean atDeadline, String detail) {
-        if (call.holdsResponseForReceipt()) {
-            call.finishWithHeldResponse(stop(RECEIPT_UNRESOLVED, OutcomeClass.UNKNOWN, true, null));
+        if (c.relay.holdsForReceipt()) {
+            c.relay.answerHeldForReceipt(stop(RECEIPT_UNRESOLVED, OutcomeClass.UNKNOWN, true, null));
             return;
         }
         if (atDeadline && outcome.isFailure()) {
             // As RetryRules ends such a call when the deadline expires during an attempt.
-            call.finishFromReceipt(stop(RetryDecision.DEADLINE, OutcomeClass.UNKNOWN, true, Problem.DEADLINE_EXCEEDED), null,
+            c.relay.fromReceipt(stop(RetryDecision.DEADLINE, OutcomeClass.UNKNOWN, true, Problem.DEADLINE_EXCEEDED), null,
                     Problem.DEADLINE_EXCEEDED, outcome.reason() + "; receipt unresolved: " + detail);
             return;
         }
-        call.finishFromReceipt(stop(RECEIPT_UNRESOLVED, OutcomeClass.UNKNOWN, true, Problem.AMBIGUOUS_OUTCOME), null,
+        c.relay.fromReceipt(stop(RECEIPT_UNRESOLVED, OutcomeClass.UNKNOWN, true, Problem.AMBIGUOUS_OUTCOME), null,
                 Problem.AMBIGUOUS_OUTCOME, outcome.reason() + "; receipt unresolved: " + detail);
     }
 
@@ -133,7 +133,7 @@ final class ReceiptChecks {
 
     private StoredResponse success(byte[] result) {
         return new StoredResponse(200, List.of(new StoredHeader("content-type", "application/json"),
-                new StoredHeader(CallIdentity.X_CALL_ID.toString(), call.identity().callId()),
+                new StoredHeader(CallIdentity.X_CALL_ID.toString(), c.identity.callId()),
                 new StoredHeader("X-Receipt-Status", "SUCCESS")), result);
     }
 

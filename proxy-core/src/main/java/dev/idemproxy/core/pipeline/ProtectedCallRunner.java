@@ -1,11 +1,13 @@
 package dev.idemproxy.core.pipeline;
 
-import dev.idemproxy.core.call.CallExecution;
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.call.CallServices;
-import dev.idemproxy.core.call.CallSettlement;
 import dev.idemproxy.core.call.ClientSide;
+import dev.idemproxy.core.call.ProtectedCall;
 import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.call.RecordedProtection;
+import dev.idemproxy.core.call.ReplayAuthority;
+import dev.idemproxy.core.call.Settlement;
 import dev.idemproxy.core.retry.Deadline;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelFuture;
@@ -15,16 +17,16 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.time.Instant;
 
 /**
- * Runs one protected call for {@link ForwardHandler}: builds its {@link CallExecution} and is
- * the client leg the execution writes to. The call outlives its client: after a disconnect,
- * writes fail quietly (Netty releases them) and the execution still settles. It tells
- * {@code onAnswered} when the answer's last write has gone to the socket (or failed), which is
- * when a draining server may close the connection: the response's end is written only after
- * the call's record, so the settlement itself comes too early for that. Every settlement of a
- * {@link CallExecution} ends in exactly such a write (the last content, a replay, a problem) or
- * in {@link #abort}, so {@code onAnswered} always comes.
+ * The client leg of one protected call for {@link ForwardHandler}: builds its
+ * {@link ProtectedCall} and is the {@link ClientSide} the call writes to. The call outlives its
+ * client: after a disconnect, writes fail quietly (Netty releases them) and the call still
+ * settles. The call counts as in flight (a draining server waits for it) until its answer's last
+ * write has gone to the socket (or failed): the response's end is written only after the call's
+ * record, so the settlement itself comes too early for that. Every settled call ends its answer
+ * in exactly one such write (the last content, a replay, a problem) or in {@link #abort}.
  * Not thread-safe: used on the client channel's event loop.
  */
 final class ProtectedCallRunner implements ClientSide {
@@ -34,26 +36,42 @@ final class ProtectedCallRunner implements ClientSide {
     private final ChannelHandlerContext ctx;
     private final ProxyCall call;
     private final ServerState state;
-    private final CallExecution execution;
-    private final Runnable onAnswered;
+    private ProtectedCall execution;
+    private boolean answered;
 
-    ProtectedCallRunner(ChannelHandlerContext ctx, ProxyCall call, CallIdentity identity, CallServices services,
-            ServerState state, String clientIp, java.time.Instant createdAt, boolean writeStartReceipt,
-            java.util.function.Function<CallSettlement, java.util.concurrent.CompletionStage<?>> onSettled,
-            Runnable onAnswered) {
+    private ProtectedCallRunner(ChannelHandlerContext ctx, ProxyCall call, ServerState state) {
         this.ctx = ctx;
-        this.onAnswered = onAnswered;
         this.call = call;
         this.state = state;
-        Deadline deadline = Deadline.of(call.route().timeouts().total(), call.request().headers().get(TIMEOUT_MS),
-                call.request().headers().get(DEADLINE), services.ticker(), services.clock());
-        call.request().headers().remove(TIMEOUT_MS).remove(DEADLINE);
-        HeaderRewrite.toUpstream(call.request(), call.route(), call.pathAndQuery(), call.originalHost(), clientIp);
-        services.routeBudget(call.route()).recordRequest();
-        if (writeStartReceipt) {
-            services.recorder().started(call, identity, createdAt);
+    }
+
+    /**
+     * Prepares protected call {@code c} (its body buffered, its claim attached when it has a
+     * record) to {@link #start}; {@code onSettled} runs once it has settled.
+     */
+    static ProtectedCallRunner prepare(ChannelHandlerContext ctx, ProxyCall c, CallServices services, ServerState state,
+            String clientIp, Runnable onSettled) {
+        ProtectedCallRunner runner = new ProtectedCallRunner(ctx, c, state);
+        state.callStarted();
+        // A call without a record takes its DLQ replay's proof here (a recorded one did at its claim).
+        ReplayAuthority.Replay replay = c.protection() == null ? services.replays().take(c.request()) : null;
+        CallIdentity identity = c.protection() != null ? c.protection().identity()
+                : services.unrecordedIdentity(c, services.bizId(c, new NettyRequestView(c)), replay);
+        RecordedProtection recorded = c.protection() instanceof RecordedProtection ? (RecordedProtection) c.protection() : null;
+        // A recorded call's PROCESSING receipt went with its claim; its final one goes with its record.
+        Instant createdAt = recorded != null ? recorded.createdAt() : ReplayAuthority.createdAt(replay, services.recorder().now());
+        boolean writesReceipt = recorded == null && (c.protection() == null || c.protection().writesReceipt());
+        Deadline deadline = Deadline.of(c.route().timeouts().total(), c.request().headers().get(TIMEOUT_MS),
+                c.request().headers().get(DEADLINE), services.ticker(), services.clock());
+        c.request().headers().remove(TIMEOUT_MS).remove(DEADLINE);
+        HeaderRewrite.toUpstream(c.request(), c.route(), c.pathAndQuery(), c.originalHost(), clientIp);
+        services.routeBudget(c.route()).recordRequest();
+        if (writesReceipt) {
+            services.recorder().started(c, identity, createdAt);
         }
-        this.execution = new CallExecution(call, identity, call.request().headers(), services, this, deadline, onSettled);
+        Settlement settlement = new Settlement(services, recorded, createdAt, writesReceipt, onSettled);
+        runner.execution = new ProtectedCall(c, identity, c.request().headers(), services, runner, deadline, settlement);
+        return runner;
     }
 
     void start() {
@@ -90,7 +108,12 @@ final class ProtectedCallRunner implements ClientSide {
     }
 
     private void answered(ChannelFuture last) {
-        last.addListener(f -> onAnswered.run());
+        last.addListener(f -> {
+            if (!answered) {
+                answered = true;
+                state.callEnded();
+            }
+        });
     }
 
     @Override
@@ -111,7 +134,7 @@ final class ProtectedCallRunner implements ClientSide {
     @Override
     public void replay(dev.idemproxy.core.store.StoredResponse response, String callId, int attempts) {
         FullHttpResponse r = Replays.response(ctx.alloc(), response, callId, attempts, false);
-        r.headers().remove(dev.idemproxy.core.call.CallIdentity.IDEMPOTENT_REPLAYED);
+        r.headers().remove(CallIdentity.IDEMPOTENT_REPLAYED);
         answered(Answers.write(ctx, r, state.draining()));
     }
 

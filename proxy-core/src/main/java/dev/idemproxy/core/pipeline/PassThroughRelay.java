@@ -1,0 +1,346 @@
+package dev.idemproxy.core.pipeline;
+
+import dev.idemproxy.core.Failures;
+import dev.idemproxy.core.call.CallServices;
+import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.call.ReplayAuthority;
+import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.problem.ProblemResponses;
+import dev.idemproxy.core.route.Route;
+import dev.idemproxy.core.upstream.MalformedResponseException;
+import dev.idemproxy.core.upstream.UpstreamConnection;
+import dev.idemproxy.core.upstream.UpstreamListener;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.concurrent.Future;
+import java.util.ArrayDeque;
+
+/**
+ * The request and response legs of a pass-through call (no idempotency, no retries): streams the
+ * request to its upstream and the response back, both ways with back-pressure: when the far side
+ * cannot keep up, reading from the near side pauses. The upstream connection shares the client
+ * channel's event loop, so every callback runs on one thread and no state needs locking. The
+ * response head must arrive within min(perTry, total) of the request's end ({@link HeadTimer});
+ * after that only the idle timeout applies, so long streams (SSE) live on.
+ *
+ * <p>Ownership: request contents are written upstream (which releases them) or released here;
+ * response contents are written to the client. One instance per client channel, reused call after
+ * call. Not thread-safe: runs on the client channel's event loop.
+ */
+final class PassThroughRelay implements UpstreamListener {
+    private final ChannelHandlerContext ctx;
+    private final CallServices services;
+    private final ServerState state;
+    private final HeadTimer headTimer;
+    private final ArrayDeque<HttpContent> pending = new ArrayDeque<>();
+
+    private ProxyCall call;
+    private long callSeq;
+    private UpstreamConnection conn;
+    private boolean requestDone;
+    private boolean responseStarted;
+    private boolean responseDone;
+    private boolean upstreamWantsClose;
+    private boolean discardRequest;
+    private boolean failed;
+    private int status;
+    /** The route of the last call on this connection, and what the upstream request head derives from it. */
+    private Route derivedFor;
+    private String upstreamBasePath;
+    private String upstreamAuthority;
+
+    PassThroughRelay(ChannelHandlerContext ctx, CallServices services, ServerState state) {
+        this.ctx = ctx;
+        this.services = services;
+        this.state = state;
+        this.headTimer = new HeadTimer(ctx.executor(), this::onHeadTimeout);
+    }
+
+    boolean active() {
+        return call != null;
+    }
+
+    void start(ProxyCall c, String clientIp) {
+        status = 0;
+        failed = false;
+        call = c;
+        long seq = ++callSeq;
+        // a request read whole (no body, or all of it in one read) comes as one FullHttpRequest
+        requestDone = c.request() instanceof LastHttpContent;
+        if (requestDone) {
+            headTimer.start(seq, c.route().timeouts());
+        }
+        responseStarted = false;
+        responseDone = false;
+        upstreamWantsClose = false;
+        discardRequest = false;
+        state.callStarted();
+        UpstreamConnection pooled = services.pools().tryPooled(c.route(), ctx.channel().eventLoop(), this);
+        if (pooled != null) {
+            connected(pooled, true, clientIp);
+            return;
+        }
+        ctx.channel().config().setAutoRead(false);
+        services.pools().acquire(c.route(), ctx.channel().eventLoop(), this).addListener(f -> onAcquired(seq, f, clientIp));
+    }
+
+    private void onAcquired(long seq, Future<?> f, String clientIp) {
+        if (seq != callSeq || call == null) {
+            if (f.isSuccess()) {
+                ((UpstreamConnection) f.getNow()).release(false);
+            }
+            return;
+        }
+        if (!f.isSuccess()) {
+            fail(Problem.UPSTREAM_UNREACHABLE, Failures.describe(f.cause()));
+            return;
+        }
+        connected((UpstreamConnection) f.getNow(), false, clientIp);
+    }
+
+    /**
+     * Sends the head (and any body that waited for the connection). Called while the head's read
+     * is being handled ({@code inRead}), the flush is left to the end of the request
+     * ({@link #clientContent}) or of the read ({@link #readComplete}), whichever comes first, so a
+     * request that arrived in one read goes upstream in one write.
+     */
+    private void connected(UpstreamConnection leased, boolean inRead, String clientIp) {
+        conn = leased;
+        Route route = call.route();
+        if (route != derivedFor) {
+            derivedFor = route;
+            upstreamBasePath = route.upstreamBasePath();
+            upstreamAuthority = route.upstreamAuthority();
+        }
+        HeaderRewrite.toUpstream(call.request(), upstreamBasePath, upstreamAuthority, call.pathAndQuery(), call.originalHost(), clientIp);
+        ReplayAuthority.strip(call.request().headers());  // a DLQ replay's proof is ours, even where it proves nothing
+        Channel up = conn.channel();
+        // Void promises: a failed upstream write fires exceptionCaught there, which ends the call.
+        up.write(call.request(), up.voidPromise());
+        HttpContent c;
+        while ((c = pending.poll()) != null) {
+            up.write(c, up.voidPromise());
+        }
+        if (!inRead || requestDone) {
+            up.flush();
+        }
+        if (!requestDone) {
+            ctx.channel().config().setAutoRead(conn.channel().isWritable());
+        }
+    }
+
+    void clientContent(HttpContent c) {
+        if (call == null || discardRequest) {
+            if (c instanceof LastHttpContent) {
+                discardRequest = false;
+                ctx.channel().config().setAutoRead(true);
+            }
+            c.release();
+            return;
+        }
+        boolean last = c instanceof LastHttpContent;
+        if (last) {
+            requestDone = true;
+            headTimer.start(callSeq, call.route().timeouts());
+        }
+        if (conn == null) {
+            pending.add(c);
+            return;
+        }
+        conn.channel().write(c, conn.channel().voidPromise());
+        if (last) {
+            conn.channel().flush();
+            maybeFinish();
+        } else if (!conn.channel().isWritable()) {
+            // Pause first: the flush may drain the buffer and fire writable again, which resumes.
+            ctx.channel().config().setAutoRead(false);
+            conn.channel().flush();
+        }
+    }
+
+    void readComplete() {
+        if (conn != null) {
+            conn.channel().flush();
+        }
+    }
+
+    @Override
+    public void onResponseHead(HttpResponse resp) {
+        if (call == null) {
+            return;
+        }
+        toClient(resp);
+        ctx.write(resp, ctx.voidPromise());
+    }
+
+    /** The response has started: its head is made the client's (written by the caller). */
+    private void toClient(HttpResponse resp) {
+        headTimer.cancel();
+        responseStarted = true;
+        status = resp.status().code();
+        upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
+        HeaderRewrite.toClient(resp, call.request().method(), call.clientVersion(), state.draining());
+    }
+
+    /** A response read whole goes to the client as one message: one pass through the pipeline, one buffer. */
+    @Override
+    public void onFullResponse(HttpResponse head, LastHttpContent last) {
+        if (call == null) {
+            last.release();
+            return;
+        }
+        toClient(head);
+        ctx.write(new DefaultFullHttpResponse(head.protocolVersion(), head.status(), last.content(), head.headers(),
+                last.trailingHeaders()), ctx.voidPromise());
+        responseDone = true;
+        ctx.flush();
+        maybeFinish();
+    }
+
+    @Override
+    public void onResponseContent(HttpContent content) {
+        if (call == null || !responseStarted) {
+            content.release();
+            return;
+        }
+        boolean last = content instanceof LastHttpContent;
+        ctx.write(content, ctx.voidPromise());
+        if (last) {
+            responseDone = true;
+            ctx.flush();
+            maybeFinish();
+        } else if (!ctx.channel().isWritable()) {
+            // Pause first: the flush may drain the buffer and fire writable again, which resumes.
+            conn.channel().config().setAutoRead(false);
+            ctx.flush();
+        }
+    }
+
+    @Override
+    public void onReadComplete() {
+        ctx.flush();
+    }
+
+    @Override
+    public void onWritabilityChanged(boolean writable) {
+        if (call != null && !requestDone && conn != null) {
+            ctx.channel().config().setAutoRead(writable);
+        }
+    }
+
+    /** The client's writability changed: the response's reading follows it. */
+    void clientWritabilityChanged(boolean writable) {
+        if (conn != null && responseStarted && !responseDone) {
+            conn.channel().config().setAutoRead(writable);
+        }
+    }
+
+    @Override
+    public void onUpstreamClosed(Throwable cause) {
+        if (call == null) {
+            return;
+        }
+        conn = null;
+        if (!responseStarted) {
+            fail(Problem.UPSTREAM_RESET, cause instanceof MalformedResponseException ? cause.getMessage()
+                    : "the upstream closed the connection before answering" + (cause == null ? "" : ": " + Failures.describe(cause)));
+        } else if (!responseDone) {
+            abort();
+        }
+    }
+
+    @Override
+    public void onUpstreamIdle() {
+        if (call != null && (responseStarted || !requestDone)) {
+            abort();
+        }
+    }
+
+    /** No response head within min(perTry, total) of the request's end. */
+    private void onHeadTimeout(long seq, boolean totalExpired) {
+        if (seq != callSeq || call == null || responseStarted) {
+            return;
+        }
+        var t = call.route().timeouts();
+        boolean sent = conn != null;
+        Problem p = sent && !totalExpired ? Problem.AMBIGUOUS_OUTCOME : Problem.DEADLINE_EXCEEDED;
+        fail(p, "no response head from the upstream within " + Math.min(t.perTry().toMillis(), t.total().toMillis()) + " ms");
+    }
+
+    /** Ends the call with a proxy-made answer; the response has not started. */
+    private void fail(Problem problem, String detail) {
+        status = problem.status();
+        failed = true;
+        releaseUpstream(false);
+        FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), problem, detail, null);
+        boolean close = !requestDone || state.draining();
+        releasePending();
+        endCall();
+        Answers.write(ctx, resp, close);
+    }
+
+    /** Cuts both connections: a response was under way and cannot be completed. */
+    private void abort() {
+        failed = true;
+        releaseUpstream(false);
+        releasePending();
+        endCall();
+        ctx.close();
+    }
+
+    private void maybeFinish() {
+        if (!responseDone) {
+            return;
+        }
+        if (requestDone) {
+            releaseUpstream(!upstreamWantsClose);
+        } else {
+            // The upstream answered before the request body ended: stop sending, drop the rest.
+            releaseUpstream(false);
+            discardRequest = true;
+        }
+        endCall();
+        ctx.channel().config().setAutoRead(true);
+    }
+
+    private void releaseUpstream(boolean reusable) {
+        UpstreamConnection c = conn;
+        conn = null;
+        if (c != null) {
+            c.release(reusable);
+        }
+    }
+
+    private void endCall() {
+        headTimer.cancel();
+        if (call != null) {
+            ProxyCall c = call;
+            call = null;
+            state.callEnded();
+            services.log().passedThrough(c.route().log().passThrough(), c.route().name(), failed, status, c.startNanos());
+        }
+    }
+
+    /** The client went away: a call under way ends, its upstream connection closed. */
+    void clientGone() {
+        if (call != null) {
+            releaseUpstream(false);
+            endCall();
+        }
+        headTimer.stop();
+        releasePending();
+    }
+
+    void releasePending() {
+        HttpContent c;
+        while ((c = pending.poll()) != null) {
+            c.release();
+        }
+    }
+}
