@@ -8,7 +8,6 @@ import dev.idemproxy.core.retry.FinishedAttempt;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryBudgets;
 import dev.idemproxy.core.retry.RetryDecision;
-import dev.idemproxy.core.retry.RetryRules;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -26,7 +25,7 @@ import java.util.function.Consumer;
 
 /**
  * The attempt loop of a {@link ProtectedCall}: sends the buffered request, judges how each attempt
- * ended, asks {@link RetryRules} (pure) what follows, and waits the backoff on the event loop.
+ * ended, asks {@link dev.idemproxy.core.retry.RetryRules} (pure) what follows, and waits the backoff on the event loop.
  * Every attempt carries the same key and call id, its number and the time left. The answer that
  * ends the call goes to the {@link ResponseRelay}; an unknown outcome on a route with a receipt
  * endpoint goes to {@link ReceiptChecks} first. This class only does I/O and bookkeeping; it
@@ -59,7 +58,7 @@ final class AttemptLoop implements UpstreamListener {
 
     void start() {
         String prior = c.call.protection() == null ? null : c.call.protection().takenOverFrom();
-        if (prior != null && !RetryRules.harmlessToRepeat(c.call.route(), c.call.request().method().name(), false)) {
+        if (prior != null && !c.repeatHarmless) {
             takeOver(prior);
             return;
         }
@@ -157,7 +156,7 @@ final class AttemptLoop implements UpstreamListener {
         int status = resp.status().code();
         int statusClass = status / 100;
         recordAttempt(statusClass >= 1 && statusClass <= 5 ? STATUS_CLASSES[statusClass] : statusClass + "xx");
-        AttemptOutcome answered = AttemptOutcome.answered(status, resp.headers().get(HttpHeaderNames.RETRY_AFTER));
+        AttemptOutcome answered = c.call.dialect().classify(c.call, resp);
         if (receiptChecks.applies(answered)) {
             c.relay.holdForReceipt(resp, answered);  // its body read to the end, then the check starts
             return;
@@ -286,7 +285,7 @@ final class AttemptLoop implements UpstreamListener {
     }
 
     private RetryDecision decideWith(FinishedAttempt finished, boolean taskAllows) {
-        return c.services.rules().decide(c.call.route(), c.call.request().method().name(), finished, c.deadline,
+        return c.services.rules().decide(c.call.route().retry(), c.repeatHarmless, finished, c.deadline,
                 RetryBudgets.of(taskAllows, () -> c.services.routeBudget(c.call.route()).tryAcquireRetry()));
     }
 

@@ -144,6 +144,11 @@ public final class CallServices {
         return new CallIdentity(callId, keyHeader, key, taskId(call.request()), bizId);
     }
 
+    /** The dialect calls on {@code route} speak. */
+    public CallDialect dialect(Route route) {
+        return HttpDialect.INSTANCE;
+    }
+
     public RouteRetryBudget routeBudget(Route route) {
         return routeBudgets.computeIfAbsent(route.name(), n -> new RouteRetryBudget(routeBudgetPolicy, ticker));
     }

@@ -33,6 +33,8 @@ public final class ProtectedCall {
     final ClientSide client;
     final Deadline deadline;
     final Settlement settlement;
+    /** Whether executing the call twice does no harm (its dialect says), so an unknown outcome may be retried. */
+    final boolean repeatHarmless;
     final ResponseRelay relay;
     final AttemptLoop attempts;
 
@@ -61,6 +63,7 @@ public final class ProtectedCall {
         this.client = requireNonNull(client, "client");
         this.deadline = requireNonNull(deadline, "deadline");
         this.settlement = requireNonNull(settlement, "settlement");
+        this.repeatHarmless = call.dialect().repeatHarmless(call);
         this.relay = new ResponseRelay(this);
         this.attempts = new AttemptLoop(this);
     }

@@ -20,10 +20,18 @@ public final class ProxyCall {
     private final String pathAndQuery;
     private final long startNanos;
     private final HttpVersion clientVersion;
+    private final CallDialect dialect;
     private ByteBuf body;
     private CallProtection protection;
 
+    /** A call in the plain HTTP dialect. */
     public ProxyCall(HttpRequest request, Route route, String originalHost, String pathAndQuery, long startNanos) {
+        this(request, route, HttpDialect.INSTANCE, originalHost, pathAndQuery, startNanos);
+    }
+
+    public ProxyCall(HttpRequest request, Route route, CallDialect dialect, String originalHost, String pathAndQuery,
+            long startNanos) {
+        this.dialect = requireNonNull(dialect, "dialect");
         this.request = requireNonNull(request, "request");
         this.route = requireNonNull(route, "route");
         this.originalHost = originalHost;
@@ -46,6 +54,11 @@ public final class ProxyCall {
 
     public Route route() {
         return route;
+    }
+
+    /** How this call is understood: its key, outcome classes, replays and errors. */
+    public CallDialect dialect() {
+        return dialect;
     }
 
     /** The Host the client addressed (header or absolute-form authority); may be null. */

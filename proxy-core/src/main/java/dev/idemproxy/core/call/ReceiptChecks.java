@@ -7,7 +7,6 @@ import dev.idemproxy.core.retry.AttemptOutcome;
 import dev.idemproxy.core.retry.Backoff;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
-import dev.idemproxy.core.retry.RetryRules;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
@@ -45,7 +44,7 @@ final class ReceiptChecks {
     boolean applies(AttemptOutcome outcome) {
         Route r = c.call.route();
         return r.receipt() != null && outcome.outcomeClass() == OutcomeClass.UNKNOWN
-                && !RetryRules.harmlessToRepeat(r, c.call.request().method().name(), false);
+                && !c.repeatHarmless;
     }
 
     /** null: asking about this call's own attempt; else the earlier call whose claim was taken over. */
@@ -106,7 +105,7 @@ final class ReceiptChecks {
                 return;
             default:
                 // Unreadable; when the deadline has expired meanwhile (the query's time was cut
-                // short by it), the deadline ended the check, as RetryRules judges a failure then.
+                // short by it), the deadline ended the check, as the retry rules judge a failure then.
                 unresolved(outcome, c.deadline.expired(), a.detail());
         }
     }

@@ -1,18 +1,14 @@
 package dev.idemproxy.core.call;
 
 import dev.idemproxy.core.problem.Problem;
-import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.retry.AttemptOutcome;
 import dev.idemproxy.core.retry.RetryDecision;
-import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 /**
  * The response leg of a {@link ProtectedCall}: holds an answer while its fate is decided (the
@@ -242,7 +238,7 @@ final class ResponseRelay {
     void problem(RetryDecision d, Problem p, String detail) {
         c.finalDecision = d;
         c.finalStatus = p.status();
-        FullHttpResponse resp = ProblemResponses.build(c.client.alloc(), p, detail, c.identity.callId());
+        FullHttpResponse resp = c.call.dialect().problem(c.client.alloc(), c.call, p, detail, c.identity.callId());
         c.decorate(resp.headers());
         // As for a forwarded response's end: the answer goes to the client only once its record is
         // written, so a caller told (say) 504 ambiguous-outcome never finds that record missing
@@ -257,9 +253,6 @@ final class ResponseRelay {
     }
 
     private StoredResponse problemResponse(Problem p, String detail) {
-        byte[] json = ProblemResponses.json(p, detail, c.identity.callId()).getBytes(StandardCharsets.UTF_8);
-        return new StoredResponse(p.status(), List.of(
-                new StoredHeader("content-type", ProblemResponses.CONTENT_TYPE),
-                new StoredHeader(CallIdentity.X_CALL_ID.toString(), c.identity.callId())), json);
+        return c.call.dialect().storedProblem(c.call, p, detail, c.identity.callId());
     }
 }

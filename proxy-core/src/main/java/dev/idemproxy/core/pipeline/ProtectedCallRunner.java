@@ -5,6 +5,7 @@ import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ClientSide;
 import dev.idemproxy.core.call.ProtectedCall;
 import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.call.Replays;
 import dev.idemproxy.core.call.RecordedProtection;
 import dev.idemproxy.core.call.ReplayAuthority;
 import dev.idemproxy.core.call.Settlement;

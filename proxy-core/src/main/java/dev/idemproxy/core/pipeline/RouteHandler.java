@@ -1,6 +1,7 @@
 package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.call.CallLog;
+import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.problem.Problem;
@@ -30,12 +31,14 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
     static final String NO_ROUTE = "none";
 
     private final ServerState state;
+    private final CallServices services;
     private final CallLog log;
     private boolean discarding;
 
-    RouteHandler(ServerState state, CallLog log) {
+    RouteHandler(ServerState state, CallServices services) {
         this.state = state;
-        this.log = log;
+        this.services = services;
+        this.log = services.log();
     }
 
     @Override
@@ -74,7 +77,8 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         discarding = false;
-        ctx.fireChannelRead(new ProxyCall(req, route.get(), target.authority(), target.pathAndQuery(), start));
+        ctx.fireChannelRead(new ProxyCall(req, route.get(), services.dialect(route.get()), target.authority(),
+                target.pathAndQuery(), start));
     }
 
     /** A request refused here: a whole one is let go now, the contents of a streamed one as they come. */

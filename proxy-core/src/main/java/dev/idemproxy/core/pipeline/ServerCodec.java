@@ -1,5 +1,6 @@
 package dev.idemproxy.core.pipeline;
 
+import dev.idemproxy.core.call.Replays;
 import dev.idemproxy.core.ProxyHeaders;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.CombinedChannelDuplexHandler;

@@ -3,7 +3,6 @@ package dev.idemproxy.core.retry;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.problem.Problem;
-import dev.idemproxy.core.route.Route;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
@@ -55,21 +54,26 @@ public final class RetryRules {
         this.clock = requireNonNull(clock, "clock");
     }
 
-    /** The decision after {@code attempt} of a call on {@code route} with {@code method}. */
-    public RetryDecision decide(Route route, String method, FinishedAttempt attempt, Deadline deadline, RetryBudgets budgets) {
-        requireNonNull(route, "route");
-        requireNonNull(method, "method");
+    /**
+     * The decision after {@code attempt} under {@code policy}.
+     *
+     * @param repeatHarmless whether executing the call twice does no harm (the call's dialect
+     *                       says: a route tagged {@code idempotent}, an idempotent method, an MCP
+     *                       tool annotated {@code idempotentHint}); a receipt's NOT_FOUND makes it so too
+     */
+    public RetryDecision decide(RetryPolicy policy, boolean repeatHarmless, FinishedAttempt attempt, Deadline deadline,
+            RetryBudgets budgets) {
+        requireNonNull(policy, "policy");
         requireNonNull(attempt, "attempt");
         requireNonNull(deadline, "deadline");
         requireNonNull(budgets, "budgets");
         AttemptOutcome o = attempt.outcome();
         OutcomeClass cls = o.outcomeClass();
-        RetryPolicy policy = route.retry();
         if (cls == OutcomeClass.EXECUTED) {
             return RetryDecision.stop(RetryDecision.EXECUTED, cls, true, false, false, null);
         }
         boolean failureAtDeadline = o.isFailure() && deadline.expired();
-        if (cls == OutcomeClass.UNKNOWN && !harmlessToRepeat(route, method, attempt.receiptNotFound())) {
+        if (cls == OutcomeClass.UNKNOWN && !(repeatHarmless || attempt.receiptNotFound())) {
             String reason = attempt.responseStarted() ? RetryDecision.RESPONSE_STARTED
                     : failureAtDeadline ? RetryDecision.DEADLINE
                     : o.listedIn(policy.retryOn()) ? RetryDecision.UNSAFE_TO_REPEAT : RetryDecision.NOT_RETRYABLE;
@@ -114,14 +118,9 @@ public final class RetryRules {
         return RetryDecision.retry(delay, reason, cls);
     }
 
-    /**
-     * True when executing the call twice does no harm: the route is tagged {@code idempotent}
-     * (the upstream honours the injected key), the method is idempotent by HTTP semantics, or the
-     * receipt check found no trace of the call.
-     */
-    public static boolean harmlessToRepeat(Route route, String method, boolean receiptNotFound) {
-        return receiptNotFound || route.isTaggedIdempotent()
-                || IDEMPOTENT_METHODS.contains(method.toUpperCase(Locale.ROOT));
+    /** True for a method whose duplicate execution is harmless by HTTP semantics (RFC 9110 §9.2.2). */
+    public static boolean idempotentMethod(String method) {
+        return IDEMPOTENT_METHODS.contains(method.toUpperCase(Locale.ROOT));
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idemproxy.core.call.CallIdentity;
+import dev.idemproxy.core.call.Replays;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.testing.LeakDetection;

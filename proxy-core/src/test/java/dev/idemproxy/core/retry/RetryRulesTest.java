@@ -38,7 +38,13 @@ class RetryRulesTest {
     private static final Route IDEMPOTENT = route(Set.of(Route.TAG_IDEMPOTENT), RETRY);
 
     private RetryDecision decide(Route route, String method, int attempt, AttemptOutcome outcome) {
-        return rules.decide(route, method, FinishedAttempt.of(attempt, outcome), deadline, RetryBudgets.unlimited());
+        return decideOn(route, method, FinishedAttempt.of(attempt, outcome), deadline, RetryBudgets.unlimited());
+    }
+
+    /** As the HTTP dialect asks: a repeat is harmless on a route tagged idempotent or for an idempotent method. */
+    private RetryDecision decideOn(Route route, String method, FinishedAttempt attempt, Deadline d, RetryBudgets budgets) {
+        boolean harmless = route.isTaggedIdempotent() || RetryRules.idempotentMethod(method);
+        return rules.decide(route.retry(), harmless, attempt, d, budgets);
     }
 
     private static AttemptOutcome status(int s) {
@@ -241,7 +247,7 @@ class RetryRulesTest {
     @Test
     void aReceiptNotFoundMakesAnUnknownOutcomeSafeToRetry() {
         FinishedAttempt a = new FinishedAttempt(1, failure(FailureClass.READ_TIMEOUT), false, true);
-        RetryDecision d = rules.decide(PLAIN, "POST", a, deadline, RetryBudgets.unlimited());
+        RetryDecision d = decideOn(PLAIN, "POST", a, deadline, RetryBudgets.unlimited());
         assertThat(d.isRetry()).isTrue();
     }
 
@@ -273,13 +279,13 @@ class RetryRulesTest {
     @Test
     void nothingIsRetriedOnceResponseBytesReachedTheClient() {
         FinishedAttempt safe = new FinishedAttempt(1, failure(FailureClass.IDLE_TIMEOUT), true, false);
-        RetryDecision d = rules.decide(IDEMPOTENT, "GET", safe, deadline, RetryBudgets.unlimited());
+        RetryDecision d = decideOn(IDEMPOTENT, "GET", safe, deadline, RetryBudgets.unlimited());
         assertThat(d.isRetry()).isFalse();
         assertThat(d.reason()).isEqualTo(RetryDecision.RESPONSE_STARTED);
         assertThat(d.releaseKey()).isTrue();
 
         FinishedAttempt unsafe = new FinishedAttempt(1, failure(FailureClass.RESET), true, false);
-        RetryDecision u = rules.decide(PLAIN, "POST", unsafe, deadline, RetryBudgets.unlimited());
+        RetryDecision u = decideOn(PLAIN, "POST", unsafe, deadline, RetryBudgets.unlimited());
         assertThat(u.reason()).isEqualTo(RetryDecision.RESPONSE_STARTED);
         assertThat(u.store()).isTrue();
         assertThat(u.answerProblem()).contains(Problem.AMBIGUOUS_OUTCOME);
@@ -328,7 +334,7 @@ class RetryRulesTest {
     void aRetryNeedsATaskToken() {
         AtomicInteger routeAsks = new AtomicInteger();
         RetryBudgets noTask = RetryBudgets.of(false, () -> routeAsks.incrementAndGet() > 0);
-        RetryDecision d = rules.decide(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, noTask);
+        RetryDecision d = decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, noTask);
         assertThat(d.isRetry()).isFalse();
         assertThat(d.reason()).isEqualTo(RetryDecision.BUDGET_TASK);
         assertThat(d.answerProblem()).as("the last failure is returned").isEmpty();
@@ -338,7 +344,7 @@ class RetryRulesTest {
 
     @Test
     void aRetryNeedsARouteToken() {
-        RetryDecision d = rules.decide(PLAIN, "POST", FinishedAttempt.of(1, failure(FailureClass.CONNECT_FAILURE)),
+        RetryDecision d = decideOn(PLAIN, "POST", FinishedAttempt.of(1, failure(FailureClass.CONNECT_FAILURE)),
                 deadline, RetryBudgets.of(true, () -> false));
         assertThat(d.reason()).isEqualTo(RetryDecision.BUDGET_ROUTE);
         assertThat(d.answerProblem()).contains(Problem.UPSTREAM_UNREACHABLE);
@@ -349,13 +355,13 @@ class RetryRulesTest {
     void theRouteBudgetIsChargedOnlyForRetries() {
         RouteRetryBudget route = new RouteRetryBudget(new RetryBudgetPolicy(0.0, 1, Duration.ofSeconds(1)), ticker);
         RetryBudgets budgets = RetryBudgets.of(null, route);
-        rules.decide(PLAIN, "POST", FinishedAttempt.of(1, status(200)), deadline, budgets);
-        rules.decide(PLAIN, "POST", FinishedAttempt.of(1, status(400)), deadline, budgets);
-        rules.decide(PLAIN, "POST", FinishedAttempt.of(1, status(503)), deadline, budgets);
+        decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(200)), deadline, budgets);
+        decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(400)), deadline, budgets);
+        decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(503)), deadline, budgets);
         assertThat(route.remaining()).isEqualTo(1);
-        assertThat(rules.decide(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, budgets).isRetry()).isTrue();
+        assertThat(decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, budgets).isRetry()).isTrue();
         assertThat(route.remaining()).isZero();
-        assertThat(rules.decide(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, budgets).reason())
+        assertThat(decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, budgets).reason())
                 .isEqualTo(RetryDecision.BUDGET_ROUTE);
     }
 
@@ -363,7 +369,7 @@ class RetryRulesTest {
     void aSpentTaskDecisionRefuses() {
         TaskBudget task = new TaskBudget(new TaskPolicy("X-Task-Id", 2, Duration.ofHours(1)), clock);
         RetryBudgets budgets = RetryBudgets.of(task.decide(2), new RouteRetryBudget(RetryBudgetPolicy.DEFAULT, ticker));
-        assertThat(rules.decide(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, budgets).reason())
+        assertThat(decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, budgets).reason())
                 .isEqualTo(RetryDecision.BUDGET_TASK);
     }
 
@@ -372,9 +378,9 @@ class RetryRulesTest {
         RetryBudgets failing = RetryBudgets.of(true, () -> {
             throw new AssertionError("route budget asked");
         });
-        rules.decide(PLAIN, "POST", FinishedAttempt.of(4, status(429)), deadline, failing);
-        rules.decide(PLAIN, "POST", FinishedAttempt.of(1, status(400)), deadline, failing);
-        rules.decide(PLAIN, "POST", FinishedAttempt.of(1, status(502)), deadline, failing);
+        decideOn(PLAIN, "POST", FinishedAttempt.of(4, status(429)), deadline, failing);
+        decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(400)), deadline, failing);
+        decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(502)), deadline, failing);
     }
 
     @Test
@@ -387,12 +393,12 @@ class RetryRulesTest {
     }
 
     @Test
-    void harmlessToRepeatFollowsTagMethodAndReceipt() {
-        assertThat(RetryRules.harmlessToRepeat(PLAIN, "POST", false)).isFalse();
-        assertThat(RetryRules.harmlessToRepeat(PLAIN, "PATCH", false)).isFalse();
-        assertThat(RetryRules.harmlessToRepeat(PLAIN, "PUT", false)).isTrue();
-        assertThat(RetryRules.harmlessToRepeat(IDEMPOTENT, "POST", false)).isTrue();
-        assertThat(RetryRules.harmlessToRepeat(PLAIN, "POST", true)).isTrue();
+    void idempotentMethodsAreThoseOfRfc9110() {
+        assertThat(RetryRules.idempotentMethod("POST")).isFalse();
+        assertThat(RetryRules.idempotentMethod("PATCH")).isFalse();
+        assertThat(RetryRules.idempotentMethod("PUT")).isTrue();
+        assertThat(RetryRules.idempotentMethod("delete")).isTrue();
+        assertThat(RetryRules.idempotentMethod("GET")).isTrue();
     }
 
     // the reasons a route's retries can carry, registered as metric series before any traffic

@@ -1,7 +1,6 @@
-package dev.idemproxy.core.pipeline;
+package dev.idemproxy.core.call;
 
 import dev.idemproxy.core.ProxyHeaders;
-import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
 import io.netty.buffer.ByteBuf;
@@ -32,7 +31,7 @@ import java.util.function.Function;
  * stored lines. The header map carries Content-Length either way, for the handlers that read it;
  * the encoder leaves it out of the map's lines when the stored lines hold it. Stateless.
  */
-final class Replays {
+public final class Replays {
     /** Headers set per replay; a stored header of the same name is left out, as {@code set} would replace it. */
     private static final AsciiString[] SET_PER_REPLAY = {
         HttpHeaderNames.CONTENT_LENGTH, CallIdentity.IDEMPOTENT_REPLAYED, CallIdentity.X_CALL_ID, CallIdentity.X_ATTEMPTS,
@@ -44,7 +43,7 @@ final class Replays {
     private static final Function<StoredResponse, StoredLines> HEAD_LINES = r -> headerLines(r, true);
 
     /** A stored response's header lines, and whether they hold its Content-Length line. */
-    record StoredLines(byte[] bytes, boolean length) {}
+    public record StoredLines(byte[] bytes, boolean length) {}
 
     private Replays() {}
 
@@ -54,7 +53,7 @@ final class Replays {
      *             the upstream sent one, is that of the body a GET would have had (RFC 9110 §9.3.2):
      *             replayed as stored, none added, as for a 304
      */
-    static FullHttpResponse response(ByteBufAllocator alloc, StoredResponse stored, String callId, int attempts, boolean head) {
+    public static FullHttpResponse response(ByteBufAllocator alloc, StoredResponse stored, String callId, int attempts, boolean head) {
         ReplayHeaders h = new ReplayHeaders(stored.derived(head ? HEAD_LINES : HEADER_LINES));  // first: it may refuse a damaged header
         ByteBuf body = alloc.buffer(stored.bodyLength());
         body.writeBytes(stored.bodyBuffer());
@@ -73,7 +72,7 @@ final class Replays {
      * replay. A name that is not a token or a value that is not a valid field value (possible only
      * in a damaged store) is refused, as Netty's header map refuses it.
      */
-    static StoredLines headerLines(StoredResponse stored, boolean head) {
+    public static StoredLines headerLines(StoredResponse stored, boolean head) {
         List<StoredHeader> headers = stored.headers();
         String length = Integer.toString(stored.bodyLength());
         boolean inPlace = !head && framedByLength(stored.status());
@@ -155,10 +154,10 @@ final class Replays {
 
     /**
      * The per-replay headers of a replay, carrying the stored header lines the encoder writes
-     * before them ({@link ServerCodec}). Only this class and the encoder know of the lines; a
+     * before them ({@code pipeline.ServerCodec}). Only this class and the encoder know of the lines; a
      * handler reading the headers sees the per-replay ones.
      */
-    static final class ReplayHeaders extends DefaultHttpHeaders {
+    public static final class ReplayHeaders extends DefaultHttpHeaders {
         private final StoredLines stored;
 
         ReplayHeaders(StoredLines stored) {
@@ -166,12 +165,12 @@ final class Replays {
             this.stored = stored;
         }
 
-        byte[] storedLines() {
+        public byte[] storedLines() {
             return stored.bytes();
         }
 
         /** The stored lines hold the Content-Length line: the map's must not be written again. */
-        boolean lengthInLines() {
+        public boolean lengthInLines() {
             return stored.length();
         }
     }
