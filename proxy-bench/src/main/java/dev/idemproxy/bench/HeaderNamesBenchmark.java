@@ -1,6 +1,6 @@
 package dev.idemproxy.bench;
 
-import dev.idemproxy.core.ProxyHeaders;
+import dev.idemproxy.core.util.ProxyHeaders;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;

@@ -1,6 +1,9 @@
 package dev.idemproxy.core;
 
-import static dev.idemproxy.core.Checks.requireArgument;
+import dev.idemproxy.core.pipeline.ServerPolicy;
+import dev.idemproxy.core.util.Checks;
+
+import static dev.idemproxy.core.util.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.retry.RetryBudgetPolicy;

@@ -1,5 +1,11 @@
 package dev.idemproxy.core;
 
+import dev.idemproxy.core.receipt.ReceiptClient;
+import dev.idemproxy.core.net.IoLoops;
+import dev.idemproxy.core.net.Transport;
+import dev.idemproxy.core.pipeline.ServerDrainEvent;
+import dev.idemproxy.core.util.Ticker;
+
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.call.CallServices;
@@ -159,7 +165,7 @@ public final class ProxyServer implements AutoCloseable {
      * @throws IllegalArgumentException when a route cannot be prepared; the old table stays
      */
     public void apply(ProxyConfig newConfig) {
-        pools.prepare(newConfig.routes());
+        pools.prepare(ReceiptClient.withReceiptRoutes(newConfig.routes()));
         state.routes(RouteTable.of(newConfig.routes()));
         // Zero-valued series for the new routes; a removed route keeps its series until restart.
         for (Route route : newConfig.routes()) {

@@ -1,5 +1,9 @@
 package dev.idemproxy.core;
 
+import dev.idemproxy.core.net.Transport;
+
+import dev.idemproxy.core.pipeline.ServerPolicy;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

@@ -9,7 +9,7 @@ import dev.idemproxy.app.config.ConfigDescriber;
 import dev.idemproxy.app.config.ConfigProblem;
 import dev.idemproxy.app.config.InvalidConfigException;
 import dev.idemproxy.app.config.YamlConfigLoader;
-import dev.idemproxy.core.IoLoops;
+import dev.idemproxy.core.net.IoLoops;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ProxyServer;
 import dev.idemproxy.core.store.IdempotencyStore;

@@ -1,10 +1,10 @@
 package dev.idemproxy.app.wiring;
 
-import dev.idemproxy.core.IoLoops;
+import dev.idemproxy.core.net.IoLoops;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.NearCachedStore;
 import dev.idemproxy.core.store.StorePolicy;
-import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.Stores;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Clock;

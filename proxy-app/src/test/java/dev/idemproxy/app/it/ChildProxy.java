@@ -2,7 +2,7 @@ package dev.idemproxy.app.it;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import dev.idemproxy.core.Transport;
+import dev.idemproxy.core.net.Transport;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

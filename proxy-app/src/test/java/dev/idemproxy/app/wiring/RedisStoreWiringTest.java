@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idemproxy.app.config.YamlConfigLoader;
-import dev.idemproxy.core.IoLoops;
+import dev.idemproxy.core.net.IoLoops;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyStore;

@@ -1,6 +1,5 @@
 package dev.idemproxy.core.call;
 
-import dev.idemproxy.core.Failures;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.retry.AttemptOutcome;
 import dev.idemproxy.core.retry.FailureClass;
@@ -8,6 +7,7 @@ import dev.idemproxy.core.retry.FinishedAttempt;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryBudgets;
 import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.upstream.MalformedResponseException;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -118,14 +118,14 @@ final class AttemptLoop implements UpstreamListener {
             return;
         }
         if (!f.isSuccess()) {
-            attemptFailed(FailureClass.CONNECT_FAILURE, Failures.describe(f.cause()));
+            attemptFailed(FailureClass.CONNECT_FAILURE, MalformedResponseException.describe(f.cause()));
             return;
         }
         c.conn = (UpstreamConnection) f.getNow();
         c.conn.channel().writeAndFlush(requestForAttempt(n)).addListener(w -> {
             if (!w.isSuccess() && n == c.attempt && !c.relay.answering() && c.conn != null) {
                 c.releaseConn(false);
-                attemptFailed(FailureClass.RESET_BEFORE_REQUEST, Failures.describe(w.cause()));
+                attemptFailed(FailureClass.RESET_BEFORE_REQUEST, MalformedResponseException.describe(w.cause()));
             }
         });
     }
@@ -197,7 +197,7 @@ final class AttemptLoop implements UpstreamListener {
             return;
         }
         stopTimer();
-        attemptFailed(FailureClass.RESET, cause == null ? "connection closed before a response" : Failures.describe(cause));
+        attemptFailed(FailureClass.RESET, cause == null ? "connection closed before a response" : MalformedResponseException.describe(cause));
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.idemproxy.core.call;
 
-import dev.idemproxy.core.LogThrottle;
+import dev.idemproxy.core.util.LogThrottle;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.DeadLetter;

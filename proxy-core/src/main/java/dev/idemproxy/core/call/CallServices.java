@@ -2,7 +2,7 @@ package dev.idemproxy.core.call;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.Ticker;
+import dev.idemproxy.core.util.Ticker;
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.retry.RetryRules;
 import dev.idemproxy.core.retry.RouteRetryBudget;

@@ -2,8 +2,8 @@ package dev.idemproxy.core.call;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.Failures;
-import dev.idemproxy.core.LogThrottle;
+import dev.idemproxy.core.util.Failures;
+import dev.idemproxy.core.util.LogThrottle;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.problem.Problem;

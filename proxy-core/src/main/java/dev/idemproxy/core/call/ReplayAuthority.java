@@ -80,7 +80,7 @@ public final class ReplayAuthority {
             return null;
         }
         String callId = h.get(CallIdentity.X_CALL_ID);
-        if (callId == null || !dev.idemproxy.core.Checks.isLowerHex(callId, 32)) {
+        if (callId == null || !dev.idemproxy.core.util.Checks.isLowerHex(callId, 32)) {
             return null;
         }
         RecordKey rk = null;

@@ -1,6 +1,6 @@
 package dev.idemproxy.core.call;
 
-import dev.idemproxy.core.ProxyHeaders;
+import dev.idemproxy.core.util.ProxyHeaders;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
 import io.netty.buffer.ByteBuf;

@@ -2,7 +2,7 @@ package dev.idemproxy.core.idempotency;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.Checks;
+import dev.idemproxy.core.util.Checks;
 import java.util.List;
 
 /**

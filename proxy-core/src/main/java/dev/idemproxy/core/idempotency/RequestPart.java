@@ -1,9 +1,9 @@
 package dev.idemproxy.core.idempotency;
 
-import static dev.idemproxy.core.Checks.requireArgument;
+import static dev.idemproxy.core.util.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.ProxyHeaders;
+import dev.idemproxy.core.util.ProxyHeaders;
 
 /**
  * A part of a request named in config: {@code method}, {@code path}, {@code body},

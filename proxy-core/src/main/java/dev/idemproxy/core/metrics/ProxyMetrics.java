@@ -40,7 +40,7 @@ public final class ProxyMetrics {
     public static final String STORE_PASSTHROUGH = "idemproxy.store.passthrough";
     /**
      * Not in CONTRACT §8: claims answered from the near-cache of ended records ({@code result=hit}) or
-     * sent to the store ({@code miss}); registered by {@link dev.idemproxy.core.store.NearCachedStore}.
+     * sent to the store ({@code miss}); registered by {@code store.NearCachedStore}.
      */
     public static final String STORE_NEAR_CACHE = "idemproxy.store.near.cache";
 

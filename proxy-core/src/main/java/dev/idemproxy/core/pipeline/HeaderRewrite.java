@@ -1,8 +1,8 @@
 package dev.idemproxy.core.pipeline;
 
-import static dev.idemproxy.core.ProxyHeaders.X_FORWARDED_FOR;
-import static dev.idemproxy.core.ProxyHeaders.X_FORWARDED_HOST;
-import static dev.idemproxy.core.ProxyHeaders.X_FORWARDED_PROTO;
+import static dev.idemproxy.core.util.ProxyHeaders.X_FORWARDED_FOR;
+import static dev.idemproxy.core.util.ProxyHeaders.X_FORWARDED_HOST;
+import static dev.idemproxy.core.util.ProxyHeaders.X_FORWARDED_PROTO;
 
 import dev.idemproxy.core.route.Route;
 import io.netty.handler.codec.http.HttpHeaderNames;

@@ -1,6 +1,5 @@
 package dev.idemproxy.core.pipeline;
 
-import dev.idemproxy.core.ServerDrainEvent;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;

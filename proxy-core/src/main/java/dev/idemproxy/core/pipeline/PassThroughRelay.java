@@ -1,6 +1,5 @@
 package dev.idemproxy.core.pipeline;
 
-import dev.idemproxy.core.Failures;
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.call.ReplayAuthority;
@@ -98,7 +97,7 @@ final class PassThroughRelay implements UpstreamListener {
             return;
         }
         if (!f.isSuccess()) {
-            fail(Problem.UPSTREAM_UNREACHABLE, Failures.describe(f.cause()));
+            fail(Problem.UPSTREAM_UNREACHABLE, MalformedResponseException.describe(f.cause()));
             return;
         }
         connected((UpstreamConnection) f.getNow(), false, clientIp);
@@ -249,7 +248,7 @@ final class PassThroughRelay implements UpstreamListener {
         conn = null;
         if (!responseStarted) {
             fail(Problem.UPSTREAM_RESET, cause instanceof MalformedResponseException ? cause.getMessage()
-                    : "the upstream closed the connection before answering" + (cause == null ? "" : ": " + Failures.describe(cause)));
+                    : "the upstream closed the connection before answering" + (cause == null ? "" : ": " + MalformedResponseException.describe(cause)));
         } else if (!responseDone) {
             abort();
         }

@@ -1,6 +1,5 @@
 package dev.idemproxy.core.pipeline;
 
-import dev.idemproxy.core.ServerPolicy;
 import dev.idemproxy.core.call.CallServices;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;

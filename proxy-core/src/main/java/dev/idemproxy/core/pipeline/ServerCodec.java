@@ -1,7 +1,7 @@
 package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.call.Replays;
-import dev.idemproxy.core.ProxyHeaders;
+import dev.idemproxy.core.util.ProxyHeaders;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.receipt;
 
+import dev.idemproxy.core.route.ReceiptPolicy;
+
 /**
  * What the upstream's receipt endpoint said about a call whose outcome was unknown.
  * This class is immutable.

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.receipt;
 
+import dev.idemproxy.core.route.ReceiptPolicy;
+
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.route.Route;
@@ -41,6 +43,17 @@ public final class ReceiptClient {
 
     public ReceiptClient(UpstreamPools pools) {
         this.pools = requireNonNull(pools, "pools");
+    }
+
+    /** The routes and, after them, the routes their receipt endpoints are reached through: what the pools prepare. */
+    public static java.util.List<Route> withReceiptRoutes(java.util.List<Route> routes) {
+        java.util.List<Route> all = new java.util.ArrayList<>(routes);
+        for (Route r : routes) {
+            if (r.receipt() != null) {
+                all.add(receiptRoute(r, ReceiptUrls.expand(r.receipt().url(), "x", "x", "x")));
+            }
+        }
+        return all;
     }
 
     /** The route through which {@code url} is reached: its origin, with the owning route's TLS and timeouts. */

@@ -1,6 +1,6 @@
 package dev.idemproxy.core.retry;
 
-import static dev.idemproxy.core.Checks.requireArgument;
+import static dev.idemproxy.core.util.Checks.requireArgument;
 
 /**
  * How a backoff delay is randomised: {@code full} (uniform in [0, d]), {@code equal}

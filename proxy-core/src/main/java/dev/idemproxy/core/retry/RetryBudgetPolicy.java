@@ -1,7 +1,7 @@
 package dev.idemproxy.core.retry;
 
-import static dev.idemproxy.core.Checks.positive;
-import static dev.idemproxy.core.Checks.requireArgument;
+import static dev.idemproxy.core.util.Checks.positive;
+import static dev.idemproxy.core.util.Checks.requireArgument;
 
 import java.time.Duration;
 

@@ -1,6 +1,6 @@
 package dev.idemproxy.core.retry;
 
-import static dev.idemproxy.core.Checks.requireArgument;
+import static dev.idemproxy.core.util.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.problem.Problem;

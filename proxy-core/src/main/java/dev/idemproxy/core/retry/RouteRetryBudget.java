@@ -2,7 +2,7 @@ package dev.idemproxy.core.retry;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.Ticker;
+import dev.idemproxy.core.util.Ticker;
 import java.util.Arrays;
 
 /**

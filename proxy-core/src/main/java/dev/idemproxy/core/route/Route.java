@@ -1,15 +1,11 @@
 package dev.idemproxy.core.route;
 
-import static dev.idemproxy.core.Checks.requireArgument;
+import static dev.idemproxy.core.util.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
-import dev.idemproxy.core.receipt.IdsPolicy;
-import dev.idemproxy.core.receipt.ReceiptPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
-import dev.idemproxy.core.upstream.PoolPolicy;
-import dev.idemproxy.core.upstream.TlsPolicy;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Set;

@@ -1,6 +1,6 @@
 package dev.idemproxy.core.route;
 
-import static dev.idemproxy.core.Checks.positive;
+import static dev.idemproxy.core.util.Checks.positive;
 
 import java.time.Duration;
 

@@ -1,6 +1,6 @@
 package dev.idemproxy.core.store;
 
-import static dev.idemproxy.core.Checks.positive;
+import static dev.idemproxy.core.util.Checks.positive;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Duration;

@@ -1,10 +1,9 @@
 package dev.idemproxy.core.store;
 
-import static dev.idemproxy.core.Checks.positive;
-import static dev.idemproxy.core.Checks.requireArgument;
+import static dev.idemproxy.core.util.Checks.positive;
+import static dev.idemproxy.core.util.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -14,10 +13,18 @@ import java.time.Duration;
  *
  * @param memoryMaxEntries the memory store's most records (and receipts, and dead letters)
  * @param memoryMaxBytes   about how much heap the memory store may hold in all (see
- *                         {@link dev.idemproxy.core.store.memory.MemoryIdempotencyStore})
+ *                         {@code store.memory.MemoryIdempotencyStore})
  */
 public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, long memoryMaxBytes, RedisPolicy redis,
         OnUnavailable onUnavailable, NearCachePolicy nearCache) {
+    /** The memory store's least byte bound. */
+    public static final long MEMORY_MIN_BYTES = 1024 * 1024;
+
+    /** A quarter of the JVM's maximum heap ({@code -Xmx}) in whole MiB, and at least {@link #MEMORY_MIN_BYTES}. */
+    public static long defaultMemoryMaxBytes() {
+        return Math.max(MEMORY_MIN_BYTES, Runtime.getRuntime().maxMemory() / 4 / MEMORY_MIN_BYTES * MEMORY_MIN_BYTES);
+    }
+
 
     public enum Type {
         EMBEDDED("embedded"), MEMORY("memory"), REDIS("redis");
@@ -181,15 +188,15 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, l
     }
 
     public static final StorePolicy DEFAULT = new StorePolicy(Type.EMBEDDED, Path.of("./idemproxy-data"), 1_000_000,
-            MemoryIdempotencyStore.defaultMaxBytes(), RedisPolicy.DEFAULT, OnUnavailable.REJECT,
+            defaultMemoryMaxBytes(), RedisPolicy.DEFAULT, OnUnavailable.REJECT,
             NearCachePolicy.defaultFor(Type.EMBEDDED));
 
     public StorePolicy {
         requireNonNull(type, "type");
         requireNonNull(embeddedPath, "embeddedPath");
         requireArgument(memoryMaxEntries >= 1, "maxEntries " + memoryMaxEntries + " (expected: >= 1)");
-        requireArgument(memoryMaxBytes >= MemoryIdempotencyStore.MIN_BYTES,
-                "maxBytes " + memoryMaxBytes + " (expected: >= " + MemoryIdempotencyStore.MIN_BYTES + ")");
+        requireArgument(memoryMaxBytes >= MEMORY_MIN_BYTES,
+                "maxBytes " + memoryMaxBytes + " (expected: >= " + MEMORY_MIN_BYTES + ")");
         requireNonNull(redis, "redis");
         requireNonNull(onUnavailable, "onUnavailable");
         requireNonNull(nearCache, "nearCache");
@@ -197,7 +204,7 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, l
 
     /** A store without a near-cache, and the memory store's default byte bound. */
     public StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, RedisPolicy redis, OnUnavailable onUnavailable) {
-        this(type, embeddedPath, memoryMaxEntries, MemoryIdempotencyStore.defaultMaxBytes(), redis, onUnavailable,
+        this(type, embeddedPath, memoryMaxEntries, defaultMemoryMaxBytes(), redis, onUnavailable,
                 NearCachePolicy.DISABLED);
     }
 }

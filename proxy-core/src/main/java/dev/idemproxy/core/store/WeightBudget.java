@@ -1,6 +1,6 @@
 package dev.idemproxy.core.store;
 
-import static dev.idemproxy.core.Checks.requireArgument;
+import static dev.idemproxy.core.util.Checks.requireArgument;
 
 /**
  * A Caffeine weight bound that caps a cache both by count and by (estimated) bytes: every entry

@@ -15,4 +15,16 @@ public final class MalformedResponseException extends IOException {
         super("the upstream's response could not be parsed as HTTP/1.1"
                 + (decoderFailure.getMessage() == null ? "" : " (" + decoderFailure.getMessage() + ")"), decoderFailure);
     }
+
+    /** A one-line description of an upstream failure for problem details and logs. */
+    public static String describe(Throwable t) {
+        if (t instanceof MalformedResponseException) {
+            return t.getMessage();
+        }
+        Throwable c = t;
+        while (c.getCause() != null && c.getMessage() == null) {
+            c = c.getCause();
+        }
+        return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
+    }
 }

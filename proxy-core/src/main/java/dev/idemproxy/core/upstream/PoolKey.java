@@ -1,5 +1,8 @@
 package dev.idemproxy.core.upstream;
 
+import dev.idemproxy.core.route.TlsPolicy;
+import dev.idemproxy.core.route.PoolPolicy;
+
 import dev.idemproxy.core.route.Route;
 import java.time.Duration;
 import java.util.Locale;

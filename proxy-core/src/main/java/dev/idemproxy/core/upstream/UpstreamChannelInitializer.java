@@ -1,6 +1,6 @@
 package dev.idemproxy.core.upstream;
 
-import dev.idemproxy.core.ProxyHeaders;
+import dev.idemproxy.core.util.ProxyHeaders;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;

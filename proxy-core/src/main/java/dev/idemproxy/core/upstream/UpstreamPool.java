@@ -1,6 +1,6 @@
 package dev.idemproxy.core.upstream;
 
-import dev.idemproxy.core.Failures;
+import dev.idemproxy.core.util.Failures;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -9,7 +9,7 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
-import dev.idemproxy.core.Transport;
+import dev.idemproxy.core.net.Transport;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**

@@ -1,8 +1,10 @@
 package dev.idemproxy.core.upstream;
 
+import dev.idemproxy.core.route.TlsPolicy;
+
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.Transport;
+import dev.idemproxy.core.net.Transport;
 import dev.idemproxy.core.route.Route;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -30,17 +32,14 @@ public final class UpstreamPools implements AutoCloseable {
     }
 
     /**
-     * Creates the pools and TLS contexts the routes need.
+     * Creates the pools and TLS contexts the routes need (the routes of their receipt endpoints too,
+     * which the caller adds).
      *
      * @throws IllegalArgumentException when a route's CA file cannot be used
      */
     public void prepare(List<Route> routes) {
         for (Route r : routes) {
             pool(r);
-            if (r.receipt() != null) {
-                pool(dev.idemproxy.core.receipt.ReceiptClient.receiptRoute(r,
-                        dev.idemproxy.core.receipt.ReceiptUrls.expand(r.receipt().url(), "x", "x", "x")));
-            }
         }
     }
 

@@ -2,8 +2,7 @@ package dev.idemproxy.core.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idemproxy.core.ServerPolicy;
-import dev.idemproxy.core.Transport;
+import dev.idemproxy.core.net.Transport;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.upstream.UpstreamPools;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -23,7 +22,7 @@ class PipelineOrderTest {
                 dev.idemproxy.core.call.TaskBudgets.local(
                         new dev.idemproxy.core.retry.LocalTaskBudgets(dev.idemproxy.core.retry.TaskPolicy.DEFAULT, clock)),
                 dev.idemproxy.core.retry.RetryBudgetPolicy.DEFAULT, null, dev.idemproxy.core.store.StorePolicy.OnUnavailable.REJECT,
-                java.util.List.of(), new java.util.Random(2), dev.idemproxy.core.Ticker.system(), clock,
+                java.util.List.of(), new java.util.Random(2), dev.idemproxy.core.util.Ticker.system(), clock,
                 dev.idemproxy.core.metrics.ProxyMetrics.noop(), true);
     }
 

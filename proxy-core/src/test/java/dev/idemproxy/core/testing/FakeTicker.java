@@ -1,6 +1,6 @@
 package dev.idemproxy.core.testing;
 
-import dev.idemproxy.core.Ticker;
+import dev.idemproxy.core.util.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 

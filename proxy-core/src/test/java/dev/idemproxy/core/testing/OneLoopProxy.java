@@ -4,7 +4,7 @@ import dev.idemproxy.core.AdminPolicy;
 import dev.idemproxy.core.HostPort;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ProxyServer;
-import dev.idemproxy.core.ServerPolicy;
+import dev.idemproxy.core.pipeline.ServerPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.KeyPolicy;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;

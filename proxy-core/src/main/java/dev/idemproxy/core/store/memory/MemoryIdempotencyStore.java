@@ -1,6 +1,7 @@
 package dev.idemproxy.core.store.memory;
 
-import static dev.idemproxy.core.Checks.requireArgument;
+import dev.idemproxy.core.store.StorePolicy;
+import static dev.idemproxy.core.util.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
@@ -57,7 +58,7 @@ import java.util.function.Supplier;
  */
 public final class MemoryIdempotencyStore implements IdempotencyStore {
     /** The smallest byte bound: a few hundred small records. */
-    public static final long MIN_BYTES = 1024 * 1024;
+    public static final long MIN_BYTES = StorePolicy.MEMORY_MIN_BYTES;
     private final Clock clock;
     private final Cache<String, IdempotencyRecord> records;
     private final Cache<String, TimedReceipt> receipts;
@@ -127,7 +128,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 
     /** A quarter of the JVM's maximum heap ({@code -Xmx}) in whole MiB, and at least {@link #MIN_BYTES}. */
     public static long defaultMaxBytes() {
-        return Math.max(MIN_BYTES, Runtime.getRuntime().maxMemory() / 4 / MIN_BYTES * MIN_BYTES);
+        return StorePolicy.defaultMemoryMaxBytes();
     }
 
     /** Runs Caffeine's pending maintenance (evictions) now; for tests. */

@@ -1,7 +1,7 @@
 package dev.idemproxy.core.store.redis;
 
-import dev.idemproxy.core.LogThrottle;
-import dev.idemproxy.core.Ticker;
+import dev.idemproxy.core.util.LogThrottle;
+import dev.idemproxy.core.util.Ticker;
 import dev.idemproxy.core.retry.Backoff;
 import dev.idemproxy.core.retry.BackoffPolicy;
 import dev.idemproxy.core.retry.Jitter;

@@ -1,7 +1,7 @@
 package dev.idemproxy.core.store.redis;
 
-import dev.idemproxy.core.IoLoops;
-import dev.idemproxy.core.Transport;
+import dev.idemproxy.core.net.IoLoops;
+import dev.idemproxy.core.net.Transport;
 import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;

@@ -3,9 +3,9 @@ package dev.idemproxy.core.store.redis;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.Checks;
-import dev.idemproxy.core.Failures;
-import dev.idemproxy.core.IoLoops;
+import dev.idemproxy.core.util.Checks;
+import dev.idemproxy.core.util.Failures;
+import dev.idemproxy.core.net.IoLoops;
 import dev.idemproxy.core.store.ClaimAnswerLostException;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;

@@ -1,6 +1,6 @@
 package dev.idemproxy.core.store.redis;
 
-import dev.idemproxy.core.Failures;
+import dev.idemproxy.core.util.Failures;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;

@@ -2,7 +2,7 @@ package dev.idemproxy.core.store.redis;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.IoLoops;
+import dev.idemproxy.core.net.IoLoops;
 import io.lettuce.core.resource.EventLoopGroupProvider;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutorGroup;

@@ -2,7 +2,7 @@ package dev.idemproxy.core.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idemproxy.core.IoLoops;
+import dev.idemproxy.core.net.IoLoops;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.RecordKey;

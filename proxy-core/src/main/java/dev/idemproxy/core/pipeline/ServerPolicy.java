@@ -1,7 +1,9 @@
-package dev.idemproxy.core;
+package dev.idemproxy.core.pipeline;
 
-import static dev.idemproxy.core.Checks.positive;
-import static dev.idemproxy.core.Checks.requireArgument;
+import dev.idemproxy.core.net.Transport;
+
+import static dev.idemproxy.core.util.Checks.positive;
+import static dev.idemproxy.core.util.Checks.requireArgument;
 
 import java.time.Duration;
 

@@ -1,4 +1,4 @@
-package dev.idemproxy.core;
+package dev.idemproxy.core.util;
 
 /**
  * A monotonic time source in nanoseconds, the seam that lets tests advance time by hand

@@ -1,6 +1,6 @@
-package dev.idemproxy.core;
+package dev.idemproxy.core.net;
 
-import static dev.idemproxy.core.Checks.requireArgument;
+import static dev.idemproxy.core.util.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
 import io.netty.channel.EventLoopGroup;

@@ -1,4 +1,4 @@
-package dev.idemproxy.core.upstream;
+package dev.idemproxy.core.route;
 
 import java.nio.file.Path;
 

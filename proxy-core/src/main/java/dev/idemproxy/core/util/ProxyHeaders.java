@@ -1,6 +1,5 @@
-package dev.idemproxy.core;
+package dev.idemproxy.core.util;
 
-import dev.idemproxy.core.call.CallIdentity;
 import io.netty.handler.codec.DefaultHeaders.NameValidator;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -18,6 +17,14 @@ import io.netty.util.AsciiString;
  * This class is stateless.
  */
 public final class ProxyHeaders implements NameValidator<CharSequence> {
+    /** The headers of a protected call (CONTRACT §4), set by the proxy. */
+    public static final AsciiString X_CALL_ID = AsciiString.cached("X-Call-Id");
+    public static final AsciiString X_ATTEMPT = AsciiString.cached("X-Attempt");
+    public static final AsciiString X_ATTEMPTS = AsciiString.cached("X-Attempts");
+    public static final AsciiString X_REQUEST_TIMEOUT_MS = AsciiString.cached("X-Request-Timeout-Ms");
+    public static final AsciiString IDEMPOTENT_REPLAYED = AsciiString.cached("Idempotent-Replayed");
+    /** Retries the call's task has left in its window (CONTRACT §4); never stored for replay. */
+    public static final AsciiString X_RETRY_BUDGET_REMAINING = AsciiString.cached("X-Retry-Budget-Remaining");
     public static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
     public static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
     public static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
@@ -50,8 +57,7 @@ public final class ProxyHeaders implements NameValidator<CharSequence> {
         HttpHeaderNames.HOST, HttpHeaderNames.CONTENT_LENGTH, HttpHeaderNames.TRANSFER_ENCODING,
         HttpHeaderNames.CONNECTION, HttpHeaderNames.CONTENT_TYPE,
         X_FORWARDED_FOR, X_FORWARDED_PROTO, X_FORWARDED_HOST,
-        CallIdentity.X_CALL_ID, CallIdentity.X_ATTEMPT, CallIdentity.X_ATTEMPTS, CallIdentity.IDEMPOTENT_REPLAYED,
-        CallIdentity.X_REQUEST_TIMEOUT_MS, CallIdentity.X_RETRY_BUDGET_REMAINING,
+        X_CALL_ID, X_ATTEMPT, X_ATTEMPTS, IDEMPOTENT_REPLAYED, X_REQUEST_TIMEOUT_MS, X_RETRY_BUDGET_REMAINING,
     };
 
     static {

@@ -1,4 +1,4 @@
-package dev.idemproxy.core;
+package dev.idemproxy.core.pipeline;
 
 /** Fired on every client channel when the server starts draining. */
 public final class ServerDrainEvent {

@@ -1,4 +1,4 @@
-package dev.idemproxy.core.receipt;
+package dev.idemproxy.core.route;
 
 import static java.util.Objects.requireNonNull;
 

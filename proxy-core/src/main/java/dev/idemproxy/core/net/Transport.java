@@ -1,4 +1,4 @@
-package dev.idemproxy.core;
+package dev.idemproxy.core.net;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;

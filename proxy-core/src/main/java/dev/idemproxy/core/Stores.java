@@ -1,8 +1,11 @@
-package dev.idemproxy.core.store;
+package dev.idemproxy.core;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.IoLoops;
+import dev.idemproxy.core.net.IoLoops;
+import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.StorePolicy;
+import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.embedded.EmbeddedIdempotencyStore;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
 import dev.idemproxy.core.store.redis.RedisIdempotencyStore;
