@@ -140,6 +140,38 @@ nginx_proxy_http() { # port upstream_port -> nginx as the reverse proxy, inside 
 EOC
 }
 
+# ---------------------------------------------------------------- tools
+# Installs what is missing from Debian's packages, keeping their services (nginx on port 80,
+# redis on 6379) from starting: a temporary policy-rc.d denies service starts.
+ensure_tools() { # command...
+    local missing=() t pkg
+    for t in "$@"; do
+        command -v "$t" >/dev/null 2>&1 || [[ -x /usr/sbin/$t ]] && continue
+        case $t in redis-server) pkg=redis-server ;; *) pkg=$t ;; esac
+        missing+=("$pkg")
+    done
+    [[ ${#missing[@]} -eq 0 ]] && return 0
+    [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1 \
+        || die "missing ${missing[*]}: install them (apt-get install ${missing[*]})"
+    log "installing ${missing[*]} from Debian's packages"
+    local policy=/usr/sbin/policy-rc.d created=0 rc=0
+    [[ -e $policy ]] || { printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && created=1; }
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq || rc=$?
+    (( rc == 0 )) && { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" || rc=$?; }
+    (( created )) && rm -f "$policy"
+    (( rc == 0 )) || die "apt-get could not install ${missing[*]}"
+    export PATH=$PATH:/usr/sbin
+}
+start_upstream_on() { # dir port body core -> UPSTREAM_WORKER: an nginx worker on CORE answering every path with BODY
+    write_nginx_conf "$1" "    server { listen 127.0.0.1:$2 backlog=4096; default_type application/json;
+        location / { return 200 '$3'; } }"
+    taskset -c "$4" nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" &
+    local master=$!
+    STARTED_PIDS+=("$master")
+    wait_port "$2" 10 || die "the upstream nginx is not listening (see $1/error.log)"
+    UPSTREAM_WORKER=$(nginx_worker_pid "$master") || die "the upstream nginx has no worker"
+}
+
 # ---------------------------------------------------------------- experiments' processes
 experiment_setup() { # name tool... -> LOG_TAG=NAME, WORK: bench/out/experiments/NAME, emptied; dies if a tool is missing
     LOG_TAG=$1
