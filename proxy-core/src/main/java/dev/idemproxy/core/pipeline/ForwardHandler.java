@@ -138,6 +138,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         requestDone = true;
         responseStarted = true;
         state.callStarted();
+        c.runsWithoutClient();
         // A call without a record takes its DLQ replay's proof here (a recorded one did at its claim).
         ReplayAuthority.Replay replay = c.protection() == null ? services.replays().take(c.request()) : null;
         CallIdentity identity = c.protection() != null ? c.protection().identity()
@@ -153,6 +154,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             if (!ended[0]) {
                 ended[0] = true;
                 state.callEnded();
+                c.end();  // in flight until here too, whether or not its client stayed
             }
         };
         boolean writesReceipt = recorded == null && (c.protection() == null || c.protection().writesReceipt());
