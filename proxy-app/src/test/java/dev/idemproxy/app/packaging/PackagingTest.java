@@ -341,7 +341,8 @@ class PackagingTest {
             "idemproxy_requests_total", "idemproxy_replays_total", "idemproxy_key_conflicts_total",
             "idemproxy_upstream_attempts_total", "idemproxy_retries_total", "idemproxy_retry_budget_exhausted_total",
             "idemproxy_dlq_entries", "idemproxy_upstream_duration_seconds", "idemproxy_store_duration_seconds",
-            "idemproxy_store_errors_total", "idemproxy_config_reload_failures_total",
+            "idemproxy_store_errors_total", "idemproxy_config_reload_failures_total", "idemproxy_in_flight",
+            "idemproxy_build_info", "idemproxy_front_rejections_total",
             "jvm_memory_used_bytes", "jvm_memory_committed_bytes", "jvm_memory_max_bytes", "jvm_gc_pause_seconds",
             "jvm_threads_live_threads", "process_cpu_usage", "process_uptime_seconds");
     private static final Set<String> HISTOGRAMS = Set.of(
@@ -378,6 +379,68 @@ class PackagingTest {
                 "idemproxy_store_errors_total");
         assertThat(queries).anyMatch(q -> q.contains("histogram_quantile(0.5,") && q.contains("idemproxy_upstream_duration_seconds_bucket"));
         assertThat(queries).anyMatch(q -> q.contains("histogram_quantile(0.99,") && q.contains("idemproxy_upstream_duration_seconds_bucket"));
+    }
+
+    /** The matchers every metric selector of the dashboard carries, so each panel follows the job, namespace and pod chosen. */
+    private static final List<String> SCOPE = List.of("job=~\"$job\"", "namespace=~\"$namespace\"", "pod=~\"$pod\"");
+    private static final Pattern METRIC_REF = Pattern.compile("\\b((?:idemproxy|jvm|process|netty|system)_[A-Za-z0-9_:]+)(\\{[^}]*})?");
+
+    @Test
+    void theDashboardFiltersEveryQueryByJobNamespaceAndPod() throws IOException {
+        JsonNode dashboard = JSON.readTree(CHART.resolve("dashboards/idemproxy.json").toFile());
+        List<String> variables = new ArrayList<>();
+        dashboard.path("templating").path("list").forEach(v -> variables.add(v.path("name").asText()));
+        assertThat(variables).containsSubsequence("job", "namespace", "pod", "route");
+        for (JsonNode v : dashboard.path("templating").path("list")) {
+            if (List.of("job", "namespace", "pod", "route").contains(v.path("name").asText())) {
+                assertThat(v.path("type").asText()).isEqualTo("query");
+                assertThat(v.path("includeAll").asBoolean()).isTrue();
+                assertThat(v.path("allValue").asText()).isEqualTo(".*");
+            }
+        }
+        // Each variable's choices follow the ones before it.
+        assertThat(variable(dashboard, "namespace")).contains("job=~\"$job\"");
+        assertThat(variable(dashboard, "pod")).contains("job=~\"$job\"", "namespace=~\"$namespace\"");
+        assertThat(variable(dashboard, "route")).contains(SCOPE);
+
+        List<JsonNode> targets = dashboard.findValues("targets").stream().flatMap(t -> {
+            List<JsonNode> list = new ArrayList<>();
+            t.forEach(list::add);
+            return list.stream();
+        }).toList();
+        assertThat(targets).hasSizeGreaterThan(15);
+        for (JsonNode target : targets) {
+            String expr = target.path("expr").asText();
+            Matcher m = METRIC_REF.matcher(expr);
+            int refs = 0;
+            while (m.find()) {
+                refs++;
+                assertThat(m.group(2)).as("selector of %s in %s", m.group(1), expr).isNotNull().contains(SCOPE);
+            }
+            assertThat(refs).as(expr).isPositive();
+        }
+    }
+
+    @Test
+    void theDashboardAggregatesEachGaugeAsItMeansAndShowsTheNewFamilies() throws IOException {
+        JsonNode dashboard = JSON.readTree(CHART.resolve("dashboards/idemproxy.json").toFile());
+        List<String> exprs = dashboard.findValues("expr").stream().map(JsonNode::asText).toList();
+        // One store's count, repeated by every proxy that shares it: max, never sum.
+        assertThat(exprs).filteredOn(e -> e.contains("idemproxy_dlq_entries")).isNotEmpty()
+                .allSatisfy(e -> assertThat(e).startsWith("max").doesNotContain("sum"));
+        // Calls in flight add up across pods.
+        assertThat(exprs).filteredOn(e -> e.contains("idemproxy_in_flight")).singleElement().asString().startsWith("sum by (route)");
+        assertThat(exprs).anyMatch(e -> e.contains("idemproxy_front_rejections_total") && e.contains("by (reason)"));
+        assertThat(exprs).anyMatch(e -> e.contains("idemproxy_build_info") && e.contains("by (version)"));
+    }
+
+    private static String variable(JsonNode dashboard, String name) {
+        for (JsonNode v : dashboard.path("templating").path("list")) {
+            if (v.path("name").asText().equals(name)) {
+                return v.path("definition").asText();
+            }
+        }
+        throw new AssertionError("no variable " + name);
     }
 
     private static boolean allowed(String name) {
