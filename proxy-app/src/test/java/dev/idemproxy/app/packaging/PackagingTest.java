@@ -44,6 +44,7 @@ class PackagingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final YAMLMapper YAML = new YAMLMapper();
     private static final String ADMIN_PORT = "idemproxy-admin";
+    private static final String METRICS_PORT = "idemproxy-metrics";
     private static final Map<String, String> ENV = Map.of("REDIS_PASSWORD", "s3cret", "IDEMPROXY_ADMIN_TOKEN", "t0ken");
 
     @TempDir
@@ -157,6 +158,49 @@ class PackagingTest {
     }
 
     @Test
+    void theSchemaAcceptsEnabledForAParentChartsCondition() throws IOException {
+        MiniJsonSchema schema = schema();
+        for (boolean enabled : new boolean[] {true, false}) {
+            ObjectNode root = (ObjectNode) values();
+            root.put("enabled", enabled);
+            assertThat(schema.validate(root)).isEmpty();
+        }
+        ObjectNode root = (ObjectNode) values();
+        root.put("enabled", "yes");
+        assertThat(schema.validate(root)).singleElement().asString().contains("$.enabled").contains("boolean");
+    }
+
+    @Test
+    void theSchemaDeclaresEveryValueTheTemplatesRead() throws IOException {
+        MiniJsonSchema schema = schema();
+        Set<String> read = new TreeSet<>();
+        try (Stream<Path> files = Files.list(CHART.resolve("templates"))) {
+            for (Path file : files.sorted().toList()) {
+                read.addAll(TemplateValueRefs.of(Files.readString(file)));
+            }
+        }
+        assertThat(read).contains("sidecar.mode", "metrics.port", "metrics.scrapeAnnotations", "probes.startup.periodSeconds",
+                "store.redis.existingSecretKey", "admin.token");
+        assertThat(read).allSatisfy(path -> assertThat(schema.declares(TemplateValueRefs.keys(path)))
+                .as("values.schema.json declares %s", path).isTrue());
+        // ...and the check can fail: an undeclared key under a closed object is refused.
+        assertThat(schema.declares(TemplateValueRefs.keys("metrics.typo"))).isFalse();
+        assertThat(schema.declares(TemplateValueRefs.keys("securityContext.anything.below"))).isTrue();
+    }
+
+    @Test
+    void theValueWalkerFollowsWithBlocksAndSkipsCommentsStringsAndRanges() {
+        assertThat(TemplateValueRefs.of("""
+                {{/* .Values.inComment */}}
+                {{- with .Values.probes.startup }}{{ if .enabled }}{{ .periodSeconds }}{{ end }}{{ else }}{{ .Values.other }}{{ end }}
+                {{ printf ".Values.inString %s" .Values.a.b | quote }}
+                {{- range .Values.list }}{{ .item }}{{ end }}
+                {{ include "x" (dict "Values" .Values.sub) }}
+                """)).containsExactly("a.b", "list", "other", "probes.startup", "probes.startup.enabled",
+                "probes.startup.periodSeconds", "sub");
+    }
+
+    @Test
     void theChartTemplatesCarryWhatTheExamplesShow() throws IOException {
         String sidecar = Files.readString(CHART.resolve("templates/sidecar.yaml"));
         String helpers = Files.readString(CHART.resolve("templates/_helpers.tpl"));
@@ -172,7 +216,11 @@ class PackagingTest {
                 "path: /data", "emptyDir:");
         assertThat(deployment).contains("example.enabled", "initContainers:", "eq .Values.sidecar.mode \"classic\"",
                 "include \"idemproxy.terminationGracePeriodSeconds\"");
-        assertThat(serviceMonitor).contains("monitoring.coreos.com/v1", "metrics.serviceMonitor.enabled", "port: " + ADMIN_PORT);
+        assertThat(serviceMonitor).contains("monitoring.coreos.com/v1", "metrics.serviceMonitor.enabled", "port: " + METRICS_PORT,
+                // with metrics.port 0 (no metrics listener) it falls back to the admin port and the token
+                "port: " + ADMIN_PORT, "type: Bearer");
+        assertThat(sidecar).contains("include \"idemproxy.preStopSeconds\"", "name: " + METRICS_PORT);
+        assertThat(helpers).contains("metricsListen:", "prometheus.io/scrape", "eq .Values.sidecar.mode \"classic\"");
         assertThat(Files.readString(CHART.resolve("Chart.yaml"))).contains("apiVersion: v2", "name: idemproxy");
     }
 
@@ -270,10 +318,17 @@ class PackagingTest {
     @MethodSource("examples")
     void graceCoversThePreStopSleepAndShutdownGrace(Path file) throws Exception {
         Example ex = Example.read(file);
-        List<String> preStop = textList(ex.sidecar().path("lifecycle").path("preStop").path("exec").path("command"));
-        assertThat(preStop).hasSize(2).first().isEqualTo("sleep");
-        long sleep = Long.parseLong(preStop.get(1));
-        assertThat(sleep).isPositive();
+        long sleep = 0;
+        if (ex.isNative()) {
+            // Kubernetes stops a native sidecar after the app: a sleep would only delay the pod's end.
+            assertThat(ex.sidecar().path("lifecycle").has("preStop")).as("preStop of a native sidecar").isFalse();
+        } else {
+            // A classic sidecar gets SIGTERM with the app: the sleep keeps it serving the app's last calls.
+            List<String> preStop = textList(ex.sidecar().path("lifecycle").path("preStop").path("exec").path("command"));
+            assertThat(preStop).hasSize(2).first().isEqualTo("sleep");
+            sleep = Long.parseLong(preStop.get(1));
+            assertThat(sleep).isPositive();
+        }
 
         long grace = ex.config().shutdownGrace().toSeconds();
         assertThat(grace).isPositive();
@@ -317,21 +372,27 @@ class PackagingTest {
 
     @ParameterizedTest
     @MethodSource("examples")
-    void theServiceMonitorScrapesTheAdminPortWithTheToken(Path file) throws IOException {
+    void theServiceMonitorScrapesTheMetricsListenerWithoutTheToken(Path file) throws Exception {
         Example ex = Example.read(file);
         JsonNode monitor = ex.single("ServiceMonitor");
         assertThat(monitor.path("apiVersion").asText()).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(monitor.path("spec").path("endpoints")).hasSize(1);
         JsonNode endpoint = monitor.path("spec").path("endpoints").get(0);
-        assertThat(endpoint.path("port").asText()).isEqualTo(ADMIN_PORT);
+        assertThat(endpoint.path("port").asText()).isEqualTo(METRICS_PORT);
         assertThat(endpoint.path("path").asText()).isEqualTo("/metrics");
-        JsonNode credentials = endpoint.path("authorization").path("credentials");
-        assertThat(endpoint.path("authorization").path("type").asText()).isEqualTo("Bearer");
-        assertThat(ex.secretKeys(credentials.path("name").asText())).contains(credentials.path("key").asText());
+        assertThat(endpoint.has("authorization")).as("the metrics listener needs no token").isFalse();
+        assertThat(endpoint.has("bearerTokenSecret")).isFalse();
+
+        ProxyConfig config = ex.config();
+        assertThat(config.admin().hasMetricsListener()).isTrue();
+        assertThat(config.admin().metricsListen().host()).as("Prometheus reaches it from outside the pod").isEqualTo("0.0.0.0");
+        assertThat(containerPort(ex.sidecar(), METRICS_PORT)).isEqualTo(config.admin().metricsListen().port());
+        assertThat(config.admin().hasToken()).as("the admin API keeps its token").isTrue();
 
         JsonNode service = ex.single("Service");
         assertThat(labelsMatch(monitor.path("spec").path("selector").path("matchLabels"), service.path("metadata").path("labels"))).isTrue();
         assertThat(labelsMatch(service.path("spec").path("selector"), ex.deployment().path("spec").path("template").path("metadata").path("labels"))).isTrue();
-        assertThat(service.path("spec").path("ports").findValuesAsText("targetPort")).contains(ADMIN_PORT);
+        assertThat(service.path("spec").path("ports").findValuesAsText("targetPort")).containsExactly(METRICS_PORT);
     }
 
     // ---------------------------------------------------------------- Grafana dashboard
