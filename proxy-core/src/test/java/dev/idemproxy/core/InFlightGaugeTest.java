@@ -2,6 +2,7 @@ package dev.idemproxy.core;
 
 import static dev.idemproxy.core.testing.UpstreamAction.after;
 import static dev.idemproxy.core.testing.UpstreamAction.hang;
+import static dev.idemproxy.core.testing.UpstreamAction.resetAfterRequest;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -150,6 +151,22 @@ class InFlightGaugeTest {
         assertThat(inFlight(PROTECTED)).isZero();
         assertThat(inFlight(PASS)).isZero();
         assertThat(upstream.requestCount()).isEqualTo(1);
+    }
+
+    @Test
+    void callsWhoseUpstreamFailsAreUncountedWithTheirProblem() throws Exception {
+        upstream.enqueue(resetAfterRequest(), resetAfterRequest());
+        try (RawHttp client = connect()) {
+            client.write("GET /pass/reset HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(client.readResponse().status()).isEqualTo(502);
+        }
+        try (RawHttp client = connect()) {
+            client.write(post("k-reset", "{}"));
+            assertThat(client.readResponse().status()).isBetween(502, 504);
+        }
+        awaitInFlight(PASS, 0);
+        awaitInFlight(PROTECTED, 0);
+        assertThat(upstream.requestCount()).isEqualTo(2);
     }
 
     @Test
