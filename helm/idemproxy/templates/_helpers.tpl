@@ -38,9 +38,17 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 idemproxy.dev/sidecar: {{ include "idemproxy.fullname" . }}
 {{- end }}
 
-{{/* Restarts the pods when the route policy changes (the proxy also reloads a changed file). */}}
+{{/*
+Restarts the pods when the route policy changes (the proxy also reloads a changed file); with
+metrics.scrapeAnnotations, tells an annotation-driven Prometheus where the token-less /metrics is.
+*/}}
 {{- define "idemproxy.podAnnotations" -}}
 checksum/idemproxy-config: {{ include "idemproxy.config" . | sha256sum }}
+{{- if and .Values.metrics.scrapeAnnotations (gt (int .Values.metrics.port) 0) }}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ .Values.metrics.port | quote }}
+prometheus.io/path: /metrics
+{{- end }}
 {{- end }}
 
 {{- define "idemproxy.secretName" -}}
@@ -64,9 +72,17 @@ checksum/idemproxy-config: {{ include "idemproxy.config" . | sha256sum }}
 {{- printf "%s:%s" .Values.image.repository .Values.image.tag }}
 {{- end }}
 
-{{/* terminationGracePeriodSeconds: the preStop sleep, then shutdown.grace, then 5 s of slack. */}}
+{{/*
+The preStop sleep in seconds: sidecar.preStopSleepSeconds for a classic sidecar, which gets
+SIGTERM together with the app; 0 (no hook) for a native one, which Kubernetes stops after the app.
+*/}}
+{{- define "idemproxy.preStopSeconds" -}}
+{{- if eq .Values.sidecar.mode "classic" }}{{ int .Values.sidecar.preStopSleepSeconds }}{{ else }}0{{ end }}
+{{- end }}
+
+{{/* terminationGracePeriodSeconds: the preStop sleep (classic), then shutdown.grace, then 5 s of slack. */}}
 {{- define "idemproxy.terminationGracePeriodSeconds" -}}
-{{- add .Values.sidecar.preStopSleepSeconds .Values.shutdown.graceSeconds 5 }}
+{{- add (include "idemproxy.preStopSeconds" . | int) .Values.shutdown.graceSeconds 5 }}
 {{- end }}
 
 {{/* idemproxy.yaml: the chart's listen/shutdown/admin/store, then values.config. */}}
@@ -77,6 +93,9 @@ shutdown:
 admin:
   listen: {{ printf "0.0.0.0:%d" (int .Values.admin.port) | quote }}
   token: ${IDEMPROXY_ADMIN_TOKEN}
+{{- if gt (int .Values.metrics.port) 0 }}
+  metricsListen: {{ printf "0.0.0.0:%d" (int .Values.metrics.port) | quote }}
+{{- end }}
 store:
   type: {{ .Values.store.type }}
   onUnavailable: {{ .Values.store.onUnavailable }}

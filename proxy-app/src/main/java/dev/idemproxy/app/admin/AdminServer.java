@@ -3,6 +3,7 @@ package dev.idemproxy.app.admin;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.AdminPolicy;
+import dev.idemproxy.core.HostPort;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -17,6 +18,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -28,15 +30,22 @@ import java.util.function.Supplier;
  * delays a proxied call. With {@code admin.token} set, every path but the two probes needs
  * {@code Authorization: Bearer <token>}.
  *
+ * <p>With {@code admin.metricsListen} set, a second listener on the same thread serves
+ * {@code /metrics}, {@code /healthz} and {@code /readyz} only, never asking for the token: for a
+ * scraper that should not hold it. Every other path there is 404.
+ *
  * <p>Lifecycle: construct, {@link #start()}, {@link #close()}. Thread-safe; {@code start} and
  * {@code close} may be called from any thread, {@code close} more than once.
  */
 public final class AdminServer implements AutoCloseable {
     private final AdminPolicy policy;
     private final AdminRoutes routes;
+    /** What the metrics listener serves: the scrape and the probes, nothing that needs the token. */
+    private final AdminRoutes metricsRoutes;
 
     private EventLoopGroup group;
     private Channel channel;
+    private Channel metricsChannel;
     private boolean closed;
 
     /**
@@ -59,13 +68,19 @@ public final class AdminServer implements AutoCloseable {
                 .get("/config", config::config)
                 .build();
         this.routes = builtIn.plus(requireNonNull(extraRoutes, "extraRoutes"));
+        this.metricsRoutes = AdminRoutes.builder()
+                .get("/healthz", health::healthz)
+                .get("/readyz", health::readyz)
+                .get("/metrics", metrics::scrape)
+                .build();
     }
 
     /**
-     * Checks the policy and binds the listener; returns once it accepts connections.
+     * Checks the policy and binds the listener (and the metrics listener, if configured); returns
+     * once they accept connections.
      *
      * @throws IllegalArgumentException when {@code admin.listen} is not loopback and no token is set
-     * @throws IllegalStateException    when the address cannot be bound, or the server was started or closed
+     * @throws IllegalStateException    when an address cannot be bound, or the server was started or closed
      */
     public synchronized AdminServer start() {
         if (group != null || closed) {
@@ -76,24 +91,38 @@ public final class AdminServer implements AutoCloseable {
         group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("idemproxy-admin", true),
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        String key = "admin.listen " + policy.listen();
         try {
-            channel = new ServerBootstrap()
-                    .group(group)
-                    .channel(channelType)
-                    .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new AdminChannelInitializer(routes, new BearerAuth(policy.token())))
-                    .bind(policy.listen().toSocketAddress())
-                    .sync()
-                    .channel();
+            channel = bind(channelType, routes, new BearerAuth(policy.token()), policy.listen());
+            if (policy.hasMetricsListener()) {
+                key = "admin.metricsListen " + policy.metricsListen();
+                metricsChannel = bind(channelType, metricsRoutes, new BearerAuth(""), policy.metricsListen());
+            }
         } catch (Exception e) {
+            if (channel != null) {
+                channel.close().syncUninterruptibly();
+                channel = null;
+            }
             shutdownGroup();
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            throw new IllegalStateException("admin.listen " + policy.listen() + ": cannot listen: " + e.getMessage(), e);
+            throw new IllegalStateException(key + ": cannot listen: " + e.getMessage(), e);
         }
         return this;
+    }
+
+    private Channel bind(Class<? extends ServerChannel> channelType, AdminRoutes served, BearerAuth auth,
+            HostPort address) throws InterruptedException {
+        return new ServerBootstrap()
+                .group(group)
+                .channel(channelType)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new AdminChannelInitializer(served, auth))
+                .bind(address.toSocketAddress())
+                .sync()
+                .channel();
     }
 
     /** The bound address; with port 0 in the policy, this has the real port. */
@@ -108,6 +137,14 @@ public final class AdminServer implements AutoCloseable {
         return localAddress().getPort();
     }
 
+    /** The metrics listener's bound address (with port 0 in the policy, the real port); empty when none is configured. */
+    public synchronized Optional<InetSocketAddress> metricsAddress() {
+        if (channel == null) {
+            throw new IllegalStateException("admin listener not started");
+        }
+        return Optional.ofNullable(metricsChannel).map(c -> (InetSocketAddress) c.localAddress());
+    }
+
     /** Stops listening, closes open admin connections and stops the event loop; waits for that. */
     @Override
     public synchronized void close() {
@@ -117,6 +154,9 @@ public final class AdminServer implements AutoCloseable {
         closed = true;
         if (channel != null) {
             channel.close().syncUninterruptibly();
+        }
+        if (metricsChannel != null) {
+            metricsChannel.close().syncUninterruptibly();
         }
         shutdownGroup();
     }

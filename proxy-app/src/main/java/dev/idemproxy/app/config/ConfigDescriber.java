@@ -81,7 +81,11 @@ public final class ConfigDescriber {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("listen", c.listen().toString());
         root.put("shutdown", map("grace", d(c.shutdownGrace())));
-        root.put("admin", map("listen", c.admin().listen().toString(), "token", c.admin().hasToken() ? REDACTED : ""));
+        Map<String, Object> admin = map("listen", c.admin().listen().toString(), "token", c.admin().hasToken() ? REDACTED : "");
+        if (c.admin().hasMetricsListener()) {
+            admin.put("metricsListen", c.admin().metricsListen().toString());
+        }
+        root.put("admin", admin);
         root.put("server", map("ioThreads", c.server().ioThreads(), "clientIdle", d(c.server().clientIdle()),
                 "maxHeaderSize", SizeParser.format(c.server().maxHeaderSize()),
                 "maxInitialLine", SizeParser.format(c.server().maxInitialLine()), "transport", c.server().transport().spelling()));

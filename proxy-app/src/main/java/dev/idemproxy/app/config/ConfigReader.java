@@ -31,7 +31,7 @@ final class ConfigReader {
         HostPort listen = root.parsed("listen", ProxyConfig.DEFAULT_LISTEN, "host:port", HostPort::parse);
         MapReader shutdown = root.map("shutdown");
         var grace = shutdown.duration("grace", ProxyConfig.DEFAULT_GRACE, true);
-        AdminPolicy admin = admin(root.map("admin"));
+        AdminPolicy admin = admin(root.map("admin"), listen);
         ServerPolicy server = server(root.map("server"));
         StorePolicy store = store(root.map("store"));
         TaskPolicy tasks = tasks(root.map("tasks"));
@@ -45,18 +45,35 @@ final class ConfigReader {
         return null;
     }
 
-    private static AdminPolicy admin(MapReader m) {
+    private static AdminPolicy admin(MapReader m, HostPort proxyListen) {
         AdminPolicy d = AdminPolicy.DEFAULT;
         HostPort listen = m.parsed("listen", d.listen(), "host:port", HostPort::parse);
         String token = m.string("token", d.token());
-        AdminPolicy admin = m.reading().problems().build(m.at("listen"), m.path(), () -> new AdminPolicy(listen, token));
+        HostPort metricsListen = m.parsed("metricsListen", null, "host:port", HostPort::parse);
+        AdminPolicy admin = m.reading().problems().build(m.at("listen"), m.path(),
+                () -> new AdminPolicy(listen, token, metricsListen));
         if (admin == null) {
             return d;
         }
         if (!admin.hasToken() && !listen.isLoopback()) {
             m.problem("listen", listen + " is not a loopback address (expected: a loopback address, or set admin.token)");
         }
+        if (metricsListen != null && sharePort(metricsListen, listen)) {
+            m.problem("metricsListen", metricsListen + " takes admin.listen's port (expected: a port of its own)");
+        } else if (metricsListen != null && sharePort(metricsListen, proxyListen)) {
+            m.problem("metricsListen", metricsListen + " takes listen's port (expected: a port of its own)");
+        }
         return admin;
+    }
+
+    /** True when binding both would clash: the same fixed port on the same host, or on all interfaces. */
+    private static boolean sharePort(HostPort a, HostPort b) {
+        return a.port() != 0 && a.port() == b.port()
+                && (a.host().equals(b.host()) || isWildcard(a.host()) || isWildcard(b.host()));
+    }
+
+    private static boolean isWildcard(String host) {
+        return host.equals("0.0.0.0") || host.equals("::") || host.equals("0:0:0:0:0:0:0:0");
     }
 
     private static ServerPolicy server(MapReader m) {

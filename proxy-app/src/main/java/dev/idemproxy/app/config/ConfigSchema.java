@@ -64,7 +64,7 @@ final class ConfigSchema {
     static final Key ROOT = section("",
             leaf("listen"),
             section("shutdown", leaf("grace")),
-            section("admin", leaf("listen"), leaf("token")),
+            section("admin", leaf("listen"), leaf("token"), leaf("metricsListen")),
             section("server", leaf("ioThreads"), leaf("clientIdle"), leaf("maxHeaderSize"), leaf("maxInitialLine"),
                     leaf("transport")),
             section("store",

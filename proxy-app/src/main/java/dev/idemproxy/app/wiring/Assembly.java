@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.idemproxy.app.admin.AdminServer;
 import dev.idemproxy.app.admin.CallRecordsEndpoints;
 import dev.idemproxy.app.admin.MetricsSetup;
+import dev.idemproxy.app.cli.VersionProvider;
 import dev.idemproxy.app.config.ConfigDescriber;
 import dev.idemproxy.app.config.ConfigProblem;
 import dev.idemproxy.app.config.InvalidConfigException;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -60,7 +62,7 @@ public final class Assembly implements AutoCloseable {
         this.current = new AtomicReference<>(config);
         this.loops = loops;
         this.store = store;
-        this.metrics = new MetricsSetup();
+        this.metrics = new MetricsSetup(VersionProvider.version());
         StoreFactory.bindMetrics(store, metrics.registry());
         this.proxy = new ProxyServer(config, store, metrics.registry(), loops, logKeyValues);
         this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
@@ -123,6 +125,7 @@ public final class Assembly implements AutoCloseable {
                     + e.getMessage(), e);
         }
         LOG.info("admin listening on {}", a.admin.localAddress());
+        a.admin.metricsAddress().ifPresent(m -> LOG.info("metrics listening on {} (/metrics, /healthz, /readyz; no token)", m));
         return a;
     }
 
@@ -132,6 +135,11 @@ public final class Assembly implements AutoCloseable {
 
     public InetSocketAddress adminAddress() {
         return admin.localAddress();
+    }
+
+    /** The metrics listener's address ({@code admin.metricsListen}); empty when none is configured. */
+    public Optional<InetSocketAddress> metricsAddress() {
+        return admin.metricsAddress();
     }
 
     public ProxyConfig config() {

@@ -283,4 +283,52 @@ class AdminServerTest {
 
         assertThatThrownBy(() -> new java.net.Socket("127.0.0.1", port).close()).isInstanceOf(java.io.IOException.class);
     }
+
+    @Test
+    void theMetricsListenerServesTheScrapeAndProbesWithoutTheTokenAndNothingElse() throws Exception {
+        server = new AdminServer(new AdminPolicy(new HostPort("127.0.0.1", 0), TOKEN, new HostPort("127.0.0.1", 0)),
+                metrics.registry(), ready::get, () -> config, AdminRoutes.builder().get("/dlq", r -> {
+                    throw new AssertionError("not on the metrics listener");
+                }).build()).start();
+        int metricsPort = server.metricsAddress().orElseThrow().getPort();
+        assertThat(metricsPort).isNotEqualTo(server.port());
+
+        assertThat(sendTo(metricsPort, "/metrics").statusCode()).isEqualTo(200);
+        assertThat(sendTo(metricsPort, "/metrics").body()).contains("idemproxy_config_reload_failures_total");
+        assertThat(sendTo(metricsPort, "/healthz").statusCode()).isEqualTo(200);
+        assertThat(sendTo(metricsPort, "/readyz").statusCode()).isEqualTo(200);
+        assertThat(sendTo(metricsPort, "/config").statusCode()).isEqualTo(404);
+        assertThat(sendTo(metricsPort, "/dlq").statusCode()).isEqualTo(404);
+        assertThat(send("GET", "/metrics").statusCode()).isEqualTo(401);
+        assertThat(send("GET", "/config").statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void withoutAMetricsListenerThereIsNoMetricsAddress() {
+        start("", AdminRoutes.empty());
+
+        assertThat(server.metricsAddress()).isEmpty();
+    }
+
+    @Test
+    void aMetricsListenerThatCannotBindFailsTheStartAndFreesTheAdminPort() throws Exception {
+        int adminPort = dev.idemproxy.core.testing.FreePorts.pick();
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            AdminServer s = new AdminServer(new AdminPolicy(new HostPort("127.0.0.1", adminPort), TOKEN,
+                    new HostPort("127.0.0.1", taken.getLocalPort())), metrics.registry(), ready::get, () -> config,
+                    AdminRoutes.empty());
+
+            assertThatThrownBy(s::start).isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("admin.metricsListen 127.0.0.1:" + taken.getLocalPort() + ": cannot listen");
+            s.close();
+        }
+        try (java.net.ServerSocket again = new java.net.ServerSocket(adminPort, 1, java.net.InetAddress.getLoopbackAddress())) {
+            assertThat(again.getLocalPort()).isEqualTo(adminPort);
+        }
+    }
+
+    private HttpResponse<String> sendTo(int port, String path) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10))
+                .build(), HttpResponse.BodyHandlers.ofString());
+    }
 }

@@ -408,6 +408,34 @@ class YamlConfigLoaderTest {
     }
 
     @Test
+    void theMetricsListenerIsOptionalAndNeedsNoToken() throws Exception {
+        assertThat(parse("listen: 127.0.0.1:8080\n").admin().hasMetricsListener()).isFalse();
+        ProxyConfig c = parse("admin: { listen: 127.0.0.1:9901, metricsListen: 0.0.0.0:9902 }\n");
+        assertThat(c.admin().metricsListen()).isEqualTo(new dev.idemproxy.core.HostPort("0.0.0.0", 9902));
+        assertThat(c.admin().hasToken()).isFalse();
+    }
+
+    @Test
+    void aMetricsListenerOnABadAddressOrATakenPortIsReportedAtItsKey() {
+        assertThat(parseProblems("admin:\n  metricsListen: 9902\n")).containsExactly(
+                "test.yaml:2:18: admin.metricsListen: '9902' has no port (expected: host:port)");
+        assertThat(parseProblems("admin:\n  listen: 127.0.0.1:9901\n  metricsListen: 0.0.0.0:9901\n")).containsExactly(
+                "test.yaml:3:18: admin.metricsListen: 0.0.0.0:9901 takes admin.listen's port (expected: a port of its own)");
+        assertThat(parseProblems("listen: 0.0.0.0:8080\nadmin:\n  metricsListen: 127.0.0.1:8080\n")).containsExactly(
+                "test.yaml:3:18: admin.metricsListen: 127.0.0.1:8080 takes listen's port (expected: a port of its own)");
+        assertThat(parseProblems("admin:\n  metricsListen: [a]\n")).singleElement().asString()
+                .startsWith("test.yaml:2:18: admin.metricsListen: expected host:port");
+    }
+
+    @Test
+    void aMetricsListenerOnAnotherHostsPortOrAFreePortIsFine() throws Exception {
+        assertThat(parse("listen: 127.0.0.1:9902\nadmin: { metricsListen: 127.0.0.2:9902 }\n").admin().metricsListen().port())
+                .isEqualTo(9902);
+        assertThat(parse("listen: 127.0.0.1:0\nadmin: { listen: 127.0.0.1:0, metricsListen: 127.0.0.1:0 }\n").admin()
+                .metricsListen().port()).isZero();
+    }
+
+    @Test
     void aMissingFileIsOneLine() {
         assertThat(problems("no-such-file.yaml")).containsExactly(INVALID + "no-such-file.yaml: cannot read: no such file");
     }

@@ -155,7 +155,7 @@ class LogFormatIT {
             assertThat(r.get("call").asText()).isEqualTo(retriedId);
             assertThat(r.get("try").intValue()).isEqualTo(i + 1);
             assertThat(r.get("route").asText()).isEqualTo("idem");
-            assertThat(r.get("reason").asText()).isEqualTo("status_503");
+            assertThat(r.get("reason").asText()).isEqualTo("503");
             assertThat(r.get("delayMs").isIntegralNumber()).isTrue();
             assertThat(r.get("message").asText()).contains("retrying in");
         }

@@ -128,7 +128,7 @@ class ObservabilityIT {
                 .contains("idemproxy_requests_total{outcome=\"replayed\",route=\"orders\"} 1.0")
                 .contains("idemproxy_requests_total{outcome=\"failed\",route=\"slowpost\"} 1.0")
                 .contains("idemproxy_replays_total{route=\"orders\"} 1.0")
-                .contains("idemproxy_retries_total{reason=\"status_503\",route=\"orders\"} 1.0")
+                .contains("idemproxy_retries_total{reason=\"503\",route=\"orders\"} 1.0")
                 .contains("idemproxy_upstream_attempts_total{result=\"5xx\",route=\"orders\"} 1.0")
                 .contains("idemproxy_upstream_attempts_total{result=\"2xx\",route=\"orders\"} 1.0")
                 .contains("idemproxy_upstream_attempts_total{result=\"read-timeout\",route=\"slowpost\"} 1.0")
@@ -189,20 +189,20 @@ class ObservabilityIT {
                         .contains("idemproxy_retry_budget_exhausted_total{budget=\"route\",route=\"" + route + "\"} 0.0");
             }
             assertThat(series(metrics, "idemproxy_retries_total{")).containsExactlyInAnyOrder(
-                    "idemproxy_retries_total{reason=\"connect_failure\",route=\"orders\"} 0.0",
-                    "idemproxy_retries_total{reason=\"reset_before_request\",route=\"orders\"} 0.0",
+                    "idemproxy_retries_total{reason=\"connect-failure\",route=\"orders\"} 0.0",
+                    "idemproxy_retries_total{reason=\"reset-before-request\",route=\"orders\"} 0.0",
                     "idemproxy_retries_total{reason=\"retry_after\",route=\"orders\"} 0.0",
-                    "idemproxy_retries_total{reason=\"status_503\",route=\"orders\"} 0.0",
+                    "idemproxy_retries_total{reason=\"503\",route=\"orders\"} 0.0",
                     // files keeps the default retryOn (its maxAttempts of 1 never uses it)
-                    "idemproxy_retries_total{reason=\"connect_failure\",route=\"files\"} 0.0",
-                    "idemproxy_retries_total{reason=\"reset_before_request\",route=\"files\"} 0.0",
-                    "idemproxy_retries_total{reason=\"read_timeout\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"connect-failure\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"reset-before-request\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"read-timeout\",route=\"files\"} 0.0",
                     "idemproxy_retries_total{reason=\"reset\",route=\"files\"} 0.0",
                     "idemproxy_retries_total{reason=\"retry_after\",route=\"files\"} 0.0",
-                    "idemproxy_retries_total{reason=\"status_429\",route=\"files\"} 0.0",
-                    "idemproxy_retries_total{reason=\"status_502\",route=\"files\"} 0.0",
-                    "idemproxy_retries_total{reason=\"status_503\",route=\"files\"} 0.0",
-                    "idemproxy_retries_total{reason=\"status_504\",route=\"files\"} 0.0");
+                    "idemproxy_retries_total{reason=\"429\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"502\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"503\",route=\"files\"} 0.0",
+                    "idemproxy_retries_total{reason=\"504\",route=\"files\"} 0.0");
             assertThat(series(metrics, "idemproxy_store_errors_total{")).containsExactlyInAnyOrderElementsOf(
                     STORE_OPS.stream().map(op -> "idemproxy_store_errors_total{op=\"" + op + "\"} 0.0").collect(Collectors.toList()));
 
@@ -217,7 +217,7 @@ class ObservabilityIT {
                     .contains("idemproxy_key_conflicts_total{kind=\"in_flight\",route=\"added\"} 0.0")
                     .contains("idemproxy_retry_budget_exhausted_total{budget=\"route\",route=\"added\"} 0.0")
                     .contains("idemproxy_retries_total{reason=\"reset\",route=\"added\"} 0.0")
-                    .contains("idemproxy_retries_total{reason=\"reset_before_request\",route=\"added\"} 0.0");
+                    .contains("idemproxy_retries_total{reason=\"reset-before-request\",route=\"added\"} 0.0");
             assertThat(series(reloaded, "idemproxy_retries_total{")).filteredOn(l -> l.contains("route=\"added\"")).hasSize(2);
 
             // Reloading the same routes again adds no series: the count is bounded by the config.

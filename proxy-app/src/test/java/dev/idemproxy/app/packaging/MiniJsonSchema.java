@@ -33,6 +33,25 @@ final class MiniJsonSchema {
         return errors;
     }
 
+    /**
+     * True when a value at {@code keys} (from the root) is one the schema admits by name: each key
+     * a declared property, or anything under an object left open (no {@code properties}, and
+     * {@code additionalProperties} not false).
+     */
+    boolean declares(List<String> keys) {
+        JsonNode schema = root;
+        for (String key : keys) {
+            schema = schema.has("$ref") ? resolve(schema.get("$ref").asText()) : schema;
+            if (schema.path("properties").has(key)) {
+                schema = schema.path("properties").get(key);
+                continue;
+            }
+            boolean closed = schema.has("additionalProperties") && !schema.get("additionalProperties").asBoolean(true);
+            return !closed && !schema.has("properties") && schema.path("type").asText().equals("object");
+        }
+        return true;
+    }
+
     private void check(JsonNode schema, JsonNode value, String path, List<String> errors) {
         for (Iterator<String> it = schema.fieldNames(); it.hasNext(); ) {
             String keyword = it.next();

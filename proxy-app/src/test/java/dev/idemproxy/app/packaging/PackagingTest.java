@@ -44,6 +44,7 @@ class PackagingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final YAMLMapper YAML = new YAMLMapper();
     private static final String ADMIN_PORT = "idemproxy-admin";
+    private static final String METRICS_PORT = "idemproxy-metrics";
     private static final Map<String, String> ENV = Map.of("REDIS_PASSWORD", "s3cret", "IDEMPROXY_ADMIN_TOKEN", "t0ken");
 
     @TempDir
@@ -157,6 +158,49 @@ class PackagingTest {
     }
 
     @Test
+    void theSchemaAcceptsEnabledForAParentChartsCondition() throws IOException {
+        MiniJsonSchema schema = schema();
+        for (boolean enabled : new boolean[] {true, false}) {
+            ObjectNode root = (ObjectNode) values();
+            root.put("enabled", enabled);
+            assertThat(schema.validate(root)).isEmpty();
+        }
+        ObjectNode root = (ObjectNode) values();
+        root.put("enabled", "yes");
+        assertThat(schema.validate(root)).singleElement().asString().contains("$.enabled").contains("boolean");
+    }
+
+    @Test
+    void theSchemaDeclaresEveryValueTheTemplatesRead() throws IOException {
+        MiniJsonSchema schema = schema();
+        Set<String> read = new TreeSet<>();
+        try (Stream<Path> files = Files.list(CHART.resolve("templates"))) {
+            for (Path file : files.sorted().toList()) {
+                read.addAll(TemplateValueRefs.of(Files.readString(file)));
+            }
+        }
+        assertThat(read).contains("sidecar.mode", "metrics.port", "metrics.scrapeAnnotations", "probes.startup.periodSeconds",
+                "store.redis.existingSecretKey", "admin.token");
+        assertThat(read).allSatisfy(path -> assertThat(schema.declares(TemplateValueRefs.keys(path)))
+                .as("values.schema.json declares %s", path).isTrue());
+        // ...and the check can fail: an undeclared key under a closed object is refused.
+        assertThat(schema.declares(TemplateValueRefs.keys("metrics.typo"))).isFalse();
+        assertThat(schema.declares(TemplateValueRefs.keys("securityContext.anything.below"))).isTrue();
+    }
+
+    @Test
+    void theValueWalkerFollowsWithBlocksAndSkipsCommentsStringsAndRanges() {
+        assertThat(TemplateValueRefs.of("""
+                {{/* .Values.inComment */}}
+                {{- with .Values.probes.startup }}{{ if .enabled }}{{ .periodSeconds }}{{ end }}{{ else }}{{ .Values.other }}{{ end }}
+                {{ printf ".Values.inString %s" .Values.a.b | quote }}
+                {{- range .Values.list }}{{ .item }}{{ end }}
+                {{ include "x" (dict "Values" .Values.sub) }}
+                """)).containsExactly("a.b", "list", "other", "probes.startup", "probes.startup.enabled",
+                "probes.startup.periodSeconds", "sub");
+    }
+
+    @Test
     void theChartTemplatesCarryWhatTheExamplesShow() throws IOException {
         String sidecar = Files.readString(CHART.resolve("templates/sidecar.yaml"));
         String helpers = Files.readString(CHART.resolve("templates/_helpers.tpl"));
@@ -172,7 +216,11 @@ class PackagingTest {
                 "path: /data", "emptyDir:");
         assertThat(deployment).contains("example.enabled", "initContainers:", "eq .Values.sidecar.mode \"classic\"",
                 "include \"idemproxy.terminationGracePeriodSeconds\"");
-        assertThat(serviceMonitor).contains("monitoring.coreos.com/v1", "metrics.serviceMonitor.enabled", "port: " + ADMIN_PORT);
+        assertThat(serviceMonitor).contains("monitoring.coreos.com/v1", "metrics.serviceMonitor.enabled", "port: " + METRICS_PORT,
+                // with metrics.port 0 (no metrics listener) it falls back to the admin port and the token
+                "port: " + ADMIN_PORT, "type: Bearer");
+        assertThat(sidecar).contains("include \"idemproxy.preStopSeconds\"", "name: " + METRICS_PORT);
+        assertThat(helpers).contains("metricsListen:", "prometheus.io/scrape", "eq .Values.sidecar.mode \"classic\"");
         assertThat(Files.readString(CHART.resolve("Chart.yaml"))).contains("apiVersion: v2", "name: idemproxy");
     }
 
@@ -270,10 +318,17 @@ class PackagingTest {
     @MethodSource("examples")
     void graceCoversThePreStopSleepAndShutdownGrace(Path file) throws Exception {
         Example ex = Example.read(file);
-        List<String> preStop = textList(ex.sidecar().path("lifecycle").path("preStop").path("exec").path("command"));
-        assertThat(preStop).hasSize(2).first().isEqualTo("sleep");
-        long sleep = Long.parseLong(preStop.get(1));
-        assertThat(sleep).isPositive();
+        long sleep = 0;
+        if (ex.isNative()) {
+            // Kubernetes stops a native sidecar after the app: a sleep would only delay the pod's end.
+            assertThat(ex.sidecar().path("lifecycle").has("preStop")).as("preStop of a native sidecar").isFalse();
+        } else {
+            // A classic sidecar gets SIGTERM with the app: the sleep keeps it serving the app's last calls.
+            List<String> preStop = textList(ex.sidecar().path("lifecycle").path("preStop").path("exec").path("command"));
+            assertThat(preStop).hasSize(2).first().isEqualTo("sleep");
+            sleep = Long.parseLong(preStop.get(1));
+            assertThat(sleep).isPositive();
+        }
 
         long grace = ex.config().shutdownGrace().toSeconds();
         assertThat(grace).isPositive();
@@ -317,21 +372,27 @@ class PackagingTest {
 
     @ParameterizedTest
     @MethodSource("examples")
-    void theServiceMonitorScrapesTheAdminPortWithTheToken(Path file) throws IOException {
+    void theServiceMonitorScrapesTheMetricsListenerWithoutTheToken(Path file) throws Exception {
         Example ex = Example.read(file);
         JsonNode monitor = ex.single("ServiceMonitor");
         assertThat(monitor.path("apiVersion").asText()).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(monitor.path("spec").path("endpoints")).hasSize(1);
         JsonNode endpoint = monitor.path("spec").path("endpoints").get(0);
-        assertThat(endpoint.path("port").asText()).isEqualTo(ADMIN_PORT);
+        assertThat(endpoint.path("port").asText()).isEqualTo(METRICS_PORT);
         assertThat(endpoint.path("path").asText()).isEqualTo("/metrics");
-        JsonNode credentials = endpoint.path("authorization").path("credentials");
-        assertThat(endpoint.path("authorization").path("type").asText()).isEqualTo("Bearer");
-        assertThat(ex.secretKeys(credentials.path("name").asText())).contains(credentials.path("key").asText());
+        assertThat(endpoint.has("authorization")).as("the metrics listener needs no token").isFalse();
+        assertThat(endpoint.has("bearerTokenSecret")).isFalse();
+
+        ProxyConfig config = ex.config();
+        assertThat(config.admin().hasMetricsListener()).isTrue();
+        assertThat(config.admin().metricsListen().host()).as("Prometheus reaches it from outside the pod").isEqualTo("0.0.0.0");
+        assertThat(containerPort(ex.sidecar(), METRICS_PORT)).isEqualTo(config.admin().metricsListen().port());
+        assertThat(config.admin().hasToken()).as("the admin API keeps its token").isTrue();
 
         JsonNode service = ex.single("Service");
         assertThat(labelsMatch(monitor.path("spec").path("selector").path("matchLabels"), service.path("metadata").path("labels"))).isTrue();
         assertThat(labelsMatch(service.path("spec").path("selector"), ex.deployment().path("spec").path("template").path("metadata").path("labels"))).isTrue();
-        assertThat(service.path("spec").path("ports").findValuesAsText("targetPort")).contains(ADMIN_PORT);
+        assertThat(service.path("spec").path("ports").findValuesAsText("targetPort")).containsExactly(METRICS_PORT);
     }
 
     // ---------------------------------------------------------------- Grafana dashboard
@@ -341,7 +402,8 @@ class PackagingTest {
             "idemproxy_requests_total", "idemproxy_replays_total", "idemproxy_key_conflicts_total",
             "idemproxy_upstream_attempts_total", "idemproxy_retries_total", "idemproxy_retry_budget_exhausted_total",
             "idemproxy_dlq_entries", "idemproxy_upstream_duration_seconds", "idemproxy_store_duration_seconds",
-            "idemproxy_store_errors_total", "idemproxy_config_reload_failures_total",
+            "idemproxy_store_errors_total", "idemproxy_config_reload_failures_total", "idemproxy_in_flight",
+            "idemproxy_build_info", "idemproxy_front_rejections_total",
             "jvm_memory_used_bytes", "jvm_memory_committed_bytes", "jvm_memory_max_bytes", "jvm_gc_pause_seconds",
             "jvm_threads_live_threads", "process_cpu_usage", "process_uptime_seconds");
     private static final Set<String> HISTOGRAMS = Set.of(
@@ -378,6 +440,68 @@ class PackagingTest {
                 "idemproxy_store_errors_total");
         assertThat(queries).anyMatch(q -> q.contains("histogram_quantile(0.5,") && q.contains("idemproxy_upstream_duration_seconds_bucket"));
         assertThat(queries).anyMatch(q -> q.contains("histogram_quantile(0.99,") && q.contains("idemproxy_upstream_duration_seconds_bucket"));
+    }
+
+    /** The matchers every metric selector of the dashboard carries, so each panel follows the job, namespace and pod chosen. */
+    private static final List<String> SCOPE = List.of("job=~\"$job\"", "namespace=~\"$namespace\"", "pod=~\"$pod\"");
+    private static final Pattern METRIC_REF = Pattern.compile("\\b((?:idemproxy|jvm|process|netty|system)_[A-Za-z0-9_:]+)(\\{[^}]*})?");
+
+    @Test
+    void theDashboardFiltersEveryQueryByJobNamespaceAndPod() throws IOException {
+        JsonNode dashboard = JSON.readTree(CHART.resolve("dashboards/idemproxy.json").toFile());
+        List<String> variables = new ArrayList<>();
+        dashboard.path("templating").path("list").forEach(v -> variables.add(v.path("name").asText()));
+        assertThat(variables).containsSubsequence("job", "namespace", "pod", "route");
+        for (JsonNode v : dashboard.path("templating").path("list")) {
+            if (List.of("job", "namespace", "pod", "route").contains(v.path("name").asText())) {
+                assertThat(v.path("type").asText()).isEqualTo("query");
+                assertThat(v.path("includeAll").asBoolean()).isTrue();
+                assertThat(v.path("allValue").asText()).isEqualTo(".*");
+            }
+        }
+        // Each variable's choices follow the ones before it.
+        assertThat(variable(dashboard, "namespace")).contains("job=~\"$job\"");
+        assertThat(variable(dashboard, "pod")).contains("job=~\"$job\"", "namespace=~\"$namespace\"");
+        assertThat(variable(dashboard, "route")).contains(SCOPE);
+
+        List<JsonNode> targets = dashboard.findValues("targets").stream().flatMap(t -> {
+            List<JsonNode> list = new ArrayList<>();
+            t.forEach(list::add);
+            return list.stream();
+        }).toList();
+        assertThat(targets).hasSizeGreaterThan(15);
+        for (JsonNode target : targets) {
+            String expr = target.path("expr").asText();
+            Matcher m = METRIC_REF.matcher(expr);
+            int refs = 0;
+            while (m.find()) {
+                refs++;
+                assertThat(m.group(2)).as("selector of %s in %s", m.group(1), expr).isNotNull().contains(SCOPE);
+            }
+            assertThat(refs).as(expr).isPositive();
+        }
+    }
+
+    @Test
+    void theDashboardAggregatesEachGaugeAsItMeansAndShowsTheNewFamilies() throws IOException {
+        JsonNode dashboard = JSON.readTree(CHART.resolve("dashboards/idemproxy.json").toFile());
+        List<String> exprs = dashboard.findValues("expr").stream().map(JsonNode::asText).toList();
+        // One store's count, repeated by every proxy that shares it: max, never sum.
+        assertThat(exprs).filteredOn(e -> e.contains("idemproxy_dlq_entries")).isNotEmpty()
+                .allSatisfy(e -> assertThat(e).startsWith("max").doesNotContain("sum"));
+        // Calls in flight add up across pods.
+        assertThat(exprs).filteredOn(e -> e.contains("idemproxy_in_flight")).singleElement().asString().startsWith("sum by (route)");
+        assertThat(exprs).anyMatch(e -> e.contains("idemproxy_front_rejections_total") && e.contains("by (reason)"));
+        assertThat(exprs).anyMatch(e -> e.contains("idemproxy_build_info") && e.contains("by (version)"));
+    }
+
+    private static String variable(JsonNode dashboard, String name) {
+        for (JsonNode v : dashboard.path("templating").path("list")) {
+            if (v.path("name").asText().equals(name)) {
+                return v.path("definition").asText();
+            }
+        }
+        throw new AssertionError("no variable " + name);
     }
 
     private static boolean allowed(String name) {

@@ -2,6 +2,7 @@ package dev.idemproxy.core.call;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.metrics.InFlightCalls;
 import dev.idemproxy.core.route.Route;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpRequest;
@@ -11,7 +12,8 @@ import io.netty.handler.codec.http.HttpVersion;
  * One client request on its way through the pipeline: the head, the route it matched (kept
  * even if the route table is swapped meanwhile) and where it goes upstream. Passed from
  * {@code RouteHandler} to {@code ForwardHandler} in place of the head; the body follows as
- * {@code HttpContent}. Not thread-safe: lives on the client channel's event loop.
+ * {@code HttpContent}. While it is served it counts in its route's {@link InFlightCalls}
+ * ({@link #countIn}, {@link #end}). Not thread-safe: lives on the client channel's event loop.
  */
 public final class ProxyCall {
     private final HttpRequest request;
@@ -23,6 +25,9 @@ public final class ProxyCall {
     private final CallDialect dialect;
     private ByteBuf body;
     private CallProtection protection;
+    private InFlightCalls inFlight;
+    private boolean ended;
+    private boolean outlivesClient;
 
     /** A call in the plain HTTP dialect. */
     public ProxyCall(HttpRequest request, Route route, String originalHost, String pathAndQuery, long startNanos) {
@@ -104,6 +109,42 @@ public final class ProxyCall {
 
     public void protection(CallProtection p) {
         this.protection = p;
+    }
+
+    /** Counts this call in {@code calls} until {@link #end()}; called once, by whoever routed it. */
+    public void countIn(InFlightCalls calls) {
+        this.inFlight = calls;
+        calls.started();
+    }
+
+    /**
+     * The call is over: its response's end was written, its client left while nothing ran on
+     * its behalf, or (for a call that {@link #outlivesClient()}) it settled. Only the first call
+     * uncounts it; any later one does nothing, so each way a call can end may say so.
+     */
+    public void end() {
+        if (!ended) {
+            ended = true;
+            if (inFlight != null) {
+                inFlight.ended();
+            }
+        }
+    }
+
+    public boolean ended() {
+        return ended;
+    }
+
+    /**
+     * Marks a call that runs to its end even when its client leaves (a forwarded protected call):
+     * its client's close does not end it; its runner does, when it settles.
+     */
+    public void runsWithoutClient() {
+        this.outlivesClient = true;
+    }
+
+    public boolean outlivesClient() {
+        return outlivesClient;
     }
 
     public void releaseBody() {

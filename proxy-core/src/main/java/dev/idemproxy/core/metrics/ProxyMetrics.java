@@ -3,12 +3,14 @@ package dev.idemproxy.core.metrics;
 import static java.util.Objects.requireNonNull;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,7 +25,11 @@ import java.util.function.Function;
  * <p>The counters whose label values are known before any traffic are registered at zero ahead
  * of their first event ({@link #registerRoute}, {@link #registerStoreOps}), so a scrape shows every
  * CONTRACT §8 name from the start and a rate over a quiet series is 0, not absent. Registering
- * again is a map lookup: a reload of the same routes adds no series. This class is thread-safe.
+ * again is a map lookup: a reload of the same routes adds no series.
+ *
+ * <p>Every family has HELP text ({@link #help}); the two histograms have one short fixed bucket list
+ * each ({@link #UPSTREAM_BUCKETS}, {@link #STORE_BUCKETS}), never Micrometer's percentile
+ * histogram, so a series costs 12 buckets, not 70. This class is thread-safe.
  */
 public final class ProxyMetrics {
     public static final String REQUESTS = "idemproxy.requests";
@@ -43,6 +49,46 @@ public final class ProxyMetrics {
      * sent to the store ({@code miss}); registered by {@code store.NearCachedStore}.
      */
     public static final String STORE_NEAR_CACHE = "idemproxy.store.near.cache";
+    /** Calls being served right now, by route: {@code idemproxy_in_flight{route}}. */
+    public static final String IN_FLIGHT = "idemproxy.in.flight";
+
+    /**
+     * Bucket bounds of {@code idemproxy_upstream_duration_seconds}: one attempt of a tool call, from
+     * a few milliseconds (a cached answer nearby) to the minute a model call may take.
+     */
+    public static final List<Duration> UPSTREAM_BUCKETS = List.of(millis(5), millis(10), millis(25), millis(50),
+            millis(100), millis(250), millis(500), millis(1000), millis(2500), millis(5000), millis(15000), millis(60000));
+    /**
+     * Bucket bounds of {@code idemproxy_store_duration_seconds}: from the tenth of a millisecond of
+     * the memory store and a near-cache hit, through a Redis round trip, to a store that stalls.
+     */
+    public static final List<Duration> STORE_BUCKETS = List.of(Duration.ofNanos(100_000), Duration.ofNanos(250_000),
+            Duration.ofNanos(500_000), millis(1), Duration.ofNanos(2_500_000), millis(5), millis(10), millis(25), millis(50),
+            millis(100), millis(500), millis(2500));
+
+    /** The HELP text of each family, by Micrometer name. */
+    private static final Map<String, String> HELP = Map.ofEntries(
+            Map.entry(REQUESTS, "Finished calls by route and outcome (forwarded, executed, not_executed, replayed, failed,"
+                    + " rejected); route is none when no route matched"),
+            Map.entry(REPLAYS, "Duplicates answered from the store instead of the upstream"),
+            Map.entry(KEY_CONFLICTS, "Duplicates refused: kind in_flight (409 key-in-flight) or payload_mismatch"
+                    + " (422 key-reused-with-different-payload)"),
+            Map.entry(UPSTREAM_ATTEMPTS, "Upstream attempts of protected calls by result: the status class (2xx..5xx)"
+                    + " or the failure (connect-failure, read-timeout, idle-timeout, reset, reset-before-request)"),
+            Map.entry(RETRIES, "Retries taken, by what caused them: a retry.retryOn word (connect-failure, read-timeout,"
+                    + " idle-timeout, reset, a status such as 503), reset-before-request, or retry_after"),
+            Map.entry(BUDGET_EXHAUSTED, "Retries refused by a retry budget: budget task (tasks.budget) or route (retryBudget)"),
+            Map.entry(DLQ_ENTRIES, "Entries in the store's dead-letter queue; proxies sharing a store each report the"
+                    + " same count"),
+            Map.entry(UPSTREAM_DURATION, "Time of one upstream attempt of a protected call, to its response head or its"
+                    + " failure"),
+            Map.entry(STORE_DURATION, "Time of one store operation, by op"),
+            Map.entry(STORE_ERRORS, "Store operations that failed, by op"),
+            Map.entry(STORE_PASSTHROUGH, "Calls forwarded unprotected because the store did not answer"
+                    + " (store.onUnavailable: passthrough)"),
+            Map.entry(STORE_NEAR_CACHE, "Claims answered from the near-cache of ended records (result hit) or sent to the"
+                    + " store (result miss)"),
+            Map.entry(IN_FLIGHT, "Calls being served right now, pass-through and protected, by route"));
 
     /** {@code kind} of {@link #KEY_CONFLICTS}: a duplicate of a call in flight (409). */
     public static final String KIND_IN_FLIGHT = "in_flight";
@@ -60,6 +106,7 @@ public final class ProxyMetrics {
     private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
     private final AtomicLong dlqEntries = new AtomicLong();
+    private final ConcurrentHashMap<String, InFlightCalls> inFlight = new ConcurrentHashMap<>();
     /** Per route, the meters every call touches: the per-call path does no string work. */
     private final ConcurrentHashMap<String, RouteCounters> requestCounters = new ConcurrentHashMap<>();
     /** store_duration_seconds by op, keyed by the op alone (no name to join per call). */
@@ -67,7 +114,21 @@ public final class ProxyMetrics {
 
     public ProxyMetrics(MeterRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
-        registry.gauge(DLQ_ENTRIES, dlqEntries);
+        Gauge.builder(DLQ_ENTRIES, dlqEntries, AtomicLong::get).description(help(DLQ_ENTRIES)).strongReference(true)
+                .register(registry);
+    }
+
+    /**
+     * The HELP text of the family {@code name} (a constant of this class).
+     *
+     * @throws IllegalArgumentException for a name without one: a family is never registered bare
+     */
+    public static String help(String name) {
+        String help = HELP.get(name);
+        if (help == null) {
+            throw new IllegalArgumentException("metric " + name + " has no HELP text (expected: one of " + HELP.keySet() + ")");
+        }
+        return help;
     }
 
     /** Metrics that go nowhere; for tests and tools that need no scrape. */
@@ -76,12 +137,14 @@ public final class ProxyMetrics {
     }
 
     /**
-     * Registers {@code route}'s counters at zero: replays, key conflicts of both kinds, budget
-     * exhaustion of both budgets, and retries for each of {@code retryReasons} (the reasons the
-     * route's {@code retry.retryOn} can produce): 5 + |retryReasons| series, bounded by the config.
+     * Registers {@code route}'s series at zero: calls in flight, replays, key conflicts of both
+     * kinds, budget exhaustion of both budgets, and retries for each of {@code retryReasons} (the
+     * reasons the route's {@code retry.retryOn} can produce): 6 + |retryReasons| series, bounded by
+     * the config.
      */
     public void registerRoute(String route, Collection<String> retryReasons) {
         requireNonNull(route, "route");
+        inFlight(route);
         counter(REPLAYS, "route", route, null, null);
         for (String kind : KINDS) {
             counter(KEY_CONFLICTS, "route", route, "kind", kind);
@@ -99,6 +162,23 @@ public final class ProxyMetrics {
         for (String op : ops) {
             counter(STORE_ERRORS, "op", op, null, null);
         }
+    }
+
+    /**
+     * The in-flight count of {@code route} ({@code idemproxy_in_flight{route}}), registered on first
+     * use. A caller keeps the handle (one per route) rather than asking per call.
+     */
+    public InFlightCalls inFlight(String route) {
+        InFlightCalls calls = inFlight.get(route);
+        if (calls != null) {
+            return calls;
+        }
+        return inFlight.computeIfAbsent(route, r -> {
+            InFlightCalls c = new InFlightCalls();
+            Gauge.builder(IN_FLIGHT, c, InFlightCalls::current).tag("route", r).description(help(IN_FLIGHT))
+                    .strongReference(true).register(registry);
+            return c;
+        });
     }
 
     /** A finished call; {@code outcome} is one of {@link CallOutcome}'s spellings. */
@@ -150,13 +230,13 @@ public final class ProxyMetrics {
         c.increment();
         Timer t = rc.upstreamDuration;
         if (t == null) {
-            t = timer(UPSTREAM_DURATION, "route", route);
+            t = timer(UPSTREAM_DURATION, "route", route, UPSTREAM_BUCKETS);
             rc.upstreamDuration = t;
         }
         t.record(took);
     }
 
-    /** reason: the retry decision's reason (status_503, read_timeout, retry_after, …). */
+    /** reason: the retry decision's reason (503, read-timeout, retry_after, …: {@link dev.idemproxy.core.retry.AttemptOutcome#reason()}). */
     public void retry(String route, String reason) {
         counter(RETRIES, "route", route, "reason", reason).increment();
     }
@@ -179,7 +259,7 @@ public final class ProxyMetrics {
     public void storeOp(String op, long tookNanos, boolean failed) {
         Timer t = storeTimers.get(op);
         if (t == null) {
-            t = storeTimers.computeIfAbsent(op, o -> timer(STORE_DURATION, "op", o));
+            t = storeTimers.computeIfAbsent(op, o -> timer(STORE_DURATION, "op", o, STORE_BUCKETS));
         }
         t.record(tookNanos, TimeUnit.NANOSECONDS);
         if (failed) {
@@ -199,21 +279,25 @@ public final class ProxyMetrics {
             return c;
         }
         Function<String, Counter> make = x -> k2 == null
-                ? Counter.builder(name).tag(k1, v1).register(registry)
-                : Counter.builder(name).tag(k1, v1).tag(k2, v2).register(registry);
+                ? Counter.builder(name).description(help(name)).tag(k1, v1).register(registry)
+                : Counter.builder(name).description(help(name)).tag(k1, v1).tag(k2, v2).register(registry);
         return counters.computeIfAbsent(id, make);
     }
 
-    private Timer timer(String name, String k, String v) {
+    /** A histogram with exactly {@code buckets} (plus +Inf): no percentile histogram, no client-side percentiles. */
+    private Timer timer(String name, String k, String v, List<Duration> buckets) {
         String id = name + '|' + v;
         Timer t = timers.get(id);
         if (t != null) {
             return t;
         }
-        return timers.computeIfAbsent(id, x -> Timer.builder(name).tag(k, v)
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofSeconds(60))
+        return timers.computeIfAbsent(id, x -> Timer.builder(name).description(help(name)).tag(k, v)
+                .publishPercentileHistogram(false)
+                .serviceLevelObjectives(buckets.toArray(new Duration[0]))
                 .register(registry));
+    }
+
+    private static Duration millis(long ms) {
+        return Duration.ofMillis(ms);
     }
 }

@@ -54,6 +54,7 @@ final class ProtectedCallRunner implements ClientSide {
             String clientIp, Runnable onSettled) {
         ProtectedCallRunner runner = new ProtectedCallRunner(ctx, c, state);
         state.callStarted();
+        c.runsWithoutClient();
         // A call without a record takes its DLQ replay's proof here (a recorded one did at its claim).
         ReplayAuthority.Replay replay = c.protection() == null ? services.replays().take(c.request()) : null;
         CallIdentity identity = c.protection() != null ? c.protection().identity()
@@ -113,6 +114,7 @@ final class ProtectedCallRunner implements ClientSide {
             if (!answered) {
                 answered = true;
                 state.callEnded();
+                call.end();  // in flight until here too, whether or not its client stayed
             }
         });
     }

@@ -4,11 +4,13 @@ import dev.idemproxy.core.call.CallLog;
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.metrics.CallOutcome;
+import dev.idemproxy.core.metrics.InFlightCalls;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.route.Route;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -23,10 +25,16 @@ import java.util.Optional;
  * place of the head, carrying the normalised target for the upstream. No match is answered 404
  * {@code no-route}, a target of no usable form or with a malformed escape in its path 400
  * {@code bad-request}, and the request body is discarded (a request the decoder read whole, a
- * {@link FullHttpRequest}, is let go at once). Ownership: discarded contents are
- * released here; everything else is passed on. Not thread-safe: one instance per channel.
+ * {@link FullHttpRequest}, is let go at once).
+ *
+ * <p>The call it makes counts in its route's {@code idemproxy_in_flight} until it ends: when its
+ * response's last write passes here on its way out, or when the connection closes under it, unless
+ * it {@linkplain ProxyCall#outlivesClient() runs on without its client} (its runner ends it then).
+ * Requests come one at a time ({@link RequestSequencer}), so a connection has one such call.
+ * Ownership: discarded contents are released here; everything else is passed on. Not
+ * thread-safe: one instance per channel.
  */
-final class RouteHandler extends ChannelInboundHandlerAdapter {
+final class RouteHandler extends ChannelDuplexHandler {
     /** The route tag of calls that matched none. */
     static final String NO_ROUTE = "none";
 
@@ -34,6 +42,11 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
     private final CallServices services;
     private final CallLog log;
     private boolean discarding;
+    /** The call of this connection being served, until its response ends; null when none. */
+    private ProxyCall current;
+    /** The in-flight count of the last route seen here, so a connection's calls ask the metrics once per route. */
+    private Route countedRoute;
+    private InFlightCalls countedCalls;
 
     RouteHandler(ServerState state, CallServices services) {
         this.state = state;
@@ -77,8 +90,37 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         discarding = false;
-        ctx.fireChannelRead(new ProxyCall(req, route.get(), services.dialect(route.get()), target.authority(),
-                target.pathAndQuery(), start));
+        ProxyCall call = new ProxyCall(req, route.get(), services.dialect(route.get()), target.authority(),
+                target.pathAndQuery(), start);
+        call.countIn(inFlightOf(route.get()));
+        current = call;
+        ctx.fireChannelRead(call);
+    }
+
+    private InFlightCalls inFlightOf(Route route) {
+        if (route != countedRoute) {
+            countedRoute = route;
+            countedCalls = log.metrics().inFlight(route.name());
+        }
+        return countedCalls;
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (current != null && ExchangeTracker.endsResponse(msg)) {
+            current.end();
+            current = null;
+        }
+        ctx.write(msg, promise);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (current != null && !current.outlivesClient()) {
+            current.end();
+        }
+        current = null;
+        ctx.fireChannelInactive();
     }
 
     /** A request refused here: a whole one is let go now, the contents of a streamed one as they come. */

@@ -60,9 +60,14 @@ public record AttemptOutcome(FailureClass failure, int status, String retryAfter
         return retryOn.contains(failure.spelling());
     }
 
-    /** The metrics/log reason of retrying this outcome: {@code status_503}, {@code read_timeout}, … */
+    /**
+     * The metrics/log reason of retrying this outcome, spelled as {@code retry.retryOn} spells it:
+     * a status as its code ({@code 503}), a failure as its spelling ({@code read-timeout},
+     * {@code connect-failure}, {@code reset-before-request}, …). One spelling per value across the
+     * metrics, the logs and the config (CONTRACT §8).
+     */
     public String reason() {
-        return failure == null ? "status_" + status : failure.spelling().replace('-', '_');
+        return failure == null ? Integer.toString(status) : failure.spelling();
     }
 
     @Override

@@ -19,7 +19,8 @@ import java.util.Optional;
  * </ul>
  * A RETRY keeps the key claimed through the wait and charges one task retry (the route budget's
  * token was taken while deciding). {@code reason} is one of a bounded set (the constants below,
- * plus {@code status_NNN} and failure spellings with underscores), fit for a metric tag.
+ * plus a retry's {@link AttemptOutcome#reason()}: a status code or a failure, as {@code retryOn}
+ * spells them), fit for a metric tag.
  * This class is immutable.
  */
 public record RetryDecision(

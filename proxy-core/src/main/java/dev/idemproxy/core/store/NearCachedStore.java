@@ -247,10 +247,11 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
     /** Registers {@code idemproxy_store_near_cache_total{result=hit|miss}}. */
     @Override
     public void bindTo(MeterRegistry registry) {
+        String help = ProxyMetrics.help(ProxyMetrics.STORE_NEAR_CACHE);  // one HELP line for both series
         FunctionCounter.builder(ProxyMetrics.STORE_NEAR_CACHE, hits, LongAdder::sum).tag("result", "hit")
-                .description("claims answered from the near-cache of ended records").register(registry);
+                .description(help).register(registry);
         FunctionCounter.builder(ProxyMetrics.STORE_NEAR_CACHE, misses, LongAdder::sum).tag("result", "miss")
-                .description("claims that went to the store").register(registry);
+                .description(help).register(registry);
     }
 
     @Override

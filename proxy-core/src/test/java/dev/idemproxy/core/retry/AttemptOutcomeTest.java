@@ -22,9 +22,18 @@ class AttemptOutcomeTest {
     }
 
     @Test
-    void reasonsAreBoundedMetricTags() {
-        assertThat(AttemptOutcome.answered(503).reason()).isEqualTo("status_503");
-        assertThat(AttemptOutcome.failed(FailureClass.RESET_BEFORE_REQUEST).reason()).isEqualTo("reset_before_request");
+    void reasonsAreBoundedMetricTagsSpelledAsRetryOnSpellsThem() {
+        assertThat(AttemptOutcome.answered(503).reason()).isEqualTo("503");
+        assertThat(AttemptOutcome.failed(FailureClass.RESET_BEFORE_REQUEST).reason()).isEqualTo("reset-before-request");
+        Set<String> retryOn = Set.of("connect-failure", "read-timeout", "idle-timeout", "reset", "429", "503");
+        for (FailureClass f : FailureClass.values()) {
+            AttemptOutcome o = AttemptOutcome.failed(f);
+            assertThat(o.reason()).isEqualTo(f.spelling());
+            if (f != FailureClass.RESET_BEFORE_REQUEST) {  // not a config word: retryOn covers it by connect-failure and reset
+                assertThat(retryOn).as("the config word of %s", f).contains(o.reason());
+            }
+        }
+        assertThat(retryOn).contains(AttemptOutcome.answered(429).reason(), AttemptOutcome.answered(503).reason());
     }
 
     @Test
