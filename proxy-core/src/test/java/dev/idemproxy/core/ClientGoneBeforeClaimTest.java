@@ -1,5 +1,7 @@
 package dev.idemproxy.core;
 
+import dev.idemproxy.core.testing.Await;
+
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -99,13 +101,9 @@ class ClientGoneBeforeClaimTest {
         assertThat(upstream.requestCount()).isEqualTo(1);
 
         // The abandoned call's receipt, written PROCESSING with its claim, says what became of it.
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        Receipt r = null;
-        while (System.nanoTime() < until && (r == null || !r.status().equals("FAILED"))) {
-            r = store.receipt(store.firstCallId).toCompletableFuture().get(5, TimeUnit.SECONDS).orElse(null);
-            Thread.sleep(10);
-        }
-        assertThat(r).isNotNull();
+        Receipt r = Await.value("the abandoned call's FAILED receipt", java.time.Duration.ofSeconds(10),
+                () -> store.receipt(store.firstCallId).toCompletableFuture().get(5, TimeUnit.SECONDS).orElse(null),
+                got -> got != null && got.status().equals("FAILED"));
         assertThat(r.status()).isEqualTo("FAILED");
         assertThat(r.reason()).isEqualTo("client_gone");
         assertThat(r.attempts()).isZero();

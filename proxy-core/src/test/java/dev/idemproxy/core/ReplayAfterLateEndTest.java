@@ -1,5 +1,7 @@
 package dev.idemproxy.core;
 
+import dev.idemproxy.core.testing.Await;
+
 import static dev.idemproxy.core.testing.UpstreamAction.after;
 import static dev.idemproxy.core.testing.UpstreamAction.hang;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
@@ -139,7 +141,9 @@ class ReplayAfterLateEndTest {
             store.firstEnd.complete(null);  // the original's end lands now, after the replay's
             assertThat(original.readResponse().status()).isEqualTo(504);
         }
-        Thread.sleep(300);  // the refused end's receipt, were it written, is a store write away
+        // The refused end's receipt, were it written, is a store write away: the replay's stays.
+        Await.holdsFor("the call's receipt is the replay's", java.time.Duration.ofMillis(300),
+                () -> "SUCCESS".equals(receiptStatus(entry.callId())));
         Receipt r = await(store.receipt(entry.callId())).orElseThrow();
         assertThat(r.status()).as("the call's receipt is the replay's").isEqualTo("SUCCESS");
         assertThat(r.httpStatus()).isEqualTo(201);
@@ -154,34 +158,29 @@ class ReplayAfterLateEndTest {
     private DeadLetter replayWhileTheOriginalsEndIsHeld(RawHttp original, RawHttp replay) throws Exception {
         original.write(post(""));
         DeadLetter entry = awaitDeadLetter();
-        for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); !store.endAsked.get() && System.nanoTime() < until; ) {
-            Thread.sleep(5);
-        }
-        assertThat(store.endAsked.get()).as("the original's end is on its way").isTrue();
+        Await.until("the original's end on its way", java.time.Duration.ofSeconds(5), store.endAsked::get);
         assertThat(await(store.evict(entry.recordKey(), entry.owner()))).isTrue();
         replay.write(post(ReplayAuthority.TOKEN_HEADER + ": " + proxy.replayToken() + "\r\n"
                 + ReplayAuthority.RECORD_HEADER + ": " + entry.recordKey().id() + "\r\nX-Call-Id: " + entry.callId() + "\r\n"));
         return entry;
     }
 
-    private Receipt awaitReceipt(String callId, String status) throws Exception {
-        for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); System.nanoTime() < until; Thread.sleep(10)) {
-            java.util.Optional<Receipt> r = await(store.receipt(callId));
-            if (r.isPresent() && r.get().status().equals(status)) {
-                return r.get();
-            }
-        }
-        throw new AssertionError("no " + status + " receipt for " + callId);
+    private Receipt awaitReceipt(String callId, String status) {
+        return Await.value("a " + status + " receipt for " + callId, java.time.Duration.ofSeconds(5),
+                () -> await(store.receipt(callId)), r -> r.isPresent() && r.get().status().equals(status)).get();
     }
 
-    private DeadLetter awaitDeadLetter() throws Exception {
-        for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); System.nanoTime() < until; Thread.sleep(10)) {
-            List<DeadLetter> entries = await(store.deadLetters(null, 10)).entries();
-            if (!entries.isEmpty()) {
-                return entries.get(0);
-            }
+    private String receiptStatus(String callId) {
+        try {
+            return await(store.receipt(callId)).map(Receipt::status).orElse(null);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
-        throw new AssertionError("no dead letter");
+    }
+
+    private DeadLetter awaitDeadLetter() {
+        return Await.value("a dead letter", java.time.Duration.ofSeconds(10), () -> await(store.deadLetters(null, 10)).entries(),
+                entries -> !entries.isEmpty()).get(0);
     }
 
     private static <T> T await(CompletionStage<T> stage) throws Exception {

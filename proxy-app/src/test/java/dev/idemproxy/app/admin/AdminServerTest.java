@@ -1,5 +1,7 @@
 package dev.idemproxy.app.admin;
 
+import dev.idemproxy.core.testing.RawHttp;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -261,12 +263,12 @@ class AdminServerTest {
                 .build();
         start("", extra);
 
-        try (RawHttp raw = new RawHttp(server.port())) {
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", server.port())) {
             raw.write("GET /slow HTTP/1.1\r\nHost: a\r\n\r\nGET /fast HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
             assertThat(fastCalled.await(10, TimeUnit.SECONDS)).isTrue();
             slow.complete(AdminResponse.json(200, Map.of("status", "SLOW")));
 
-            String all = raw.readToEnd();
+            String all = new String(raw.readUntilClose(), java.nio.charset.StandardCharsets.ISO_8859_1);
             assertThat(all.indexOf("SLOW")).isPositive().isLessThan(all.indexOf("FAST"));
         }
     }

@@ -1,5 +1,7 @@
 package dev.idemproxy.app.admin;
 
+import dev.idemproxy.core.testing.RawHttp;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.AdminPolicy;
@@ -32,10 +34,10 @@ class AdminServerWireTest {
 
     @Test
     void garbageIsA400AndTheConnectionIsClosed() throws Exception {
-        try (RawHttp raw = new RawHttp(server.port())) {
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", server.port())) {
             raw.write("\u0001\u0002 this is not http \u0003\r\n\r\n");
 
-            String response = raw.readToEnd();
+            String response = new String(raw.readUntilClose(), java.nio.charset.StandardCharsets.ISO_8859_1);
 
             assertThat(response).startsWith("HTTP/1.1 400 ")
                     .contains("application/problem+json")
@@ -45,11 +47,11 @@ class AdminServerWireTest {
 
     @Test
     void bodyOverTheLimitIsA413AndTheConnectionIsClosed() throws Exception {
-        try (RawHttp raw = new RawHttp(server.port())) {
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", server.port())) {
             raw.write("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: " + (AdminChannelInitializer.MAX_BODY_BYTES + 1)
                     + "\r\n\r\n");
 
-            String response = raw.readToEnd();
+            String response = new String(raw.readUntilClose(), java.nio.charset.StandardCharsets.ISO_8859_1);
 
             assertThat(response).startsWith("HTTP/1.1 413 ").contains("urn:idemproxy:problem:request-too-large");
         }
@@ -57,35 +59,38 @@ class AdminServerWireTest {
 
     @Test
     void oversizedHeaderIsA431() throws Exception {
-        try (RawHttp raw = new RawHttp(server.port())) {
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", server.port())) {
             raw.write("GET /healthz HTTP/1.1\r\nHost: a\r\nX-Big: " + "x".repeat(20_000) + "\r\n\r\n");
 
-            assertThat(raw.readToEnd()).startsWith("HTTP/1.1 431 ");
+            assertThat(new String(raw.readUntilClose(), java.nio.charset.StandardCharsets.ISO_8859_1)).startsWith("HTTP/1.1 431 ");
         }
     }
 
     @Test
     void keepAliveServesSeveralRequestsOnOneConnection() throws Exception {
-        try (RawHttp raw = new RawHttp(server.port())) {
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", server.port())) {
             raw.write("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n");
-            String first = raw.readResponse();
+            RawHttp.Response first = raw.readResponse();
             raw.write("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello");
-            String second = raw.readResponse();
+            RawHttp.Response second = raw.readResponse();
             raw.write("GET /readyz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
-            String third = raw.readToEnd();
+            String third = new String(raw.readUntilClose(), java.nio.charset.StandardCharsets.ISO_8859_1);
 
-            assertThat(first).startsWith("HTTP/1.1 200 ").doesNotContainIgnoringCase("connection: close").contains("\"UP\"");
-            assertThat(second).startsWith("HTTP/1.1 200 ").endsWith("hello");
+            assertThat(first.status()).isEqualTo(200);
+            assertThat(first.header("Connection")).isNotEqualToIgnoringCase("close");
+            assertThat(first.bodyAsString()).contains("\"UP\"");
+            assertThat(second.status()).isEqualTo(200);
+            assertThat(second.bodyAsString()).isEqualTo("hello");
             assertThat(third).startsWith("HTTP/1.1 200 ").containsIgnoringCase("connection: close").contains("\"READY\"");
         }
     }
 
     @Test
     void malformedRequestTargetIsA400() throws Exception {
-        try (RawHttp raw = new RawHttp(server.port())) {
+        try (RawHttp raw = RawHttp.connect("127.0.0.1", server.port())) {
             raw.write("GET /bad%zzescape HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
 
-            assertThat(raw.readToEnd()).startsWith("HTTP/1.1 400 ").contains("urn:idemproxy:problem:bad-request");
+            assertThat(new String(raw.readUntilClose(), java.nio.charset.StandardCharsets.ISO_8859_1)).startsWith("HTTP/1.1 400 ").contains("urn:idemproxy:problem:bad-request");
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.idemproxy.app.chaos;
 
+import dev.idemproxy.core.testing.Await;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -152,10 +154,6 @@ public final class ChaosAgent {
     }
 
     private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);  // the agent's own backoff between its tries: simulated behaviour, not a wait for state
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Await.realTime(java.time.Duration.ofMillis(millis));  // the agent's own backoff between its tries: simulated behaviour
     }
 }

@@ -1,5 +1,7 @@
 package dev.idemproxy.app.chaos;
 
+import dev.idemproxy.core.testing.Await;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
@@ -133,9 +135,10 @@ public final class ChaosRun {
             }
             // Late answers still to come end within the upstream's lateness; calls the proxy still
             // runs are waited on by the re-sends below (onConcurrent: wait).
-            long until = System.nanoTime() + verifyTimeout.toNanos();
-            while (upstream.pending() > 0 && System.nanoTime() < until) {
-                Thread.sleep(20);  // polling another component's state: the upstream's pending late answers
+            try {
+                Await.until("the upstream's late answers", verifyTimeout, () -> upstream.pending() == 0);
+            } catch (AssertionError stillPending) {
+                // verified below as they stand: a late answer still pending shows there
             }
             int[] before = new int[intents];
             for (int i = 0; i < intents; i++) {

@@ -1,5 +1,7 @@
 package dev.idemproxy.app.it;
 
+import dev.idemproxy.core.testing.Await;
+
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -276,11 +278,7 @@ class ChaosIT {
     }
 
     static void pause(long millis) {
-        try {
-            Thread.sleep(millis);  // the length of the outage itself, not a wait for state
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Await.realTime(java.time.Duration.ofMillis(millis));  // the length of the outage itself, not a wait for state
     }
 
 }

@@ -1,5 +1,7 @@
 package dev.idemproxy.app.it;
 
+import dev.idemproxy.core.testing.Await;
+
 import static dev.idemproxy.core.testing.UpstreamAction.after;
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
@@ -119,11 +121,8 @@ class DlqIT {
         assertThat(refused.statusCode()).isEqualTo(429);
         String callId = refused.headers().firstValue("X-Call-Id").orElseThrow();
 
-        JsonNode receipt = receipt(callId);
-        for (long until = System.nanoTime() + 5_000_000_000L; "PROCESSING".equals(receipt.path("status").asText())
-                && System.nanoTime() < until; receipt = receipt(callId)) {
-            Thread.sleep(20);
-        }
+        JsonNode receipt = Await.value("the receipt of " + callId + " to leave PROCESSING", Duration.ofSeconds(5),
+                () -> receipt(callId), r -> !"PROCESSING".equals(r.path("status").asText()));
         assertThat(receipt.get("status").asText()).isEqualTo("FAILED");
         assertThat(receipt.get("reason").asText()).isEqualTo("retry_after");
         assertThat(receipt.get("httpStatus").asInt()).isEqualTo(429);
@@ -249,7 +248,11 @@ class DlqIT {
             assertThat(first.get("status").asText()).isEqualTo("FAILED");
             firstCreated[i] = first.get("createdAt").asText();
         }
-        Thread.sleep(1_100);
+        java.time.Instant latest = java.time.Instant.parse(firstCreated[0]).isAfter(java.time.Instant.parse(firstCreated[1]))
+                ? java.time.Instant.parse(firstCreated[0]) : java.time.Instant.parse(firstCreated[1]);
+        // The replays must start measurably later than the first calls: more than a second of wall time.
+        Await.until("a second of wall time since the first calls", Duration.ofSeconds(5),
+                () -> java.time.Instant.now().isAfter(latest.plusMillis(1_100)));
 
         for (int i = 0; i < 2; i++) {
             upstream.enqueue(respond(201, "charged once"));
@@ -258,11 +261,9 @@ class DlqIT {
             assertThat(replay.get("status").asInt()).isEqualTo(201);
             assertThat(replay.get("callId").asText()).isEqualTo(callIds[i]);
 
-            JsonNode after = receipt(callIds[i]);
-            for (long until = System.nanoTime() + 5_000_000_000L; !"SUCCESS".equals(after.path("status").asText())
-                    && System.nanoTime() < until; after = receipt(callIds[i])) {
-                Thread.sleep(20);
-            }
+            String replayed = callIds[i];
+            JsonNode after = Await.value("the replay's SUCCESS receipt", Duration.ofSeconds(5), () -> receipt(replayed),
+                    r -> "SUCCESS".equals(r.path("status").asText()));
             assertThat(after.get("status").asText()).isEqualTo("SUCCESS");
             assertThat(after.get("createdAt").asText()).as("call %d: the first call's start", i).isEqualTo(firstCreated[i]);
             assertThat(java.time.Instant.parse(after.get("createdAt").asText())).isBefore(replayStart.minusSeconds(1));
@@ -273,12 +274,8 @@ class DlqIT {
 
     /** The receipt once its call has ended (a receipt written apart from the record may trail the answer). */
     static JsonNode settledReceipt(String callId) throws Exception {
-        JsonNode r = receipt(callId);
-        for (long until = System.nanoTime() + 5_000_000_000L; ("PROCESSING".equals(r.path("status").asText())
-                || "NOT_FOUND".equals(r.path("status").asText())) && System.nanoTime() < until; r = receipt(callId)) {
-            Thread.sleep(20);
-        }
-        return r;
+        return Await.value("the receipt of " + callId + " to settle", Duration.ofSeconds(5), () -> receipt(callId),
+                r -> !"PROCESSING".equals(r.path("status").asText()) && !"NOT_FOUND".equals(r.path("status").asText()));
     }
 
     @Test

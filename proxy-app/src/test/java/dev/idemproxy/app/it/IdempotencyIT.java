@@ -1,5 +1,7 @@
 package dev.idemproxy.app.it;
 
+import dev.idemproxy.core.testing.Await;
+
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -208,7 +210,9 @@ class IdempotencyIT {
         upstream.enqueue(delayHead(Duration.ofMillis(1600), respond(201, "a long call")));
         CompletableFuture<HttpResponse<String>> first = async(() -> post("/leased", key, "{}"));
         upstream.awaitRequests(before + 1, Duration.ofSeconds(5));
-        Thread.sleep(1_000);  // three lease lengths and more since the claim, the call still at the upstream
+        // Three lease lengths and more since the claim pass in real time (the proxy's lease clock),
+        // the call still at the upstream.
+        Await.realTime(Duration.ofSeconds(1));
         HttpResponse<String> dup = post("/leased", key, "{}");
         assertThat(first.get().statusCode()).isEqualTo(201);
         assertThat(dup.statusCode()).isEqualTo(201);
@@ -412,11 +416,8 @@ class IdempotencyIT {
         assertThat(post("/windowed", null, body).headers().firstValue("Idempotent-Replayed")).isEmpty();
         assertThat(post("/windowed", null, body).headers().firstValue("Idempotent-Replayed")).hasValue("true");
         // Poll (bounded) until the window has passed: the same parts then make a new call.
-        HttpResponse<String> later;
-        do {
-            Thread.sleep(50);
-            later = post("/windowed", null, body);
-        } while (later.headers().firstValue("Idempotent-Replayed").isPresent() && System.nanoTime() - start < 5_000_000_000L);
+        HttpResponse<String> later = Await.value("a call after the window, executed afresh", Duration.ofSeconds(5),
+                () -> post("/windowed", null, body), r -> r.headers().firstValue("Idempotent-Replayed").isEmpty());
         assertThat(later.headers().firstValue("Idempotent-Replayed")).isEmpty();
         assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(500_000_000L);
         upstream.defaultAction(respond(200, "ok"));

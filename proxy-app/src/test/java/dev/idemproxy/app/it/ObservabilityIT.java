@@ -1,5 +1,7 @@
 package dev.idemproxy.app.it;
 
+import dev.idemproxy.core.testing.Await;
+
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -90,10 +92,7 @@ class ObservabilityIT {
                 HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(404);
 
         // A line is logged after the response is written: wait until the third call's is there.
-        long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (lines("route=files").size() < 2 && System.nanoTime() < until) {
-            Thread.sleep(10);
-        }
+        Await.until("two call lines of route files", Duration.ofSeconds(5), () -> lines("route=files").size() >= 2);
         List<ILoggingEvent> files = lines("route=files");
         assertThat(files).hasSize(2);
         assertThat(files).allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(ch.qos.logback.classic.Level.INFO));

@@ -1,5 +1,7 @@
 package dev.idemproxy.app.it;
 
+import dev.idemproxy.core.testing.Await;
+
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.dynamic;
 import static dev.idemproxy.core.testing.UpstreamAction.hang;
@@ -126,19 +128,24 @@ class ProcessIT {
         }
     }
 
-    /** Whether a connection to the listen port is refused within {@code within}, trying every 20 ms. */
-    static boolean refusedWithin(int port, Duration within) throws InterruptedException {
-        long until = System.nanoTime() + within.toNanos();
-        do {
-            try (Socket s = new Socket("127.0.0.1", port)) {
-                Thread.sleep(20);  // still accepting: the listener closes right after the SIGTERM line
-            } catch (ConnectException refused) {
-                return true;
-            } catch (IOException other) {
-                Thread.sleep(20);
-            }
-        } while (System.nanoTime() < until);
-        return false;
+    /** Whether a connection to the listen port is refused within {@code within}. */
+    static boolean refusedWithin(int port, Duration within) {
+        try {
+            Await.until("the listen port to refuse connections", within, () -> refused(port));
+            return true;
+        } catch (AssertionError stillAccepting) {
+            return false;
+        }
+    }
+
+    private static boolean refused(int port) {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            return false;  // still accepting: the listener closes right after the SIGTERM line
+        } catch (ConnectException refused) {
+            return true;
+        } catch (IOException other) {
+            return false;
+        }
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.idemproxy.app.it;
 
+import dev.idemproxy.core.testing.Await;
+
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.echo;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
@@ -415,15 +417,13 @@ class ProxyPathIT {
                 pooledUpstream.enqueue(respond(200, "i" + i));
                 raw.write("GET /short-idle/" + i + " HTTP/1.1\r\nHost: a\r\n\r\n");
                 assertThat(raw.readResponse().bodyAsString()).isEqualTo("i" + i);
-                Thread.sleep(150);
+                Await.realTime(Duration.ofMillis(150));  // calls 150 ms apart: closer than the 300 ms idle timeout
             }
             assertThat(pooledUpstream.openConnections()).isEqualTo(before + 1);
             long accepted = pooledUpstream.connectionsAccepted();
             // Idle for longer than 300 ms: the proxy closes its pooled connection.
-            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (pooledUpstream.openConnections() > before && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            Await.until("the idle pooled connection to close", Duration.ofSeconds(5),
+                    () -> pooledUpstream.openConnections() <= before);
             assertThat(pooledUpstream.openConnections()).isEqualTo(before);
             // The next call opens a fresh one.
             pooledUpstream.enqueue(respond(200, "again"));
@@ -441,7 +441,7 @@ class ProxyPathIT {
                 upstream.enqueue(respond(200, "q" + i));
                 raw.write("GET /slow/q" + i + " HTTP/1.1\r\nHost: a\r\n\r\n");
                 assertThat(raw.readResponse().bodyAsString()).isEqualTo("q" + i);
-                Thread.sleep(120);
+                Await.realTime(Duration.ofMillis(120));  // each call's head deadline runs on past its answer
             }
             upstream.enqueue(delayHead(Duration.ofSeconds(3), respond(200, "late")));
             long start = System.nanoTime();

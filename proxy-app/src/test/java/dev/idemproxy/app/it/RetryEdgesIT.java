@@ -1,5 +1,7 @@
 package dev.idemproxy.app.it;
 
+import dev.idemproxy.core.testing.Await;
+
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static dev.idemproxy.core.testing.UpstreamAction.retryAfter;
@@ -106,11 +108,8 @@ class RetryEdgesIT {
             }
         });
         // Wait for the signal that the first attempt was refused, then bring the upstream up.
-        long until = System.nanoTime() + 10_000_000_000L;
-        while (!metrics().contains("idemproxy_upstream_attempts_total{result=\"connect-failure\",route=\"comes-up-later\"}")) {
-            assertThat(System.nanoTime()).isLessThan(until);
-            Thread.sleep(20);
-        }
+        Await.value("the first attempt's connect-failure on /metrics", java.time.Duration.ofSeconds(10), () -> metrics(),
+                m -> m.contains("idemproxy_upstream_attempts_total{result=\"connect-failure\",route=\"comes-up-later\"}"));
         HttpServer late = HttpServer.create(new InetSocketAddress("127.0.0.1", latePort), 0);
         late.createContext("/", ex -> {
             byte[] b = "up now".getBytes(UTF_8);

@@ -1,5 +1,7 @@
 package dev.idemproxy.app.it;
 
+import dev.idemproxy.core.testing.Await;
+
 import static dev.idemproxy.core.testing.UpstreamAction.after;
 import static dev.idemproxy.core.testing.UpstreamAction.delayHead;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
@@ -494,12 +496,9 @@ class StoreIT {
                         + "Idempotency-Key: " + key + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
                         .getBytes(StandardCharsets.US_ASCII));
                 agent.getOutputStream().flush();
-                Thread.sleep(300);  // the claim is at Redis, its reply held by the relay
+                Await.until("the claim's reply held by the relay", () -> relay.holding() == 1);
             }  // the agent leaves
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (relay.dropped() == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            Await.until("the held reply to be dropped", () -> relay.dropped() > 0);
             assertThat(relay.dropped()).as("the claim's reply was the one dropped").isEqualTo(1);
 
             assertTheRetryRunsOnce(proxy, key, body, "after the agent left");
@@ -612,16 +611,7 @@ class StoreIT {
     }
 
     /** Polls {@code uri} until it answers {@code status}: /readyz follows the store's connection state. */
-    static void awaitStatus(URI uri, int status) throws Exception {
-        long until = System.nanoTime() + WAIT.toNanos();
-        int last = -1;
-        while (System.nanoTime() < until) {
-            last = get(uri).statusCode();
-            if (last == status) {
-                return;
-            }
-            Thread.sleep(50);  // polling another process's state (Lettuce reconnects with its own backoff)
-        }
-        throw new AssertionError(uri + " still answered " + last + " after " + WAIT + ", expected " + status);
+    static void awaitStatus(URI uri, int status) {
+        Await.value(uri + " to answer " + status, WAIT, () -> get(uri).statusCode(), s -> s == status);
     }
 }

@@ -1,5 +1,7 @@
 package dev.idemproxy.app.logging;
 
+import dev.idemproxy.core.testing.Await;
+
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -92,10 +94,8 @@ class BatchingStdoutAppenderTest {
                 awaitState(a.writerThread(), Thread.State.WAITING);
                 a.doAppend(event("line " + round));
                 String expected = "line " + round + "\n";
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                while (!captured.toString(UTF_8).endsWith(expected) && System.nanoTime() < deadline) {
-                    Thread.sleep(1);
-                }
+                Await.until("the line written", java.time.Duration.ofSeconds(5),
+                        () -> captured.toString(UTF_8).endsWith(expected));
                 assertThat(captured.toString(UTF_8)).as("round %d", round).endsWith(expected);
             }
         } finally {
@@ -105,12 +105,8 @@ class BatchingStdoutAppenderTest {
         assertThat(a.writerThread().isAlive()).as("stop() woke the sleeping writer, which finished").isFalse();
     }
 
-    private static void awaitState(Thread t, Thread.State state) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (t.getState() != state && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
-        assertThat(t.getState()).isEqualTo(state);
+    private static void awaitState(Thread t, Thread.State state) {
+        Await.until(t.getName() + " in state " + state, java.time.Duration.ofSeconds(5), () -> t.getState() == state);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.idemproxy.app.wiring;
 
+import dev.idemproxy.core.testing.Await;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
@@ -43,10 +45,11 @@ class ConfigWatcherTest {
             for (int i = 0; i < 50; i++) {
                 Files.writeString(log, "line " + i + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                         StandardOpenOption.APPEND);
-                Thread.sleep(10);
+                Await.holdsFor("log lines beside the config never make it read the config", java.time.Duration.ofMillis(10),
+                        () -> w.contentChecks() == 0);
             }
-            Thread.sleep(500);
-            assertThat(w.contentChecks()).as("log lines beside the config never make it read the config").isZero();
+            Await.holdsFor("log lines beside the config never make it read the config", java.time.Duration.ofMillis(500),
+                    () -> w.contentChecks() == 0);
 
             // and it still sees the config itself afterwards
             Files.writeString(cfg, "a: 2\n");
@@ -72,11 +75,7 @@ class ConfigWatcherTest {
         }
     }
 
-    private static void awaitChecks(ConfigWatcher w, int n) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (w.contentChecks() < n && System.nanoTime() < end) {
-            Thread.sleep(20);
-        }
-        assertThat(w.contentChecks()).isGreaterThanOrEqualTo(n);
+    private static void awaitChecks(ConfigWatcher w, int n) {
+        Await.until(n + " content checks", java.time.Duration.ofSeconds(WAIT_SECONDS), () -> w.contentChecks() >= n);
     }
 }

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.call;
 
+import dev.idemproxy.core.testing.Await;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.store.ClaimResult;
@@ -37,10 +39,7 @@ class InFlightWaitersTest {
         // a waiter whose poll was on its way, or one registering now, gets the outcome, not the store
         assertThat(waiters.settled(key)).isSameAs(done);
         assertThat(waiters.await(key, r -> got.add(null))).isSameAs(done);
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (waiters.size() > 0 && System.nanoTime() < until) {
-            Thread.sleep(20);
-        }
+        Await.until("the mark to go", java.time.Duration.ofSeconds(10), () -> waiters.size() == 0);
         assertThat(waiters.settled(key)).as("the mark goes after a while").isNull();
         assertThat(waiters.size()).isZero();
     }

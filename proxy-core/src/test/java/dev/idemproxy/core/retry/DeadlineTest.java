@@ -2,16 +2,15 @@ package dev.idemproxy.core.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idemproxy.core.testing.FakeClock;
-import dev.idemproxy.core.testing.FakeTicker;
+import dev.idemproxy.core.testing.TestClock;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 class DeadlineTest {
-    private final FakeTicker ticker = new FakeTicker();
-    private final FakeClock clock = FakeClock.at("2026-01-01T00:00:00Z");
+    private final TestClock ticker = new TestClock();
+    private final TestClock clock = TestClock.at("2026-01-01T00:00:00Z");
     private final Duration total = Duration.ofSeconds(60);
 
     private Deadline deadline(String timeoutMs, String epochMs) {
@@ -122,7 +121,7 @@ class DeadlineTest {
 
     @Test
     void aTickerNearItsOverflowStillWorks() {
-        FakeTicker t = new FakeTicker(Long.MAX_VALUE - 1_000);
+        TestClock t = new TestClock(java.time.Instant.EPOCH, Long.MAX_VALUE - 1_000);
         Deadline d = Deadline.after(Duration.ofSeconds(1), t);
         assertThat(d.expired()).isFalse();
         t.advance(Duration.ofSeconds(1));

@@ -2,7 +2,7 @@ package dev.idemproxy.core.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idemproxy.core.testing.FakeClock;
+import dev.idemproxy.core.testing.TestClock;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class LocalTaskBudgetsTest {
-    private final FakeClock clock = FakeClock.at("2026-03-01T10:15:00Z");
+    private final TestClock clock = TestClock.at("2026-03-01T10:15:00Z");
     private final LocalTaskBudgets budgets = new LocalTaskBudgets(new TaskPolicy("X-Task-Id", 2, Duration.ofHours(1)), clock);
 
     @Test

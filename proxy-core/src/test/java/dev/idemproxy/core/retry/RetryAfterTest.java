@@ -2,7 +2,7 @@ package dev.idemproxy.core.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idemproxy.core.testing.FakeClock;
+import dev.idemproxy.core.testing.TestClock;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -10,7 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class RetryAfterTest {
-    private final FakeClock clock = FakeClock.at("1994-11-06T08:49:30Z");
+    private final TestClock clock = TestClock.at("1994-11-06T08:49:30Z");
 
     @Test
     void deltaSecondsAreTheWait() {
@@ -48,7 +48,7 @@ class RetryAfterTest {
 
     @Test
     void twoDigitYearsMoreThanFiftyYearsAheadAreInThePastCentury() {
-        FakeClock in2030 = FakeClock.at("2030-01-01T00:00:00Z");
+        TestClock in2030 = TestClock.at("2030-01-01T00:00:00Z");
         assertThat(RetryAfter.fullYear(79, in2030)).isEqualTo(2079);
         assertThat(RetryAfter.fullYear(81, in2030)).isEqualTo(1981);
         assertThat(RetryAfter.fullYear(94, clock)).isEqualTo(1994);
@@ -58,7 +58,7 @@ class RetryAfterTest {
 
     @Test
     void fractionsOfMillisecondsFollowTheClock() {
-        FakeClock c = FakeClock.at("1994-11-06T08:49:36.750Z");
+        TestClock c = TestClock.at("1994-11-06T08:49:36.750Z");
         assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", c)).contains(Duration.ofMillis(250));
     }
 

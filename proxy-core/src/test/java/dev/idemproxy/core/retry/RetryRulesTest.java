@@ -5,8 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
-import dev.idemproxy.core.testing.FakeClock;
-import dev.idemproxy.core.testing.FakeTicker;
+import dev.idemproxy.core.testing.TestClock;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,8 +22,8 @@ class RetryRulesTest {
             new BackoffPolicy(Duration.ofMillis(200), Duration.ofSeconds(10), 2.0, Jitter.parse("none"));
     private static final RetryPolicy RETRY = new RetryPolicy(4, RetryPolicy.DEFAULT_RETRY_ON, NO_JITTER, Duration.ofSeconds(60));
 
-    private final FakeTicker ticker = new FakeTicker();
-    private final FakeClock clock = FakeClock.at("2026-01-01T00:00:00Z");
+    private final TestClock ticker = new TestClock();
+    private final TestClock clock = TestClock.at("2026-01-01T00:00:00Z");
     private final RetryRules rules = new RetryRules(new FixedRandom(0.5), clock);
     private Deadline deadline = Deadline.after(Duration.ofSeconds(60), ticker);
 

@@ -2,7 +2,7 @@ package dev.idemproxy.core.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idemproxy.core.testing.FakeTicker;
+import dev.idemproxy.core.testing.TestClock;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class RouteRetryBudgetTest {
-    private final FakeTicker ticker = new FakeTicker();
+    private final TestClock ticker = new TestClock();
 
     private RouteRetryBudget budget(double ratio, int minPerSecond) {
         return new RouteRetryBudget(new RetryBudgetPolicy(ratio, minPerSecond, Duration.ofSeconds(10)), ticker);

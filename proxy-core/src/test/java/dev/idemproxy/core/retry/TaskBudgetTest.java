@@ -2,13 +2,13 @@ package dev.idemproxy.core.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idemproxy.core.testing.FakeClock;
+import dev.idemproxy.core.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class TaskBudgetTest {
-    private final FakeClock clock = FakeClock.at("2026-03-01T10:15:00Z");
+    private final TestClock clock = TestClock.at("2026-03-01T10:15:00Z");
     private final TaskBudget budget = new TaskBudget(new TaskPolicy("X-Task-Id", 3, Duration.ofHours(1)), clock);
 
     @Test

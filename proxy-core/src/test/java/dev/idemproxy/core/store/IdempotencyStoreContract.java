@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store;
 
+import dev.idemproxy.core.testing.Await;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.store.ClaimResult.Claimed;
@@ -198,7 +200,7 @@ public abstract class IdempotencyStoreContract {
         assertThat(await(store.evict(key, original.owner()))).isTrue();
         assertThat(await(store.claim(key, "fp", replay.owner(), LONG, new ClaimContext(callId)))).isEqualTo(Claimed.FRESH);
         java.time.Instant leaseEnd = await(store.get(key)).orElseThrow().leaseExpiresAt();
-        Thread.sleep(250);  // so that a renewal by the original, were it taken, would move the lease end by as much
+        elapse(Duration.ofMillis(250));  // so that a renewal by the original, were it taken, would move the lease end by as much
 
         assertThat(await(store.complete(key, original, failed, 1, LONG))).as("the original's end, retried").isFalse();
         assertThat(await(store.markNotRetained(key, original, 504, 1, LONG))).isFalse();

@@ -2,12 +2,12 @@ package dev.idemproxy.core.store;
 
 import dev.idemproxy.core.store.StorePolicy.NearCachePolicy;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
-import dev.idemproxy.core.testing.ManualClock;
+import dev.idemproxy.core.testing.TestClock;
 import java.time.Duration;
 
 /** The near-cache keeps every promise of the store it fronts: the whole contract, through it. */
 class NearCachedStoreContractTest extends IdempotencyStoreContract {
-    private final ManualClock clock = new ManualClock();
+    private final TestClock clock = new TestClock();
 
     @Override
     protected IdempotencyStore newStore() {

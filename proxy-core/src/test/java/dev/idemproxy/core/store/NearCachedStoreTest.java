@@ -10,7 +10,7 @@ import dev.idemproxy.core.store.ClaimResult.NotRetained;
 import dev.idemproxy.core.store.StorePolicy.NearCachePolicy;
 import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
 import dev.idemproxy.core.testing.Claims;
-import dev.idemproxy.core.testing.ManualClock;
+import dev.idemproxy.core.testing.TestClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,7 +28,7 @@ class NearCachedStoreTest {
     private static final StoredResponse RESPONSE = new StoredResponse(201,
             List.of(new StoredHeader("Content-Type", "application/json")), "{\"id\":1}".getBytes(StandardCharsets.UTF_8));
 
-    private final ManualClock clock = new ManualClock();
+    private final TestClock clock = new TestClock();
     private final MemoryIdempotencyStore backend = MemoryIdempotencyStore.create(10_000, clock);
     private final NearCachedStore store = NearCachedStore.wrap(backend, policy(1000, 64L * 1024 * 1024), clock);
 

@@ -85,23 +85,18 @@ public final class RedisClusterFixture implements AutoCloseable {
 
     /** Waits until {@code node}'s {@code CLUSTER NODES} has a line for {@code nodeId} that contains {@code text}. */
     public static void awaitNodeLine(RedisServerFixture node, String nodeId, String text) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MS);
-        String last = "";
-        while (System.nanoTime() < deadline) {
+        Await.until("node " + nodeId + " listed with '" + text + "'", java.time.Duration.ofMillis(READY_TIMEOUT_MS), () -> {
             try {
-                last = node.command("CLUSTER", "NODES");
-                for (String line : last.split("\n")) {
+                for (String line : node.command("CLUSTER", "NODES").split("\n")) {
                     if (line.startsWith(nodeId) && line.contains(text)) {
-                        return;
+                        return true;
                     }
                 }
             } catch (IOException e) {
-                last = e.toString();
+                // not answering yet
             }
-            RedisServerFixture.pause(50);
-        }
-        throw new IllegalStateException("node " + nodeId + " not listed with '" + text + "' within " + READY_TIMEOUT_MS
-                + " ms: " + last);
+            return false;
+        });
     }
 
     private static void awaitKnown(RedisServerFixture node, String nodeId) {
@@ -147,24 +142,19 @@ public final class RedisClusterFixture implements AutoCloseable {
     /** Waits until every node (replicas aside) reports {@code cluster_state:ok}. */
     public void awaitOk() {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MS);
-        String last = "";
-        while (System.nanoTime() < deadline) {
-            boolean ok = true;
+        Await.until("every node's cluster_state:ok", java.time.Duration.ofMillis(READY_TIMEOUT_MS), () -> {
             for (RedisServerFixture n : nodes) {
                 try {
-                    last = n.command("CLUSTER", "INFO");
-                    ok &= last != null && last.contains("cluster_state:ok");
+                    String info = n.command("CLUSTER", "INFO");
+                    if (info == null || !info.contains("cluster_state:ok")) {
+                        return false;
+                    }
                 } catch (IOException e) {
-                    ok = false;
-                    last = e.toString();
+                    return false;
                 }
             }
-            if (ok) {
-                return;
-            }
-            RedisServerFixture.pause(50);
-        }
-        throw new IllegalStateException("cluster not ok within " + READY_TIMEOUT_MS + " ms: " + last);
+            return true;
+        });
     }
 
     @Override

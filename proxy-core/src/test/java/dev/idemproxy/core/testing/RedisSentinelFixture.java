@@ -174,19 +174,13 @@ public final class RedisSentinelFixture implements AutoCloseable {
     }
 
     private static void await(String what, Condition condition) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MS);
-        Exception last = null;
-        while (System.nanoTime() < deadline) {
+        Await.until(what, java.time.Duration.ofMillis(READY_TIMEOUT_MS), () -> {
             try {
-                if (condition.holds()) {
-                    return;
-                }
+                return condition.holds();
             } catch (IOException | RuntimeException e) {
-                last = e;  // a node restarting its role; ask again
+                return false;  // a node restarting its role; ask again
             }
-            RedisServerFixture.pause(50);
-        }
-        throw new IllegalStateException("gave up after " + READY_TIMEOUT_MS + " ms waiting for " + what, last);
+        });
     }
 
     /** Stops the Sentinels first (so none fails over while the data nodes go), then the data nodes. */

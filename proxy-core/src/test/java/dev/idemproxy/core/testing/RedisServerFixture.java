@@ -160,21 +160,16 @@ public final class RedisServerFixture implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + cmd, e);
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
-        while (true) {
+        Await.until("redis-server on port " + port + " to answer PING", java.time.Duration.ofMillis(START_TIMEOUT_MS), () -> {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("redis-server on port " + port + " exited at start; its log: " + log());
+            }
             try {
-                if ("+PONG".equals(command("PING"))) {
-                    return;
-                }
+                return "+PONG".equals(command("PING"));
             } catch (IOException notYet) {
-                // not listening yet
+                return false;  // not listening yet
             }
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
-                        + START_TIMEOUT_MS + " ms; its log: " + log());
-            }
-            pause(20);
-        }
+        });
     }
 
     /** Stops the server (SIGTERM, then SIGKILL after 5 s); the port and directory stay for {@link #start()}. */
@@ -286,12 +281,4 @@ public final class RedisServerFixture implements AutoCloseable {
         return null;
     }
 
-    static void pause(long millis) {
-        try {
-            Thread.sleep(millis);  // polling a child process's readiness; bounded by the caller's deadline
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
 }

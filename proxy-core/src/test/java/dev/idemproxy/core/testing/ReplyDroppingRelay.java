@@ -23,6 +23,7 @@ public final class ReplyDroppingRelay implements AutoCloseable {
     private final int targetPort;
     private final AtomicBoolean dropNext = new AtomicBoolean();
     private final AtomicInteger dropped = new AtomicInteger();
+    private final AtomicInteger held = new AtomicInteger();
     private volatile long holdMillis;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
@@ -51,6 +52,11 @@ public final class ReplyDroppingRelay implements AutoCloseable {
     public void dropNextReplyAfter(long millis) {
         holdMillis = millis;
         dropNext.set(true);
+    }
+
+    /** How many replies are being held right now, before they are dropped. */
+    public int holding() {
+        return held.get();
     }
 
     /** How many replies were dropped so far. */
@@ -85,10 +91,12 @@ public final class ReplyDroppingRelay implements AutoCloseable {
                 int n;
                 while ((n = in.read(buf)) >= 0) {
                     if (replies && dropNext.compareAndSet(true, false)) {
+                        held.incrementAndGet();
                         if (holdMillis > 0) {
-                            Thread.sleep(holdMillis);
+                            Await.realTime(java.time.Duration.ofMillis(holdMillis));  // the slow server's delay
                         }
                         dropped.incrementAndGet();
+                        held.decrementAndGet();
                         return;  // the reply is lost with the connection
                     }
                     out.write(buf, 0, n);
@@ -96,8 +104,6 @@ public final class ReplyDroppingRelay implements AutoCloseable {
                 }
             } catch (IOException e) {
                 // the other direction closed the pair
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
         }, replies ? "relay-replies" : "relay-commands");
         t.setDaemon(true);

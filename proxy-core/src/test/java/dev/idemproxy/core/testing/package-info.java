@@ -4,7 +4,7 @@
  * generated TLS material ({@link dev.idemproxy.core.testing.TestCertificates}), a Netty leak check
  * ({@link dev.idemproxy.core.testing.LeakDetection}), a raw-socket HTTP client
  * ({@link dev.idemproxy.core.testing.RawHttp}), {@link dev.idemproxy.core.testing.FreePorts}, a hand-advanced
- * {@link dev.idemproxy.core.testing.ManualClock}, and real {@code redis-server} child processes:
+ * {@link dev.idemproxy.core.testing.TestClock}, and real {@code redis-server} child processes:
  * {@link dev.idemproxy.core.testing.RedisServerFixture} (standalone, restartable) and
  * {@link dev.idemproxy.core.testing.RedisClusterFixture} (three masters).
  */

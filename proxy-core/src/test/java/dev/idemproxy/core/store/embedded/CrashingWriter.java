@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.embedded;
 
+import dev.idemproxy.core.testing.Await;
+
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.RecordKey;
@@ -37,7 +39,7 @@ public final class CrashingWriter {
                 "kept".getBytes(StandardCharsets.UTF_8)), 1, Duration.ofHours(1)).toCompletableFuture().join();
         System.out.println(done ? "COMPLETED" : "NOT-OWNER");
         System.out.flush();
-        Thread.sleep(60_000);  // killed long before this ends
+        new java.util.concurrent.CountDownLatch(1).await();  // until killed
     }
 
     private static void stream(IdempotencyStore store) throws InterruptedException {
@@ -46,7 +48,7 @@ public final class CrashingWriter {
         for (int i = 0; i < CALLERS; i++) {
             next(store, seq, response);
         }
-        Thread.sleep(60_000);  // killed long before this ends
+        new java.util.concurrent.CountDownLatch(1).await();  // until killed
     }
 
     /** One caller: claim, complete, repeat; each acknowledgement printed once the store gave it. */

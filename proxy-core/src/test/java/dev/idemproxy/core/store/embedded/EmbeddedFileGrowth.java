@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.embedded;
 
+import dev.idemproxy.core.testing.Await;
+
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.Receipt;
@@ -77,7 +79,7 @@ public final class EmbeddedFileGrowth {
         System.out.printf("rate=%d/s ttl=%s retention=%dms%n", rate, ttl, store.mvStore().getRetentionTime());
         System.out.println("t_s calls errors file_MB chunks fill% chunksFill% pagesLive/pages heapUsed_MB | liveChunks liveChunk_MB liveBytes_MB old60Live old60_MB deadChunks");
         for (int t = 10; t <= seconds; t += 10) {
-            Thread.sleep(Math.max(0, (t0 + t * 1_000_000_000L - System.nanoTime()) / 1_000_000));
+            Await.realTime(Duration.ofNanos(Math.max(0, t0 + t * 1_000_000_000L - System.nanoTime())));  // a sample every 10 s
             Map<String, String> info = info(store);
             Runtime rt = Runtime.getRuntime();
             System.out.printf("%d %d %d %.1f %s %s %s %s/%s %d%n", t, calls.get(), errors.get(),

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.embedded;
 
+import dev.idemproxy.core.testing.Await;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.store.ClaimContext;
@@ -8,7 +10,7 @@ import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.testing.Claims;
-import dev.idemproxy.core.testing.ManualClock;
+import dev.idemproxy.core.testing.TestClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -75,7 +77,7 @@ class EmbeddedFileSizeTest {
      */
     @Test
     void theFileKeepsItsLengthWhenItsTailIsFreed() throws Exception {
-        ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+        TestClock clock = new TestClock(Instant.parse("2026-12-01T00:00:00Z"));
         EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, clock, Duration.ofHours(1), 1);
         try {
             StoredResponse response = new StoredResponse(200, List.of(), new byte[4096]);
@@ -90,7 +92,7 @@ class EmbeddedFileSizeTest {
             assertThat(done(store.purgeExpired())).isEqualTo(2000);
             long smallest = peak;
             for (int n = 0; n < 50; n++) {  // commits after the dead chunks' retention (1 ms): the tail is free
-                Thread.sleep(2);
+                Await.realTime(java.time.Duration.ofMillis(2));
                 RecordKey key = new RecordKey("r", "s", "after-" + n);
                 done(store.claim(key, "fp", "a" + n, Duration.ofSeconds(30), new ClaimContext("a" + n)));
                 smallest = Math.min(smallest, Files.size(file));

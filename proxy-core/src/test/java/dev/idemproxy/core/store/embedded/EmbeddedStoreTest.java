@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.embedded;
 
+import dev.idemproxy.core.testing.Await;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,7 +15,7 @@ import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.testing.Claims;
-import dev.idemproxy.core.testing.ManualClock;
+import dev.idemproxy.core.testing.TestClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class EmbeddedStoreTest extends IdempotencyStoreContract {
-    private final ManualClock clock = new ManualClock();
+    private final TestClock clock = new TestClock();
 
     @TempDir
     Path dir;
@@ -264,10 +266,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         org.h2.mvstore.MVMap<String, byte[]> records = often.mvStore().openMap(EmbeddedIdempotencyStore.RECORDS);
         assertThat(records.size()).isEqualTo(n);
         clock.advance(Duration.ofMinutes(2));
-        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-        while (records.size() > 0 && System.nanoTime() < until) {
-            Thread.sleep(50);
-        }
+        Await.until("the sweeps to remove every expired record", java.time.Duration.ofSeconds(20), () -> records.size() == 0);
         assertThat(records.size()).as("records left after the sweeps").isZero();
     }
 }

@@ -12,7 +12,7 @@ import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.testing.Claims;
-import dev.idemproxy.core.testing.ManualClock;
+import dev.idemproxy.core.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class MemoryStoreBoundsTest {
     private static final Duration LONG = Duration.ofMinutes(5);
     private static final long MIB = 1024 * 1024;
-    private final ManualClock clock = new ManualClock();
+    private final TestClock clock = new TestClock();
     private MemoryIdempotencyStore store;
 
     @AfterEach

@@ -2,11 +2,11 @@ package dev.idemproxy.core.store.memory;
 
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.IdempotencyStoreContract;
-import dev.idemproxy.core.testing.ManualClock;
+import dev.idemproxy.core.testing.TestClock;
 import java.time.Duration;
 
 class MemoryStoreTest extends IdempotencyStoreContract {
-    private final ManualClock clock = new ManualClock();
+    private final TestClock clock = new TestClock();
 
     @Override
     protected IdempotencyStore newStore() {

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.redis;
 
+import dev.idemproxy.core.testing.Await;
+
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.IdempotencyStoreContract;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
@@ -38,7 +40,7 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
 
     /** Redis keeps time by its own clock, which no test can move: real time has to pass. */
     @Override
-    protected void elapse(Duration d) throws InterruptedException {
-        Thread.sleep(d.toMillis() + 5);
+    protected void elapse(Duration d) {
+        Await.realTime(d.plusMillis(5));
     }
 }

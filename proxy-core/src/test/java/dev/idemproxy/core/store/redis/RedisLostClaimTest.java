@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.redis;
 
+import dev.idemproxy.core.testing.Await;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.store.ClaimAnswerLostException;
@@ -85,8 +87,7 @@ class RedisLostClaimTest {
         Throwable failure = failureOf(viaRelay.claim(key, "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE)));
         assertThat(relay.dropped()).isEqualTo(1);
         assertThat(failure).isInstanceOf(StoreUnavailableException.class).isNotInstanceOf(ClaimAnswerLostException.class);
-        Thread.sleep(500);
-        assertThat(await(direct.get(key))).map(IdempotencyRecord::owner).contains("owner-a");
+        Await.holdsFor("the claim's record, not released as lost", Duration.ofMillis(500), () -> owner(key).equals("owner-a"));
     }
 
     @Test
@@ -96,8 +97,8 @@ class RedisLostClaimTest {
                 .isEqualTo(ClaimResult.Claimed.FRESH);
         viaRelay.releaseLostClaim(key, "owner-a",
                 new ClaimAnswerLostException("lost", new RuntimeException("test"), Duration.ofSeconds(5)));
-        Thread.sleep(1_000);  // the first release is sent at once; Redis is up
-        assertThat(await(direct.get(key))).map(IdempotencyRecord::owner).contains("owner-x");
+        // The first release is sent at once; Redis is up.
+        Await.holdsFor("another owner's record, left alone", Duration.ofSeconds(1), () -> owner(key).equals("owner-x"));
     }
 
     @Test
@@ -105,11 +106,7 @@ class RedisLostClaimTest {
         assertThat(await(viaRelay.claim(key(), "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE))))
                 .isEqualTo(ClaimResult.Claimed.FRESH);
         relay.close();  // Redis unreachable: Lettuce refuses commands until it reconnects
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (viaRelay.isAvailable() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertThat(viaRelay.isAvailable()).isFalse();
+        Await.until("the store to see Redis gone", Duration.ofSeconds(10), () -> !viaRelay.isAvailable());
         Throwable failure = failureOf(viaRelay.claim(key(), "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE)));
         assertThat(failure).isInstanceOf(StoreUnavailableException.class).isNotInstanceOf(ClaimAnswerLostException.class)
                 .hasMessageContaining("not connected");
@@ -119,15 +116,21 @@ class RedisLostClaimTest {
         return new RecordKey("route-" + run, "", "lost-" + (++n));
     }
 
-    private boolean eventuallyGone(RecordKey key) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            if (await(direct.get(key)).isEmpty()) {
-                return true;
-            }
-            Thread.sleep(50);
+    private boolean eventuallyGone(RecordKey key) {
+        try {
+            Await.value("the record gone", Duration.ofSeconds(10), () -> await(direct.get(key)), java.util.Optional::isEmpty);
+            return true;
+        } catch (AssertionError stillThere) {
+            return false;
         }
-        return false;
+    }
+
+    private String owner(RecordKey key) {
+        try {
+            return await(direct.get(key)).map(IdempotencyRecord::owner).orElse("");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static <T> T await(CompletionStage<T> stage) throws Exception {

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.redis;
 
+import dev.idemproxy.core.testing.Await;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.store.ClaimContext;
@@ -83,19 +85,18 @@ class RedisSentinelFailoverTest {
 
             RedisServerFixture newMaster = sentinel.master();
             assertThat(newMaster.port()).isNotEqualTo(oldMaster.port());
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            int n = 0;
-            while (true) {
-                RecordKey key = new RecordKey("r", "s", "after-switch-" + n++);
-                ClaimResult claimed = eventually(() -> store.claim(key, "fp", "o", LONG, new ClaimContext("c")));
-                assertThat(claimed).isInstanceOf(ClaimResult.Claimed.class);
-                if (":1".equals(newMaster.command("EXISTS", store.recordKey(key)))) {
-                    break;
+            int[] n = {0};
+            // The store refreshes its topology on its own schedule: claim until a claim lands on the new master.
+            Await.until("a claim on the new master " + newMaster.port() + " after Sentinel switched", Duration.ofSeconds(20), () -> {
+                RecordKey key = new RecordKey("r", "s", "after-switch-" + n[0]++);
+                try {
+                    ClaimResult claimed = eventually(() -> store.claim(key, "fp", "o", LONG, new ClaimContext("c")));
+                    assertThat(claimed).isInstanceOf(ClaimResult.Claimed.class);
+                    return ":1".equals(newMaster.command("EXISTS", store.recordKey(key)));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
                 }
-                assertThat(System.nanoTime()).as("the store still writes to the old master %d s after Sentinel switched"
-                        + " to %d", 20, newMaster.port()).isLessThan(deadline);
-                Thread.sleep(50);  // the store refreshes its topology on its own schedule; poll, bounded by the deadline
-            }
+            });
             assertThat(oldMaster.info("replication", "role")).as("the old master was never demoted").isEqualTo("master");
         }
     }
@@ -114,11 +115,8 @@ class RedisSentinelFailoverTest {
                         .failsWithin(Duration.ofSeconds(10))
                         .withThrowableOfType(ExecutionException.class)
                         .withCauseInstanceOf(StoreUnavailableException.class);
-                long down = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                while (store.isAvailable() && System.nanoTime() < down) {
-                    Thread.sleep(10);  // Lettuce may fail the command a moment before it marks the connection closed
-                }
-                assertThat(store.isAvailable()).as("isAvailable while the master is down").isFalse();
+                // Lettuce may fail the command a moment before it marks the connection closed.
+                Await.until("isAvailable false while the master is down", Duration.ofSeconds(5), () -> !store.isAvailable());
             } finally {
                 master.start();
             }
@@ -139,17 +137,23 @@ class RedisSentinelFailoverTest {
      * The operation's result once the store answers: while Lettuce reconnects (asking Sentinel for
      * the new master), operations fail fast as unavailable, so they are tried again for up to 20 s.
      */
-    private static <T> T eventually(Supplier<CompletionStage<T>> op) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (true) {
+    private static <T> T eventually(Supplier<CompletionStage<T>> op) {
+        Object[] result = {null};
+        Await.until("the store to answer (Lettuce reconnects on its own schedule)", Duration.ofSeconds(20), () -> {
             try {
-                return await(op.get());
+                result[0] = await(op.get());
+                return true;
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof StoreUnavailableException) || System.nanoTime() > deadline) {
-                    throw e;
+                if (e.getCause() instanceof StoreUnavailableException) {
+                    return false;
                 }
+                throw new IllegalStateException(e.getCause());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
             }
-            Thread.sleep(50);  // Lettuce's reconnect runs on its own schedule; poll, bounded by the deadline
-        }
+        });
+        @SuppressWarnings("unchecked")
+        T t = (T) result[0];
+        return t;
     }
 }

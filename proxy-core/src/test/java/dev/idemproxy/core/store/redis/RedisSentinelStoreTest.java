@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.redis;
 
+import dev.idemproxy.core.testing.Await;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -50,8 +52,8 @@ class RedisSentinelStoreTest extends IdempotencyStoreContract {
 
     /** Redis keeps time by its own clock, which no test can move: real time has to pass. */
     @Override
-    protected void elapse(Duration d) throws InterruptedException {
-        Thread.sleep(d.toMillis() + 5);
+    protected void elapse(Duration d) {
+        Await.realTime(d.plusMillis(5));
     }
 
     @Test

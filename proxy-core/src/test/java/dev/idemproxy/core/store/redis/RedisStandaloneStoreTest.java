@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.redis;
 
+import dev.idemproxy.core.testing.Await;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.store.ClaimContext;
@@ -48,8 +50,8 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
 
     /** Redis keeps time by its own clock, which no test can move: real time has to pass. */
     @Override
-    protected void elapse(Duration d) throws InterruptedException {
-        Thread.sleep(d.toMillis() + 5);
+    protected void elapse(Duration d) {
+        Await.realTime(d.plusMillis(5));
     }
 
     @Test
@@ -64,18 +66,13 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
                     .withThrowableOfType(ExecutionException.class)
                     .withCauseInstanceOf(StoreUnavailableException.class);
             // Lettuce may fail the pending command a moment before it marks the connection closed.
-            long down = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (store.isAvailable() && System.nanoTime() < down) {
-                Thread.sleep(10);
-            }
+            Await.until("the store to see Redis gone", Duration.ofSeconds(5), () -> !store.isAvailable());
             assertThat(store.isAvailable()).isFalse();
         } finally {
             REDIS.server().start();
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!store.isAvailable() && System.nanoTime() < deadline) {
-            Thread.sleep(20);  // Lettuce reconnects in the background with its own backoff
-        }
+        // Lettuce reconnects in the background with its own backoff.
+        Await.until("the store to reconnect", Duration.ofSeconds(20), store::isAvailable);
         assertThat(store.isAvailable()).isTrue();
         assertThat(await(store.get(key))).isEmpty();
     }

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.redis;
 
+import dev.idemproxy.core.testing.Await;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -315,22 +317,14 @@ class RedisStartWhileDownTest {
     }
 
     /** Polls the store's own state: it connects in the background, with pauses of up to 5 s. */
-    private static void awaitAvailable(IdempotencyStore store) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!store.isAvailable() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertThat(store.isAvailable()).as("connected within 30 s").isTrue();
+    private static void awaitAvailable(IdempotencyStore store) {
+        Await.until("the store connected", java.time.Duration.ofSeconds(30), store::isAvailable);
     }
 
     /** Waits until the store's connector has failed {@code n} times. */
-    private static void awaitFailures(IdempotencyStore store, int n) throws InterruptedException {
+    private static void awaitFailures(IdempotencyStore store, int n) {
         ConnectingRedisStore connecting = (ConnectingRedisStore) store;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (connecting.failedAttempts() < n && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(connecting.failedAttempts()).isGreaterThanOrEqualTo(n);
+        Await.until(n + " failed connection attempts", java.time.Duration.ofSeconds(20), () -> connecting.failedAttempts() >= n);
     }
 
     private List<String> warnings() {
@@ -341,16 +335,14 @@ class RedisStartWhileDownTest {
         return events.list.stream().filter(e -> e.getLevel() == Level.INFO).map(ILoggingEvent::getFormattedMessage).toList();
     }
 
-    private static long connectorThreads() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        long n;
-        do {
-            n = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("idemproxy-redis-connect")
-                    && t.isAlive()).count();
-            if (n > 0) {
-                Thread.sleep(10);
-            }
-        } while (n > 0 && System.nanoTime() < deadline);
-        return n;
+    private static long connectorThreads() {
+        java.util.function.LongSupplier alive = () -> Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("idemproxy-redis-connect") && t.isAlive()).count();
+        try {
+            Await.until("the connector threads to end", java.time.Duration.ofSeconds(10), () -> alive.getAsLong() == 0);
+        } catch (AssertionError stillThere) {
+            // the count below says how many are left
+        }
+        return alive.getAsLong();
     }
 }
