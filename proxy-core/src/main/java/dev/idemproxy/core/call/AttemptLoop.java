@@ -17,7 +17,6 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -87,10 +86,10 @@ final class AttemptLoop implements UpstreamListener {
             return;
         }
         // One read of the task's budget first: the retry decisions and X-Retry-Budget-Remaining start from it.
-        c.services.taskBudgets().peek(c.identity.taskId()).thenAccept(budget -> c.onLoop(() -> {
-            c.task = budget;
+        OnLoop.then(c.services.taskBudgets().peek(c.identity.taskId()), c.client.loop(), (budget, never) -> {
+            c.task = budget;  // TaskBudgets never fail: null when the store did not answer
             nextAttempt();
-        }));
+        });
     }
 
     private void nextAttempt() {
@@ -100,8 +99,9 @@ final class AttemptLoop implements UpstreamListener {
         }
         int n = ++c.attempt;
         c.relay.newAttempt();
-        attemptStart = System.nanoTime();
-        c.services.pools().acquire(c.call.route(), c.client.loop(), this).addListener(f -> onAcquired(n, f));
+        attemptStart = c.services.ticker().nanos();
+        OnLoop.then(c.services.pools().acquire(c.call.route(), c.client.loop(), this), c.client.loop(),
+                (conn, failure) -> onAcquired(n, conn, failure));
         Duration wait = c.deadline.attemptTimeout(c.call.route().timeouts().perTry());
         long waitMillis = Math.max(1, wait.toMillis());
         // Scheduled in nanoseconds, not whole milliseconds: a timer cut short by the deadline must
@@ -110,18 +110,18 @@ final class AttemptLoop implements UpstreamListener {
         timer = c.client.loop().schedule(() -> onAttemptTimeout(n, waitMillis), Math.max(1, wait.toNanos()), TimeUnit.NANOSECONDS);
     }
 
-    private void onAcquired(int n, Future<?> f) {
+    private void onAcquired(int n, UpstreamConnection conn, Throwable failure) {
         if (n != c.attempt || c.settled || n == failedAttempt) {
-            if (f.isSuccess()) {
-                ((UpstreamConnection) f.getNow()).release(false);
+            if (conn != null) {
+                conn.release(false);
             }
             return;
         }
-        if (!f.isSuccess()) {
-            attemptFailed(FailureClass.CONNECT_FAILURE, MalformedResponseException.describe(f.cause()));
+        if (failure != null) {
+            attemptFailed(FailureClass.CONNECT_FAILURE, MalformedResponseException.describe(failure));
             return;
         }
-        c.conn = (UpstreamConnection) f.getNow();
+        c.conn = conn;
         c.conn.channel().writeAndFlush(requestForAttempt(n)).addListener(w -> {
             if (!w.isSuccess() && n == c.attempt && !c.relay.answering() && c.conn != null) {
                 c.releaseConn(false);
@@ -252,7 +252,7 @@ final class AttemptLoop implements UpstreamListener {
             then.accept(d);
             return;
         }
-        c.services.taskBudgets().tryAcquire(c.identity.taskId()).thenAccept(taken -> c.onLoop(() -> {
+        OnLoop.then(c.services.taskBudgets().tryAcquire(c.identity.taskId()), c.client.loop(), (taken, never) -> {
             if (c.settled) {
                 return;
             }
@@ -262,7 +262,7 @@ final class AttemptLoop implements UpstreamListener {
             }
             c.task = taken.allowed() ? taken.charged() : taken;
             then.accept(taken.allowed() ? d : decideWith(finished, false));
-        }));
+        });
     }
 
     /** After a receipt check: decide as usual, with NOT_FOUND making a repeat harmless. */
@@ -296,7 +296,7 @@ final class AttemptLoop implements UpstreamListener {
     }
 
     private void recordAttempt(String result) {
-        c.services.metrics().upstreamAttempt(c.call.route().name(), result, Duration.ofNanos(System.nanoTime() - attemptStart));
+        c.services.metrics().upstreamAttempt(c.call.route().name(), result, Duration.ofNanos(c.services.ticker().nanos() - attemptStart));
     }
 
     void stopTimer() {

@@ -2,6 +2,7 @@ package dev.idemproxy.core.call;
 
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.metrics.ProxyMetrics;
+import dev.idemproxy.core.util.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
@@ -32,11 +33,18 @@ public final class CallLog {
 
     private final ProxyMetrics metrics;
     private final boolean keyValues;
+    private final Ticker ticker;
 
     /** @param keyValues whether to attach the line's fields as key-value pairs (the JSON layout's) */
     public CallLog(ProxyMetrics metrics, boolean keyValues) {
+        this(metrics, keyValues, Ticker.system());
+    }
+
+    /** @param ticker the time source a call's {@code startNanos} was read from */
+    public CallLog(ProxyMetrics metrics, boolean keyValues, Ticker ticker) {
         this.metrics = metrics;
         this.keyValues = keyValues;
+        this.ticker = ticker;
     }
 
     public ProxyMetrics metrics() {
@@ -69,7 +77,7 @@ public final class CallLog {
         if (atInfo ? !LOG.isInfoEnabled() : !LOG.isDebugEnabled()) {
             return;
         }
-        long ms = (System.nanoTime() - startNanos) / 1_000_000L;
+        long ms = (ticker.nanos() - startNanos) / 1_000_000L;
         String line = "[call=" + dash(callId) + "][biz=" + dash(bizId) + "][try=" + attempts + "] route=" + route
                 + " key=" + dash(key) + " status=" + status + " outcome=" + outcome.spelling() + " ms=" + ms
                 + (detail == null ? "" : " reason=" + detail);

@@ -49,7 +49,7 @@ public final class CallServices {
             dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, IdempotencyStore store,
             StorePolicy.OnUnavailable onUnavailable, java.util.List<String> secretHeaders, RandomGenerator random, Ticker ticker,
             Clock clock, ProxyMetrics metrics, boolean logKeyValues) {
-        this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues);
+        this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues, requireNonNull(ticker, "ticker"));
         this.receipts = new dev.idemproxy.core.receipt.ReceiptClient(pools);
         this.store = store;
         this.onUnavailable = requireNonNull(onUnavailable, "onUnavailable");

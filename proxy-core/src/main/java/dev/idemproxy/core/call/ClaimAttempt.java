@@ -17,9 +17,6 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -92,7 +89,7 @@ public final class ClaimAttempt {
         this.createdAt = requireNonNull(createdAt, "createdAt");
         this.outcome = requireNonNull(outcome, "outcome");
         this.owner = CallId.owner(identity.callId());
-        this.waitUntil = System.nanoTime() + call.route().idempotency().waitTimeout().toNanos();
+        this.waitUntil = services.ticker().nanos() + call.route().idempotency().waitTimeout().toNanos();
     }
 
     public ProxyCall call() {
@@ -119,21 +116,8 @@ public final class ClaimAttempt {
      * with the reads of the same turn; a later answer comes back to the loop as a task of its own.
      */
     private void claim() {
-        CompletableFuture<ClaimResult> answer = services.store()
-                .claim(plan.record(), plan.fingerprint(), owner, call.route().idempotency().lease(), claimContext())
-                .toCompletableFuture();
-        if (answer.isDone() && loop.inEventLoop()) {
-            ClaimResult result = null;
-            Throwable error = null;
-            try {
-                result = answer.join();
-            } catch (CompletionException | CancellationException e) {
-                error = e;
-            }
-            onClaim(result, error);
-            return;
-        }
-        answer.whenComplete((result, error) -> loop.execute(() -> onClaim(result, error)));
+        OnLoop.then(services.store().claim(plan.record(), plan.fingerprint(), owner, call.route().idempotency().lease(),
+                claimContext()), loop, this::onClaim);
     }
 
     /**
@@ -207,7 +191,7 @@ public final class ClaimAttempt {
     private RecordedProtection protection(ClaimResult.Claimed claimed) {
         OwnedClaim claim = new OwnedClaim(owner, identity.callId(), plan.fingerprint(), createdAt, retention());
         RecordedProtection protection = new RecordedProtection(services.store(), plan.record(), claim, identity,
-                call.route().idempotency(), loop, services.waiters(), plan.derivedKey());
+                call.route().idempotency(), loop, services.waiters(), plan.derivedKey(), services.ticker());
         protection.startRenewing();
         if (claimed.takeover()) {
             protection.tookOver(claimed.previousCallId());
@@ -217,7 +201,7 @@ public final class ClaimAttempt {
 
     private void inFlight(ClaimResult.InFlight f) {
         IdempotencyPolicy policy = call.route().idempotency();
-        if (policy.onConcurrent() == IdempotencyPolicy.OnConcurrent.REJECT || System.nanoTime() >= waitUntil) {
+        if (policy.onConcurrent() == IdempotencyPolicy.OnConcurrent.REJECT || services.ticker().nanos() - waitUntil >= 0) {
             services.metrics().keyConflict(call.route().name(), ProxyMetrics.KIND_IN_FLIGHT);
             refuse(Problem.KEY_IN_FLIGHT, policy.onConcurrent() == IdempotencyPolicy.OnConcurrent.REJECT
                     ? "a call with this key is in flight" : "a call with this key is still in flight after waitTimeout",
@@ -235,7 +219,7 @@ public final class ClaimAttempt {
             }
             wake = w;
         }
-        long untilDeadline = TimeUnit.NANOSECONDS.toMillis(waitUntil - System.nanoTime());
+        long untilDeadline = TimeUnit.NANOSECONDS.toMillis(waitUntil - services.ticker().nanos());
         poll = loop.schedule(this::retryClaim, Math.max(1, Math.min(POLL_MILLIS, untilDeadline)), TimeUnit.MILLISECONDS);
     }
 

@@ -99,14 +99,6 @@ public final class ProtectedCall {
         }
     }
 
-    /**
-     * Runs {@code r} as a task of the client's loop: store stages complete on store threads, and
-     * even a completed stage's callback would swallow what {@code r} throws.
-     */
-    void onLoop(Runnable r) {
-        client.loop().execute(r);
-    }
-
     /** The headers every answer of the call carries: X-Call-Id, X-Attempts, and the task's budget left. */
     void decorate(HttpHeaders h) {
         identity.decorate(h, attempt);

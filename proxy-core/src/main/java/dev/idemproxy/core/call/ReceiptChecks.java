@@ -72,8 +72,8 @@ final class ReceiptChecks {
         URI url = ReceiptUrls.expand(c.call.route().receipt().url(), prior != null ? prior : id.callId(), id.key(),
                 id.bizId());
         Duration timeout = min(c.deadline.attemptTimeout(c.call.route().timeouts().perTry()), MAX_QUERY_TIME);
-        c.services.receipts().query(c.call.route(), url, c.client.loop(), timeout)
-                .addListener(f -> answered(outcome, (ReceiptAnswer) f.getNow()));
+        OnLoop.then(c.services.receipts().query(c.call.route(), url, c.client.loop(), timeout), c.client.loop(),
+                (answer, never) -> answered(outcome, answer));
     }
 
     private void answered(AttemptOutcome outcome, ReceiptAnswer a) {

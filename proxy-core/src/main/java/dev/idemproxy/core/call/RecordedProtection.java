@@ -1,6 +1,7 @@
 package dev.idemproxy.core.call;
 
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
+import dev.idemproxy.core.util.Ticker;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyRecord;
@@ -32,7 +33,8 @@ public final class RecordedProtection implements CallProtection {
     private final EventLoop loop;
     private final InFlightWaiters waiters;
     private final boolean derivedKey;
-    private final long claimedAtNanos = System.nanoTime();
+    private final Ticker ticker;
+    private final long claimedAtNanos;
     private final java.time.Instant createdAt;
     /** About ten minutes of tries in all (pauses capped at 30 s). */
     static final int RECORD_TRIES = 25;
@@ -46,7 +48,9 @@ public final class RecordedProtection implements CallProtection {
      *              when the call started, is also its receipts' {@code createdAt}, the first written with the claim
      */
     public RecordedProtection(IdempotencyStore store, RecordKey key, OwnedClaim claim, CallIdentity identity,
-            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey) {
+            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey, Ticker ticker) {
+        this.ticker = ticker;
+        this.claimedAtNanos = ticker.nanos();
         this.derivedKey = derivedKey;
         this.claim = claim;
         this.createdAt = claim.createdAt();
@@ -106,7 +110,7 @@ public final class RecordedProtection implements CallProtection {
         if (!derivedKey) {
             return policy.ttl();
         }
-        java.time.Duration left = policy.key().window().minusNanos(System.nanoTime() - claimedAtNanos);
+        java.time.Duration left = policy.key().window().minusNanos(ticker.nanos() - claimedAtNanos);
         java.time.Duration min = java.time.Duration.ofMillis(1);
         java.time.Duration kept = left.compareTo(min) < 0 ? min : left;
         return kept.compareTo(policy.ttl()) < 0 ? kept : policy.ttl();

@@ -98,10 +98,10 @@ final class ResponseRelay {
         capture.content(content.content());
         if (content instanceof LastHttpContent) {
             c.releaseConn(!upstreamWantsClose);
-            c.settle(capture.result(), false).whenComplete((v, err) -> c.onLoop(() -> {
+            OnLoop.then(c.settle(capture.result(), false), c.client.loop(), (v, err) -> {
                 c.client.content(content);
                 c.client.flush();
-            }));
+            });
             return;
         }
         c.client.content(content);
@@ -215,10 +215,10 @@ final class ResponseRelay {
         answerHead(d, h.head);
         LastHttpContent last = h.last(c.client.alloc());
         capture.content(last.content());
-        c.settle(capture.result(), false).whenComplete((v, err) -> c.onLoop(() -> {
+        OnLoop.then(c.settle(capture.result(), false), c.client.loop(), (v, err) -> {
             c.client.content(last);
             c.client.flush();
-        }));
+        });
     }
 
     /** The receipt settled the call: SUCCESS with its result ({@code answer}), or FAILED ({@code problem}). */
@@ -231,7 +231,7 @@ final class ResponseRelay {
         c.finalDecision = d;
         c.finalStatus = answer.status();
         int n = c.attempt;
-        c.settle(answer, false).whenComplete((v, err) -> c.onLoop(() -> c.client.replay(answer, c.identity.callId(), n)));
+        OnLoop.then(c.settle(answer, false), c.client.loop(), (v, err) -> c.client.replay(answer, c.identity.callId(), n));
     }
 
     /** Ends the call with a proxy-made answer; a duplicate is told the same. */
@@ -243,7 +243,7 @@ final class ResponseRelay {
         // As for a forwarded response's end: the answer goes to the client only once its record is
         // written, so a caller told (say) 504 ambiguous-outcome never finds that record missing
         // after a crash, and a duplicate is never a fresh call that runs it again.
-        c.settle(problemResponse(p, detail), false).whenComplete((v, err) -> c.onLoop(() -> c.client.problem(resp)));
+        OnLoop.then(c.settle(problemResponse(p, detail), false), c.client.loop(), (v, err) -> c.client.problem(resp));
     }
 
     /** The answer under way was cut: the client's connection goes, duplicates get 504 ambiguous-outcome. */

@@ -1,6 +1,7 @@
 package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.route.Timeouts;
+import dev.idemproxy.core.util.Ticker;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,7 @@ final class HeadTimer {
     }
 
     private final EventExecutor executor;
+    private final Ticker ticker;
     private final Expiry expiry;
     private ScheduledFuture<?> check;
     /** The call waiting for its head (0: none) and its deadline; when the pending check fires. */
@@ -29,8 +31,9 @@ final class HeadTimer {
     private boolean totalFirst;
     private long firesNanos;
 
-    HeadTimer(EventExecutor executor, Expiry expiry) {
+    HeadTimer(EventExecutor executor, Ticker ticker, Expiry expiry) {
         this.executor = executor;
+        this.ticker = ticker;
         this.expiry = expiry;
     }
 
@@ -39,7 +42,7 @@ final class HeadTimer {
         long headNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(t.perTry().toMillis(), t.total().toMillis()));
         seq = callSeq;
         totalFirst = t.total().compareTo(t.perTry()) <= 0;
-        deadlineNanos = System.nanoTime() + headNanos;
+        deadlineNanos = ticker.nanos() + headNanos;
         if (check != null && firesNanos - deadlineNanos <= 0) {
             return;
         }
@@ -64,7 +67,7 @@ final class HeadTimer {
         if (check != null) {
             check.cancel(false);
         }
-        firesNanos = System.nanoTime() + delayNanos;
+        firesNanos = ticker.nanos() + delayNanos;
         check = executor.schedule(this::onCheck, delayNanos, TimeUnit.NANOSECONDS);
     }
 
@@ -73,7 +76,7 @@ final class HeadTimer {
         if (seq == 0) {
             return;
         }
-        long left = deadlineNanos - System.nanoTime();
+        long left = deadlineNanos - ticker.nanos();
         if (left > 0) {
             schedule(left);
             return;

@@ -17,7 +17,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.concurrent.Future;
+import dev.idemproxy.core.call.OnLoop;
 import java.util.ArrayDeque;
 
 /**
@@ -58,7 +58,7 @@ final class PassThroughRelay implements UpstreamListener {
         this.ctx = ctx;
         this.services = services;
         this.state = state;
-        this.headTimer = new HeadTimer(ctx.executor(), this::onHeadTimeout);
+        this.headTimer = new HeadTimer(ctx.executor(), services.ticker(), this::onHeadTimeout);
     }
 
     boolean active() {
@@ -86,21 +86,22 @@ final class PassThroughRelay implements UpstreamListener {
             return;
         }
         ctx.channel().config().setAutoRead(false);
-        services.pools().acquire(c.route(), ctx.channel().eventLoop(), this).addListener(f -> onAcquired(seq, f, clientIp));
+        OnLoop.then(services.pools().acquire(c.route(), ctx.channel().eventLoop(), this), ctx.executor(),
+                (conn, failure) -> onAcquired(seq, conn, failure, clientIp));
     }
 
-    private void onAcquired(long seq, Future<?> f, String clientIp) {
+    private void onAcquired(long seq, UpstreamConnection leased, Throwable failure, String clientIp) {
         if (seq != callSeq || call == null) {
-            if (f.isSuccess()) {
-                ((UpstreamConnection) f.getNow()).release(false);
+            if (leased != null) {
+                leased.release(false);
             }
             return;
         }
-        if (!f.isSuccess()) {
-            fail(Problem.UPSTREAM_UNREACHABLE, MalformedResponseException.describe(f.cause()));
+        if (failure != null) {
+            fail(Problem.UPSTREAM_UNREACHABLE, MalformedResponseException.describe(failure));
             return;
         }
-        connected((UpstreamConnection) f.getNow(), false, clientIp);
+        connected(leased, false, clientIp);
     }
 
     /**

@@ -69,7 +69,7 @@ final class RouteHandler extends ChannelDuplexHandler {
     }
 
     private void route(ChannelHandlerContext ctx, HttpRequest req) {
-        long start = System.nanoTime();
+        long start = services.ticker().nanos();
         RequestTarget target = RequestTarget.of(req.uri(), req.headers().get(HttpHeaderNames.HOST));
         if (target == null) {
             boolean close = ExpectContinue.bodyStillAwaited(req);
