@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.retry.FailureClass;
 import dev.idemproxy.core.retry.OutcomeClass;
-import dev.idemproxy.core.route.Route;
 import java.util.Optional;
 
 /**
@@ -66,8 +65,12 @@ public final class McpOutcomes {
         return new McpOutcome(OutcomeClass.EXECUTED, null, "jsonrpc_error", null, false);
     }
 
-    /** True when running {@code tool} twice does no harm: annotated {@code idempotentHint: true}, or the route is tagged {@code idempotent}. */
-    public static boolean repeatHarmless(Route route, ToolCatalogue catalogue, String tool) {
-        return route.isTaggedIdempotent() || catalogue.isIdempotent(tool);
+    /**
+     * True when running {@code tool} twice does no harm: annotated {@code idempotentHint: true},
+     * or the route is tagged {@code idempotent} ({@code Route.isTaggedIdempotent()}; a boolean
+     * here, so this package does not depend on the route package, which depends on it).
+     */
+    public static boolean repeatHarmless(boolean routeTaggedIdempotent, ToolCatalogue catalogue, String tool) {
+        return routeTaggedIdempotent || catalogue.isIdempotent(tool);
     }
 }
