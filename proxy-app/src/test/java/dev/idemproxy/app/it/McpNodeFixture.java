@@ -48,8 +48,8 @@ final class McpNodeFixture {
         }
         require("npm", "--version", "npm");
         Files.createDirectories(DIR);
-        try (FileChannel ch = FileChannel.open(DIR.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                FileLock ignored = ch.lock()) {
+        try (FileChannel ch = FileChannel.open(DIR.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            FileLock installing = ch.lock();   // released with the channel
             for (String f : FILES) {
                 Files.copy(SOURCE.resolve(f), DIR.resolve(f), StandardCopyOption.REPLACE_EXISTING);
             }
