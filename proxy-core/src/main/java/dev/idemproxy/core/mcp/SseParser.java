@@ -43,29 +43,45 @@ public final class SseParser {
     public void feed(byte[] chunk, int offset, int length, Consumer<SseEvent> events) {
         requireNonNull(chunk, "chunk");
         requireNonNull(events, "events");
+        int i = offset;
         int end = offset + length;
-        for (int i = offset; i < end; i++) {
-            byte b = chunk[i];
-            if (!bomDone && skipBom(b)) {
-                continue;
+        while (i < end && !bomDone) {
+            if (skipBom(chunk[i])) {
+                i++;
+            } else {
+                break;
             }
+        }
+        while (i < end) {
             if (afterCr) {
                 afterCr = false;
-                if (b == '\n') {
+                if (chunk[i] == '\n') {
+                    i++;
                     continue;
                 }
             }
-            if (b == '\r') {
-                afterCr = true;
-                endLine(events);
-            } else if (b == '\n') {
-                endLine(events);
-            } else if (line.size() < maxEventBytes) {
-                line.write(b);
-            } else {
-                lineTooLong = true;
+            int eol = i;
+            while (eol < end && chunk[eol] != '\r' && chunk[eol] != '\n') {
+                eol++;
             }
+            append(chunk, i, eol - i);
+            if (eol == end) {
+                return;
+            }
+            afterCr = chunk[eol] == '\r';
+            endLine(events);
+            i = eol + 1;
         }
+    }
+
+    /** Adds bytes to the current line, up to the bound. */
+    private void append(byte[] chunk, int from, int n) {
+        int room = maxEventBytes - line.size();
+        if (n > room) {
+            lineTooLong = true;
+            n = Math.max(room, 0);
+        }
+        line.write(chunk, from, n);
     }
 
     public void feed(byte[] chunk, Consumer<SseEvent> events) {
