@@ -1,6 +1,7 @@
 /**
  * The Model Context Protocol dialect of a protected call (CONTRACT §10), as pure parts the
- * engine asks: reading one POSTed JSON-RPC message ({@link dev.idemproxy.core.mcp.McpMessageReader}),
+ * engine asks. {@link dev.idemproxy.core.mcp.McpPlanner} decides per request: pass through,
+ * reject, or protect with a key and fingerprint. Under it: reading one POSTed JSON-RPC message ({@link dev.idemproxy.core.mcp.McpMessageReader}),
  * checking the sessionless generation's mirrored headers ({@link dev.idemproxy.core.mcp.McpHeaderCheck}),
  * the route's tool catalogue fed by passing {@code tools/list} answers
  * ({@link dev.idemproxy.core.mcp.ToolCatalogue}), which tools are protected
