@@ -41,7 +41,7 @@ public final class ConfigDescriber {
         rows.add(HEADINGS);
         for (Route r : config.routes()) {
             rows.add(List.of(r.name(), match(r.match()), r.upstream().toString(),
-                    r.idempotency().enabled() ? join(r.idempotency().methods(), BY_METHOD) : "-",
+                    r.isMcp() ? "tools/call" : r.idempotency().enabled() ? join(r.idempotency().methods(), BY_METHOD) : "-",
                     Integer.toString(r.retry().maxAttempts()),
                     r.tags().isEmpty() ? "-" : join(r.tags(), Comparator.naturalOrder())));
         }

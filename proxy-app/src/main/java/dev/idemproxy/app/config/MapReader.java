@@ -206,6 +206,49 @@ final class MapReader {
         return out;
     }
 
+    /**
+     * A map whose keys are names the user chooses (such as tool names) and whose values are
+     * scalars run through {@code parser}; problems are reported at {@code key.NAME}. Empty when
+     * absent or mistyped (reported).
+     */
+    <T> Map<String, T> namedValues(String key, String expected, Function<String, T> parser) {
+        Node v = value(key);
+        Map<String, T> out = new LinkedHashMap<>();
+        if (Reading.isNullNode(v) || !expectMap(v, path(key))) {
+            return out;
+        }
+        Map<String, Node> seen = new LinkedHashMap<>();
+        for (NodeTuple t : ((MappingNode) v).getValue()) {
+            if (!(t.getKeyNode() instanceof ScalarNode ks) || ks.getValue().isEmpty()) {
+                reading.problems().add(t.getKeyNode(), path(key), "expected a name, got " + Reading.describe(t.getKeyNode()));
+                continue;
+            }
+            String name = ks.getValue();
+            String itemPath = path(key) + "." + name;
+            if (seen.containsKey(name)) {
+                int first = seen.get(name).getStartMark().getLine() + 1;
+                reading.problems().add(ks, itemPath, "duplicate key (first at line " + first + ")");
+                continue;
+            }
+            seen.put(name, ks);
+            Node item = t.getValueNode();
+            if (!(item instanceof ScalarNode sn) || Reading.isNullNode(item)) {
+                reading.problems().add(item, itemPath, "expected " + expected + ", got " + Reading.describe(item));
+                continue;
+            }
+            Scalar s = reading.scalar(sn, itemPath);
+            if (s == null) {
+                continue;
+            }
+            try {
+                out.put(name, parser.apply(s.text()));
+            } catch (IllegalArgumentException e) {
+                reading.problems().add(item, itemPath, e.getMessage());
+            }
+        }
+        return out;
+    }
+
     private void index() {
         if (!expectMap(node, path)) {
             return;

@@ -6,12 +6,14 @@ import static dev.idemproxy.app.config.ConfigDescriber.sorted;
 
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.KeyPolicy;
+import dev.idemproxy.core.mcp.McpPolicy;
 import dev.idemproxy.core.retry.BackoffPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
 import dev.idemproxy.core.route.Route;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** One route of {@link ConfigDescriber#effectiveConfig}, keyed as in the YAML. This class is stateless. */
 final class RouteDescriber {
@@ -34,7 +36,8 @@ final class RouteDescriber {
                 "tls", map("caFile", r.tls().caFile() == null ? null : r.tls().caFile().toString(),
                         "serverName", r.tls().serverName()),
                 "pool", map("maxIdle", r.pool().maxIdle(), "idleTimeout", d(r.pool().idleTimeout())),
-                "log", map("passThrough", r.log().passThrough()));
+                "log", map("passThrough", r.log().passThrough()),
+                "mcp", mcp(r.mcp()));
     }
 
     private static Map<String, Object> idempotency(IdempotencyPolicy p) {
@@ -51,6 +54,12 @@ final class RouteDescriber {
                 "waitTimeout", d(p.waitTimeout()),
                 "maxRequestBody", SizeParser.format(p.maxRequestBody()),
                 "maxResponseBody", SizeParser.format(p.maxResponseBody()));
+    }
+
+    private static Map<String, Object> mcp(McpPolicy p) {
+        Map<String, Object> tools = new TreeMap<>();
+        p.tools().forEach((tool, rule) -> tools.put(tool, rule.spelling()));
+        return map("enabled", p.enabled(), "protect", p.protect().spelling(), "tools", tools, "window", d(p.window()));
     }
 
     private static Map<String, Object> retry(RetryPolicy p) {

@@ -5,6 +5,9 @@ import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.RequestPart;
 import dev.idemproxy.core.route.IdsPolicy;
 import dev.idemproxy.core.route.ReceiptPolicy;
+import dev.idemproxy.core.mcp.McpPolicy;
+import dev.idemproxy.core.route.IdsPolicy;
+import dev.idemproxy.core.route.ReceiptPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
 import dev.idemproxy.core.route.LogPolicy;
 import dev.idemproxy.core.route.Route;
@@ -62,11 +65,12 @@ final class RouteReader {
         TlsPolicy tls = tls(r.map("tls"));
         PoolPolicy pool = pool(r.map("pool"));
         LogPolicy log = new LogPolicy(r.map("log").bool("passThrough", LogPolicy.DEFAULT.passThrough()));
+        McpPolicy mcp = McpReader.read(r.map("mcp"));
         if (name == null || upstream == null) {
             return null;
         }
         return r.reading().problems().build(r.at("name"), r.path(), () -> new Route(
-                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log));
+                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, mcp));
     }
 
     /** Upper-case HTTP method names, such as {@code GET} and {@code POST}. */

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
+import dev.idemproxy.core.mcp.McpPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
 import java.net.URI;
 import java.util.Locale;
@@ -17,6 +18,7 @@ import java.util.Set;
  * @param upstream http or https URI; its path, when not "/", is prefixed to forwarded paths
  * @param receipt  null when the route has no receipt endpoint
  * @param log      its call lines
+ * @param mcp      its MCP settings ({@link McpPolicy#DISABLED} on a plain HTTP route)
  */
 public record Route(
         String name,
@@ -31,7 +33,8 @@ public record Route(
         DeadLetterPolicy deadLetter,
         TlsPolicy tls,
         PoolPolicy pool,
-        LogPolicy log) {
+        LogPolicy log,
+        McpPolicy mcp) {
 
     public static final String TAG_IDEMPOTENT = "idempotent";
 
@@ -55,6 +58,14 @@ public record Route(
         requireNonNull(tls, "tls");
         requireNonNull(pool, "pool");
         requireNonNull(log, "log");
+        requireNonNull(mcp, "mcp");
+    }
+
+    /** A route that is not an MCP route ({@link McpPolicy#DISABLED}). */
+    public Route(String name, RouteMatch match, URI upstream, Set<String> tags, Timeouts timeouts,
+            IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
+            DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool, LogPolicy log) {
+        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, McpPolicy.DISABLED);
     }
 
     /** A route whose call lines are the default's ({@link LogPolicy#DEFAULT}). */
@@ -93,6 +104,11 @@ public record Route(
         int p = upstream.getPort();
         String host = upstream.getHost();
         return p > 0 ? host + ":" + p : host;
+    }
+
+    /** True when the route carries MCP ({@code mcp.enabled}, CONTRACT §10). */
+    public boolean isMcp() {
+        return mcp.enabled();
     }
 
     public boolean isTaggedIdempotent() {

@@ -6,40 +6,43 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** A plain {@link RequestView} for tests; {@code with…} methods return changed copies. Header names are lower-cased keys. */
-record TestRequest(String method, String path, Map<String, List<String>> headers, Map<String, String> query, byte[] body)
+/**
+ * A plain {@link RequestView} for tests (public for the call dialects' tests, such as MCP's);
+ * {@code with…} methods return changed copies. Header names are lower-cased keys.
+ */
+public record TestRequest(String method, String path, Map<String, List<String>> headers, Map<String, String> query, byte[] body)
         implements RequestView {
 
-    static TestRequest post(String path) {
+    public static TestRequest post(String path) {
         return new TestRequest("POST", path, Map.of(), Map.of(), new byte[0]);
     }
 
-    TestRequest withHeader(String name, String value) {
+    public TestRequest withHeader(String name, String value) {
         return withHeaderLines(name, value);
     }
 
     /** The header sent on one line per value. */
-    TestRequest withHeaderLines(String name, String... values) {
+    public TestRequest withHeaderLines(String name, String... values) {
         Map<String, List<String>> h = new LinkedHashMap<>(headers);
         h.put(name.toLowerCase(Locale.ROOT), List.of(values));
         return new TestRequest(method, path, h, query, body);
     }
 
-    TestRequest withQuery(String name, String value) {
+    public TestRequest withQuery(String name, String value) {
         Map<String, String> q = new LinkedHashMap<>(query);
         q.put(name, value);
         return new TestRequest(method, path, headers, q, body);
     }
 
-    TestRequest withJson(String json) {
+    public TestRequest withJson(String json) {
         return withHeader("Content-Type", "application/json").withBody(json);
     }
 
-    TestRequest withBody(String text) {
+    public TestRequest withBody(String text) {
         return new TestRequest(method, path, headers, query, text.getBytes(StandardCharsets.UTF_8));
     }
 
-    TestRequest withMethod(String m) {
+    public TestRequest withMethod(String m) {
         return new TestRequest(m, path, headers, query, body);
     }
 
