@@ -2,7 +2,6 @@ package dev.idemproxy.app.admin;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.app.cli.VersionProvider;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -66,7 +65,7 @@ public final class MetricsSetup implements AutoCloseable {
 
     /** As {@link #MetricsSetup(String)} with the version of the jar's manifest ({@code dev} when run from classes). */
     public MetricsSetup() {
-        this(VersionProvider.version());
+        this(BuildVersion.get());
     }
 
     /**

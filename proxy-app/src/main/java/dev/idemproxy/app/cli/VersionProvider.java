@@ -5,8 +5,7 @@ import picocli.CommandLine.IVersionProvider;
 /** Reads the version from the jar manifest; "dev" when run from classes. */
 public final class VersionProvider implements IVersionProvider {
     public static String version() {
-        String v = VersionProvider.class.getPackage().getImplementationVersion();
-        return v == null ? "dev" : v;
+        return dev.idemproxy.app.admin.BuildVersion.get();
     }
 
     @Override

@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.idemproxy.app.admin.AdminServer;
 import dev.idemproxy.app.admin.CallRecordsEndpoints;
 import dev.idemproxy.app.admin.MetricsSetup;
-import dev.idemproxy.app.cli.VersionProvider;
+import dev.idemproxy.app.admin.BuildVersion;
 import dev.idemproxy.app.config.ConfigDescriber;
 import dev.idemproxy.app.config.ConfigProblem;
 import dev.idemproxy.app.config.InvalidConfigException;
@@ -62,7 +62,7 @@ public final class Assembly implements AutoCloseable {
         this.current = new AtomicReference<>(config);
         this.loops = loops;
         this.store = store;
-        this.metrics = new MetricsSetup(VersionProvider.version());
+        this.metrics = new MetricsSetup(BuildVersion.get());
         StoreFactory.bindMetrics(store, metrics.registry());
         this.proxy = new ProxyServer(config, store, metrics.registry(), loops, logKeyValues);
         this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
