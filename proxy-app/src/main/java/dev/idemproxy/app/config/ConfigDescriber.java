@@ -1,5 +1,6 @@
 package dev.idemproxy.app.config;
 
+import dev.idemproxy.core.LimitsPolicy;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
@@ -82,9 +83,13 @@ public final class ConfigDescriber {
         root.put("listen", c.listen().toString());
         root.put("shutdown", map("grace", d(c.shutdownGrace())));
         root.put("admin", map("listen", c.admin().listen().toString(), "token", c.admin().hasToken() ? REDACTED : ""));
-        root.put("server", map("ioThreads", c.server().ioThreads(), "clientIdle", d(c.server().clientIdle()),
+        root.put("server", map("ioThreads", c.server().ioThreads(),
                 "maxHeaderSize", SizeParser.format(c.server().maxHeaderSize()),
                 "maxInitialLine", SizeParser.format(c.server().maxInitialLine()), "transport", c.server().transport().spelling()));
+        LimitsPolicy l = c.server().limits();
+        root.put("limits", map("maxConnections", l.maxConnections(), "headTimeout", d(l.headTimeout()),
+                "bodyTimeout", d(l.bodyTimeout()), "idleTimeout", d(l.idleTimeout()),
+                "underscoreHeaders", l.underscoreHeaders().spelling()));
         root.put("store", store(c.store()));
         root.put("tasks", map("header", c.tasks().header(),
                 "budget", map("maxRetries", c.tasks().maxRetries(), "window", d(c.tasks().window()))));

@@ -37,7 +37,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         clients.add(ch);
         // Reader idleness is enough: a connection with a call in flight is never closed for idleness,
         // and watching writes would add a listener to every response write.
-        p.addLast(PipelineNames.IDLE, new IdleStateHandler(server.clientIdle().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
+        p.addLast(PipelineNames.IDLE, new IdleStateHandler(server.limits().idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
         p.addLast(PipelineNames.HTTP_CODEC, new ServerCodec(server.maxInitialLine(), server.maxHeaderSize()));
         p.addLast(PipelineNames.IDLE_CLOSE, new IdleCloseHandler());
         p.addLast(PipelineNames.SEQUENCER, new RequestSequencer());
