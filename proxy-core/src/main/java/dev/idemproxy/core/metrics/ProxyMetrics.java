@@ -43,6 +43,8 @@ public final class ProxyMetrics {
      * sent to the store ({@code miss}); registered by {@link dev.idemproxy.core.store.NearCachedStore}.
      */
     public static final String STORE_NEAR_CACHE = "idemproxy.store.near.cache";
+    /** Requests and connections the front refused, by {@link FrontRejection} reason. */
+    public static final String FRONT_REJECTIONS = "idemproxy.front.rejections";
 
     /** {@code kind} of {@link #KEY_CONFLICTS}: a duplicate of a call in flight (409). */
     public static final String KIND_IN_FLIGHT = "in_flight";
@@ -60,6 +62,8 @@ public final class ProxyMetrics {
     private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
     private final AtomicLong dlqEntries = new AtomicLong();
+    /** idemproxy_front_rejections_total by reason, every reason registered at zero. */
+    private final Counter[] frontRejections = new Counter[FrontRejection.values().length];
     /** Per route, the meters every call touches: the per-call path does no string work. */
     private final ConcurrentHashMap<String, RouteCounters> requestCounters = new ConcurrentHashMap<>();
     /** store_duration_seconds by op, keyed by the op alone (no name to join per call). */
@@ -68,6 +72,11 @@ public final class ProxyMetrics {
     public ProxyMetrics(MeterRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
         registry.gauge(DLQ_ENTRIES, dlqEntries);
+        for (FrontRejection r : FrontRejection.values()) {
+            frontRejections[r.ordinal()] = Counter.builder(FRONT_REJECTIONS).tag("reason", r.spelling())
+                    .description("Requests and connections the front refused: too slow, too many, malformed or too large")
+                    .register(registry);
+        }
     }
 
     /** Metrics that go nowhere; for tests and tools that need no scrape. */
@@ -185,6 +194,11 @@ public final class ProxyMetrics {
         if (failed) {
             counter(STORE_ERRORS, "op", op, null, null).increment();
         }
+    }
+
+    /** A request or connection the front refused. */
+    public void frontRejection(FrontRejection reason) {
+        frontRejections[reason.ordinal()].increment();
     }
 
     /** A call forwarded unprotected because the store did not answer ({@code onUnavailable: passthrough}). */
