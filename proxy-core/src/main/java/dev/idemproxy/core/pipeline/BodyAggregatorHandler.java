@@ -21,7 +21,9 @@ import io.netty.util.ReferenceCountUtil;
  * read whole ({@code FullHttpRequest}) brings its body with its head: it is taken from there. Unprotected calls
  * pass through untouched, so they stream. {@code Expect: 100-continue} is answered here, once the
  * body is to be read ({@link ExpectContinue}). Ownership: contents of a protected call are
- * accumulated into the call's body buffer (released when the call ends) and not passed on.
+ * accumulated into the call's body buffer (released when the call ends) and not passed on. A
+ * {@link FrontRejected} event while a body is being buffered (too slow, or failing to decode)
+ * drops the call and its buffer, and logs it as refused under its route.
  * Not thread-safe: one instance per channel.
  */
 final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
@@ -96,6 +98,19 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
             body = null;
             ctx.fireChannelRead(c);
         }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof FrontRejected && call != null) {
+            FrontRejected r = (FrontRejected) evt;
+            log.finished(call.route().name(), CallOutcome.REJECTED, r.status, call.startNanos(), null, null, null, 0,
+                    r.reason.spelling());
+            discard();
+            rejected = true;
+            r.own();
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     private void reject(ChannelHandlerContext ctx, long size) {

@@ -484,6 +484,33 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         }
     }
 
+    /**
+     * The front refused the request whose body this call is still streaming upstream (too slow,
+     * or failing to decode): the upstream request is cut off and the call ends, logged as refused
+     * with the status the client gets, or as failed when its response had started already.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof FrontRejected && call != null && protectedRun == null && !requestDone) {
+            FrontRejected r = (FrontRejected) evt;
+            ProxyCall c = call;
+            failed = true;
+            releaseUpstream(false);
+            releasePending();
+            if (responseStarted) {
+                endCall();
+            } else {
+                call = null;
+                cancelHeadTimer();
+                state.callEnded();
+                services.log().finished(c.route().name(), CallOutcome.REJECTED, r.status, c.startNanos(), null, null, null, 0,
+                        r.reason.spelling());
+            }
+            r.own();
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (protectedRun != null) {

@@ -5,9 +5,10 @@ package dev.idemproxy.core.pipeline;
  *
  * <pre>
  * client bytes
- *   → idle          IdleStateHandler: notices a silent connection
- *   → httpCodec     ServerCodec: bytes ↔ HttpObject; limits; CL+TE and conflicting CL rejected
- *   → idleClose     IdleCloseHandler: closes a silent connection that has no call in flight
+ *   → httpCodec     ServerCodec: bytes ↔ HttpObject; limits; CL+TE and conflicting CL rejected;
+ *                   tells when a request's first byte arrives
+ *   → timeouts      FrontTimeoutHandler: head/body too slow → 408 and close; idle (no request,
+ *                   no call in flight) → close
  *   → sequencer     RequestSequencer: one request at a time; pipelined ones wait their turn
  *   → keepAlive     KeepAliveHandler: Connection semantics (304 and HEAD answers keep it open)
  *   → guard         RequestGuardHandler: malformed requests → 400/431, other HTTP versions → 505; connection closed
@@ -23,9 +24,8 @@ package dev.idemproxy.core.pipeline;
  * </pre>
  */
 public final class PipelineNames {
-    public static final String IDLE = "idle";
     public static final String HTTP_CODEC = "httpCodec";
-    public static final String IDLE_CLOSE = "idleClose";
+    public static final String TIMEOUTS = "timeouts";
     public static final String SEQUENCER = "sequencer";
     public static final String KEEP_ALIVE = "keepAlive";
     public static final String GUARD = "guard";

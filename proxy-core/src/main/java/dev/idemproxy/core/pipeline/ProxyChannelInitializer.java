@@ -1,30 +1,32 @@
 package dev.idemproxy.core.pipeline;
 
+import dev.idemproxy.core.LimitsPolicy;
 import dev.idemproxy.core.ServerPolicy;
+import dev.idemproxy.core.Ticker;
 import dev.idemproxy.core.call.CallServices;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.timeout.IdleStateHandler;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Builds the client-side pipeline; the body below is the table of {@link PipelineNames}, in
- * order. This class is immutable and shared by all client channels of one server.
+ * order. This class is thread-safe and shared by all client channels of one server.
  */
 public final class ProxyChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final ServerPolicy server;
     private final ServerState state;
     private final CallServices services;
     private final ChannelGroup clients;
+    private final FrontRejections rejections;
 
     public ProxyChannelInitializer(ServerPolicy server, ServerState state, CallServices services, ChannelGroup clients) {
         this.server = server;
         this.state = state;
         this.services = services;
         this.clients = clients;
+        this.rejections = new FrontRejections(services.log(), server.limits().maxConnections(), Ticker.system());
     }
 
     @Override
@@ -35,11 +37,9 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
     /** The table itself; separate so a test can build it on an {@code EmbeddedChannel}. */
     void addHandlers(ChannelPipeline p, Channel ch) {
         clients.add(ch);
-        // Reader idleness is enough: a connection with a call in flight is never closed for idleness,
-        // and watching writes would add a listener to every response write.
-        p.addLast(PipelineNames.IDLE, new IdleStateHandler(server.limits().idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
+        LimitsPolicy limits = server.limits();
         p.addLast(PipelineNames.HTTP_CODEC, new ServerCodec(server.maxInitialLine(), server.maxHeaderSize()));
-        p.addLast(PipelineNames.IDLE_CLOSE, new IdleCloseHandler());
+        p.addLast(PipelineNames.TIMEOUTS, new FrontTimeoutHandler(limits, rejections));
         p.addLast(PipelineNames.SEQUENCER, new RequestSequencer());
         p.addLast(PipelineNames.KEEP_ALIVE, new KeepAliveHandler());
         p.addLast(PipelineNames.GUARD, new RequestGuardHandler());
