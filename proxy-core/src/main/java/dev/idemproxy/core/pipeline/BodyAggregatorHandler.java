@@ -3,6 +3,7 @@ package dev.idemproxy.core.pipeline;
 import dev.idemproxy.core.call.CallLog;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.metrics.CallOutcome;
+import dev.idemproxy.core.metrics.FrontRejection;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import io.netty.buffer.CompositeByteBuf;
@@ -64,6 +65,7 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         limit = c.route().idempotency().maxRequestBody();
         long declared = HttpUtil.getContentLength(c.request(), -1L);
         if (declared > limit) {
+            log.metrics().frontRejection(FrontRejection.TOO_LARGE);
             log.finished(c.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), c.startNanos(), null, null,
                     null, 0, "request_too_large");
             ReferenceCountUtil.release(c.request());  // a request read whole carries its body: let it go
@@ -82,6 +84,7 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         if (body.readableBytes() + (long) content.content().readableBytes() > limit) {
             long size = body.readableBytes() + (long) content.content().readableBytes();
             content.release();
+            log.metrics().frontRejection(FrontRejection.TOO_LARGE);
             log.finished(call.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), call.startNanos(), null,
                     null, null, 0, "request_too_large");
             discard();

@@ -3,6 +3,7 @@ package dev.idemproxy.core.pipeline;
 import dev.idemproxy.core.call.CallLog;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.metrics.CallOutcome;
+import dev.idemproxy.core.metrics.FrontRejection;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.route.Route;
@@ -58,6 +59,7 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
         if (target == null) {
             boolean close = ExpectContinue.bodyStillAwaited(req);
             refuse(req);
+            log.metrics().frontRejection(FrontRejection.MALFORMED);
             log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.BAD_REQUEST.status(), start, null, null, null, 0, "bad_target");
             Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.BAD_REQUEST, RequestTarget.whyUnusable(req.uri()),
                     null), close);
