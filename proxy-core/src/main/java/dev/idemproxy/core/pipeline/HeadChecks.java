@@ -1,5 +1,6 @@
 package dev.idemproxy.core.pipeline;
 
+import dev.idemproxy.core.LimitsPolicy.UnderscoreHeaders;
 import dev.idemproxy.core.metrics.FrontRejection;
 import dev.idemproxy.core.problem.Problem;
 import io.netty.handler.codec.DecoderResult;
@@ -15,7 +16,8 @@ import java.util.Iterator;
 /**
  * The rules a request head must keep to go past the guard ({@link RequestGuardHandler}): each
  * broken rule is a {@link Rejection}, the problem to answer and how it is counted. Pure
- * functions. This class is stateless.
+ * functions; {@link #underscores} may remove headers from the request it checks. This class is
+ * stateless.
  */
 final class HeadChecks {
     private HeadChecks() {}
@@ -129,4 +131,21 @@ final class HeadChecks {
 
     /** @param reason how the refusal is counted; null for one that is not the client's fault (CONNECT) */
     record Rejection(Problem problem, String detail, FrontRejection reason) {}
+
+    /** The underscore rule: null to go on (names with {@code _} dropped, or kept), or the refusal. */
+    static Rejection underscores(HttpHeaders headers, UnderscoreHeaders underscores) {
+        if (underscores == UnderscoreHeaders.FORWARD) {
+            return null;
+        }
+        CharSequence name = UnderscoreNames.first(headers);
+        if (name == null) {
+            return null;
+        }
+        if (underscores == UnderscoreHeaders.DROP) {
+            UnderscoreNames.drop(headers);
+            return null;
+        }
+        return new Rejection(Problem.BAD_REQUEST, "header name '" + name + "' contains '_' (expected: names without '_', "
+                + "as limits.underscoreHeaders is reject)", FrontRejection.MALFORMED);
+    }
 }

@@ -11,7 +11,8 @@ package dev.idemproxy.core.pipeline;
  *                   no call in flight) → close
  *   → sequencer     RequestSequencer: one request at a time; pipelined ones wait their turn
  *   → keepAlive     KeepAliveHandler: Connection semantics (304 and HEAD answers keep it open)
- *   → guard         RequestGuardHandler: malformed requests → 400/431, other HTTP versions → 505; connection closed
+ *   → guard         RequestGuardHandler: malformed requests → 400/431, other HTTP versions → 505; connection closed;
+ *                   header names with '_' dropped (or refused, limits.underscoreHeaders)
  *   → route         RouteHandler: head → Route or 404 no-route; makes the ProxyCall
  *   → body          BodyAggregatorHandler: buffers a protected call's body (413 over maxRequestBody);
  *                   answers Expect: 100-continue once a body is to be read

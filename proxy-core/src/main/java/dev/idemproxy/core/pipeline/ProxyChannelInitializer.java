@@ -42,7 +42,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast(PipelineNames.TIMEOUTS, new FrontTimeoutHandler(limits, rejections));
         p.addLast(PipelineNames.SEQUENCER, new RequestSequencer());
         p.addLast(PipelineNames.KEEP_ALIVE, new KeepAliveHandler());
-        p.addLast(PipelineNames.GUARD, new RequestGuardHandler(rejections));
+        p.addLast(PipelineNames.GUARD, new RequestGuardHandler(limits.underscoreHeaders(), rejections));
         p.addLast(PipelineNames.ROUTE, new RouteHandler(state, services.log()));
         p.addLast(PipelineNames.BODY, new BodyAggregatorHandler(services.log()));
         p.addLast(PipelineNames.IDEMPOTENCY, new IdempotencyHandler(services));

@@ -1,5 +1,6 @@
 package dev.idemproxy.core.pipeline;
 
+import dev.idemproxy.core.LimitsPolicy.UnderscoreHeaders;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.metrics.FrontRejection;
 import dev.idemproxy.core.problem.Problem;
@@ -17,8 +18,10 @@ import io.netty.util.ReferenceCountUtil;
  * Answers requests that must not go further: undecodable heads (400), header blocks or request
  * lines over the limits (431), ambiguous framing such as Content-Length with Transfer-Encoding
  * (400), an HTTP version other than 1.0 and 1.1 (505), a missing or repeated Host on HTTP/1.1
- * (400), and CONNECT (405). Every such answer closes the connection, because the rest of the
- * byte stream can no longer be trusted. Each refused request is counted and logged through
+ * (400), CONNECT (405), and a header name with {@code _} when {@code limits.underscoreHeaders} is
+ * {@code reject} (400; with {@code drop}, such headers are removed here, before anything reads
+ * the request). Every such answer closes the connection, because the rest of the byte stream
+ * can no longer be trusted. Each refused request is counted and logged through
  * {@link FrontRejections} ({@code outcome=rejected}).
  *
  * <p>A body that fails to decode (a bad chunk size, chunk data overrunning its size, or the
@@ -34,12 +37,14 @@ import io.netty.util.ReferenceCountUtil;
  * Not thread-safe: one instance per channel.
  */
 final class RequestGuardHandler extends ChannelDuplexHandler {
+    private final UnderscoreHeaders underscores;
     private final FrontRejections rejections;
     private boolean rejected;
     /** A final response to the current request has started, so a 400 can no longer be sent. */
     private boolean answered;
 
-    RequestGuardHandler(FrontRejections rejections) {
+    RequestGuardHandler(UnderscoreHeaders underscores, FrontRejections rejections) {
+        this.underscores = underscores;
         this.rejections = rejections;
     }
 
@@ -63,6 +68,9 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
         HttpRequest req = (HttpRequest) msg;
         answered = false;
         HeadChecks.Rejection r = HeadChecks.check(req);
+        if (r == null) {
+            r = HeadChecks.underscores(req.headers(), underscores);
+        }
         if (r == null) {
             ctx.fireChannelRead(msg);
             return;
