@@ -4,7 +4,7 @@ package dev.idemproxy.core.pipeline;
  * Names of the client-side pipeline handlers, in order. A unit test asserts this order.
  *
  * <pre>
- * client bytes
+ * client bytes (a connection over limits.maxConnections is closed on accept, before any of this)
  *   → httpCodec     ServerCodec: bytes ↔ HttpObject; limits; CL+TE and conflicting CL rejected;
  *                   tells when a request's first byte arrives
  *   → timeouts      FrontTimeoutHandler: head/body too slow → 408 and close; idle (no request,

@@ -12,13 +12,15 @@ import io.netty.channel.socket.SocketChannel;
 
 /**
  * Builds the client-side pipeline; the body below is the table of {@link PipelineNames}, in
- * order. This class is thread-safe and shared by all client channels of one server.
+ * order. A connection over {@code limits.maxConnections} gets no pipeline: it is closed as it is
+ * accepted, and counted. This class is thread-safe and shared by all client channels of one server.
  */
 public final class ProxyChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final ServerPolicy server;
     private final ServerState state;
     private final CallServices services;
     private final ChannelGroup clients;
+    private final ConnectionLimit connections;
     private final FrontRejections rejections;
 
     public ProxyChannelInitializer(ServerPolicy server, ServerState state, CallServices services, ChannelGroup clients) {
@@ -26,11 +28,17 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         this.state = state;
         this.services = services;
         this.clients = clients;
+        this.connections = new ConnectionLimit(server.limits().maxConnections());
         this.rejections = new FrontRejections(services.log(), server.limits().maxConnections(), Ticker.system());
     }
 
     @Override
     protected void initChannel(SocketChannel ch) {
+        if (!connections.admit(ch)) {
+            rejections.connectionRefused();
+            ch.close();
+            return;
+        }
         addHandlers(ch.pipeline(), ch);
     }
 
