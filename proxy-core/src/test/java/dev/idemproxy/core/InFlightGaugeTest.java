@@ -68,7 +68,7 @@ class InFlightGaugeTest {
         Route pass = Route.passThrough(PASS, new RouteMatch(null, "/pass", Set.of()), upstream.uri());
         Route prot = new Route(PROTECTED, new RouteMatch(null, "/protected", Set.of()), upstream.uri(), Set.of(), Timeouts.DEFAULT,
                 idem, RetryPolicy.DEFAULT, IdsPolicy.DEFAULT, null, DeadLetterPolicy.DEFAULT, TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
-        ServerPolicy oneLoop = new ServerPolicy(1, Duration.ofSeconds(60), 16 * 1024, 8 * 1024);
+        ServerPolicy oneLoop = new ServerPolicy(1, 16 * 1024, 8 * 1024);
         proxy = new ProxyServer(new ProxyConfig(new HostPort("127.0.0.1", 0), Duration.ofSeconds(1), AdminPolicy.DEFAULT, oneLoop,
                 StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(pass, prot)), store, registry);
         proxy.start();

@@ -128,7 +128,7 @@ class TransportTest {
         ProxyConfig base = ProxyConfig.empty().withListen(new HostPort("127.0.0.1", 0), AdminPolicy.DEFAULT);
         ServerPolicy s = base.server();
         return new ProxyConfig(base.listen(), base.shutdownGrace(), base.admin(),
-                new ServerPolicy(1, s.clientIdle(), s.maxHeaderSize(), s.maxInitialLine(), Transport.Choice.valueOf(t.name())),
+                new ServerPolicy(1, s.maxHeaderSize(), s.maxInitialLine(), Transport.Choice.valueOf(t.name()), s.limits()),
                 base.store(), base.tasks(), base.retryBudget(), base.secretHeaders(), base.routes());
     }
 }

@@ -1,5 +1,6 @@
 package dev.idemproxy.app.config;
 
+import dev.idemproxy.core.pipeline.LimitsPolicy;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
@@ -86,9 +87,13 @@ public final class ConfigDescriber {
             admin.put("metricsListen", c.admin().metricsListen().toString());
         }
         root.put("admin", admin);
-        root.put("server", map("ioThreads", c.server().ioThreads(), "clientIdle", d(c.server().clientIdle()),
+        root.put("server", map("ioThreads", c.server().ioThreads(), 
                 "maxHeaderSize", SizeParser.format(c.server().maxHeaderSize()),
                 "maxInitialLine", SizeParser.format(c.server().maxInitialLine()), "transport", c.server().transport().spelling()));
+        LimitsPolicy l = c.server().limits();
+        root.put("limits", map("maxConnections", l.maxConnections(), "headTimeout", d(l.headTimeout()),
+                "bodyTimeout", d(l.bodyTimeout()), "idleTimeout", d(l.idleTimeout()),
+                "underscoreHeaders", l.underscoreHeaders().spelling()));
         root.put("store", store(c.store()));
         root.put("tasks", map("header", c.tasks().header(),
                 "budget", map("maxRetries", c.tasks().maxRetries(), "window", d(c.tasks().window()))));

@@ -2,6 +2,7 @@ package dev.idemproxy.app.config;
 
 import dev.idemproxy.core.AdminPolicy;
 import dev.idemproxy.core.HostPort;
+import dev.idemproxy.core.pipeline.LimitsPolicy;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.pipeline.ServerPolicy;
 import dev.idemproxy.core.net.Transport;
@@ -32,7 +33,7 @@ final class ConfigReader {
         MapReader shutdown = root.map("shutdown");
         var grace = shutdown.duration("grace", ProxyConfig.DEFAULT_GRACE, true);
         AdminPolicy admin = admin(root.map("admin"), listen);
-        ServerPolicy server = server(root.map("server"));
+        ServerPolicy server = server(root.map("server"), root.map("limits"));
         StorePolicy store = store(root.map("store"));
         TaskPolicy tasks = tasks(root.map("tasks"));
         RetryBudgetPolicy retryBudget = retryBudget(root.map("retryBudget"));
@@ -76,17 +77,43 @@ final class ConfigReader {
         return host.equals("0.0.0.0") || host.equals("::") || host.equals("0:0:0:0:0:0:0:0");
     }
 
-    private static ServerPolicy server(MapReader m) {
+    private static ServerPolicy server(MapReader m, MapReader limitsMap) {
         ServerPolicy d = ServerPolicy.DEFAULT;
         int ioThreads = (int) m.integer("ioThreads", d.ioThreads(), 0, 256);
-        var clientIdle = m.duration("clientIdle", d.clientIdle(), false);
         int maxHeaderSize = (int) m.size("maxHeaderSize", d.maxHeaderSize(), 1024, 1024 * 1024);
         int maxInitialLine = (int) m.size("maxInitialLine", d.maxInitialLine(), 256, 1024 * 1024);
         Transport.Choice transport = m.parsed("transport", d.transport(), "a transport",
                 t -> Choices.of(Transport.Choice.values(), Transport.Choice::spelling, t));
+        LimitsPolicy limits = limits(limitsMap, m);
         ServerPolicy s = m.reading().problems().build(m.at("ioThreads"), m.path(),
-                () -> new ServerPolicy(ioThreads, clientIdle, maxHeaderSize, maxInitialLine, transport));
+                () -> new ServerPolicy(ioThreads, maxHeaderSize, maxInitialLine, transport, limits));
         return s == null ? d : s;
+    }
+
+    /**
+     * The {@code limits} section. {@code server.clientIdle}, the older name of
+     * {@code limits.idleTimeout}, is still read; both at once are a problem.
+     */
+    private static LimitsPolicy limits(MapReader m, MapReader server) {
+        LimitsPolicy d = LimitsPolicy.DEFAULT;
+        int maxConnections = (int) m.integer("maxConnections", d.maxConnections(), 1, LimitsPolicy.MAX_CONNECTIONS_LIMIT);
+        Duration headTimeout = m.duration("headTimeout", d.headTimeout(), false);
+        Duration bodyTimeout = m.duration("bodyTimeout", d.bodyTimeout(), false);
+        Duration idleTimeout = m.duration("idleTimeout", d.idleTimeout(), false);
+        if (server.has("clientIdle")) {
+            Duration clientIdle = server.duration("clientIdle", d.idleTimeout(), false);
+            if (m.has("idleTimeout")) {
+                server.problem("clientIdle", "given with limits.idleTimeout, its new name (expected: limits.idleTimeout alone)");
+            } else {
+                idleTimeout = clientIdle;
+            }
+        }
+        LimitsPolicy.UnderscoreHeaders underscores = m.parsed("underscoreHeaders", d.underscoreHeaders(), "drop, forward or reject",
+                t -> Choices.of(LimitsPolicy.UnderscoreHeaders.values(), LimitsPolicy.UnderscoreHeaders::spelling, t));
+        Duration idle = idleTimeout;
+        LimitsPolicy l = m.reading().problems().build(m.at("maxConnections"), m.path(),
+                () -> new LimitsPolicy(maxConnections, headTimeout, bodyTimeout, idle, underscores));
+        return l == null ? d : l;
     }
 
     private static StorePolicy store(MapReader m) {

@@ -68,6 +68,8 @@ final class ConfigSchema {
             section("admin", leaf("listen"), leaf("token"), leaf("metricsListen")),
             section("server", leaf("ioThreads"), leaf("clientIdle"), leaf("maxHeaderSize"), leaf("maxInitialLine"),
                     leaf("transport")),
+            section("limits", leaf("maxConnections"), leaf("headTimeout"), leaf("bodyTimeout"), leaf("idleTimeout"),
+                    leaf("underscoreHeaders")),
             section("store",
                     leaf("type"),
                     section("embedded", leaf("path")),

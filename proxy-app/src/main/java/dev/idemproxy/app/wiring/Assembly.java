@@ -13,6 +13,7 @@ import dev.idemproxy.app.config.YamlConfigLoader;
 import dev.idemproxy.core.net.IoLoops;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ProxyServer;
+import dev.idemproxy.core.pipeline.ServerPolicy;
 import dev.idemproxy.core.store.IdempotencyStore;
 import java.time.Clock;
 import java.net.BindException;
@@ -207,7 +208,7 @@ public final class Assembly implements AutoCloseable {
             Map.entry("listen", ProxyConfig::listen),
             Map.entry("shutdown.grace", ProxyConfig::shutdownGrace),
             Map.entry("admin", ProxyConfig::admin),
-            Map.entry("server", ProxyConfig::server),
+            Map.entry("server", ProxyConfig::server),  // and limits, which ServerPolicy holds too
             Map.entry("store", ProxyConfig::store),
             Map.entry("tasks", ProxyConfig::tasks),
             Map.entry("retryBudget", ProxyConfig::retryBudget),
@@ -217,7 +218,17 @@ public final class Assembly implements AutoCloseable {
     static List<String> restartOnlyChanges(ProxyConfig running, ProxyConfig file) {
         List<String> keys = new ArrayList<>();
         for (Map.Entry<String, Function<ProxyConfig, Object>> setting : RESTART_ONLY) {
-            if (!setting.getValue().apply(file).equals(setting.getValue().apply(running))) {
+            if (setting.getKey().equals("server")) {
+                // One record holds both sections: name the one that changed.
+                ServerPolicy was = running.server();
+                ServerPolicy is = file.server();
+                if (!is.withLimits(was.limits()).equals(was)) {
+                    keys.add("server");
+                }
+                if (!is.limits().equals(was.limits())) {
+                    keys.add("limits");
+                }
+            } else if (!setting.getValue().apply(file).equals(setting.getValue().apply(running))) {
                 keys.add(setting.getKey());
             }
         }

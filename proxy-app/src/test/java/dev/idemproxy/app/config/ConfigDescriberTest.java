@@ -61,8 +61,8 @@ class ConfigDescriberTest {
         Map<?, ?> retry = (Map<?, ?>) route.get("retry");
         Map<?, ?> idempotency = (Map<?, ?>) route.get("idempotency");
 
-        assertThat(tree.keySet()).containsExactly("listen", "shutdown", "admin", "server", "store", "tasks", "retryBudget",
-                "secretHeaders", "routes");
+        assertThat(tree.keySet()).containsExactly("listen", "shutdown", "admin", "server", "limits", "store", "tasks",
+                "retryBudget", "secretHeaders", "routes");
         assertThat(tree.get("shutdown")).isEqualTo(Map.of("grace", "20s"));
         assertThat(retry.get("retryOn")).isEqualTo(List.of("connect-failure", "read-timeout", "reset", "429", "502", "503", "504"));
         assertThat(idempotency.get("maxResponseBody")).isEqualTo("4MiB");

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.idemproxy.core.AdminPolicy;
 import dev.idemproxy.core.HostPort;
+import dev.idemproxy.core.pipeline.LimitsPolicy;
+import dev.idemproxy.core.pipeline.LimitsPolicy.UnderscoreHeaders;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.pipeline.ServerPolicy;
 import dev.idemproxy.core.net.Transport;
@@ -104,7 +106,7 @@ class YamlConfigLoaderTest {
     void extraKeysMapOntoServerTlsAndPoolPolicies(@TempDir Path dir) throws Exception {
         Files.createDirectories(dir.resolve("certs"));
         Files.writeString(dir.resolve("certs/ca.pem"), "-----BEGIN CERTIFICATE-----\n");
-        String yaml = "server: { ioThreads: 2, clientIdle: 90s, maxHeaderSize: 32KiB, maxInitialLine: 4096 }\n"
+        String yaml = "server: { ioThreads: 2, maxHeaderSize: 32KiB, maxInitialLine: 4096 }\n"
                 + "secretHeaders: [X-Api-Key]\n"
                 + "routes:\n"
                 + "  - name: secure\n"
@@ -114,11 +116,41 @@ class YamlConfigLoaderTest {
 
         ProxyConfig config = loader.parse(yaml, "test.yaml", dir);
 
-        assertThat(config.server()).isEqualTo(new ServerPolicy(2, Duration.ofSeconds(90), 32 * 1024, 4096));
+        assertThat(config.server()).isEqualTo(new ServerPolicy(2, 32 * 1024, 4096));
         assertThat(config.secretHeaders()).containsExactly("X-Api-Key");
         Route route = config.routes().get(0);
         assertThat(route.tls()).isEqualTo(new TlsPolicy(dir.resolve("certs/ca.pem"), "api.example.com"));
         assertThat(route.pool()).isEqualTo(new PoolPolicy(8, Duration.ofSeconds(90)));
+    }
+
+    @Test
+    void theFrontsLimitsHaveTheContractsDefaultsAndMapOntoTheServerPolicy() throws Exception {
+        assertThat(parse("listen: 127.0.0.1:8080\n").server().limits()).isEqualTo(new LimitsPolicy(4096,
+                Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(120), UnderscoreHeaders.DROP));
+        ProxyConfig config = parse("limits: { maxConnections: 64, headTimeout: 300ms, bodyTimeout: 5m, idleTimeout: 2s, "
+                + "underscoreHeaders: reject }\n");
+        assertThat(config.server().limits()).isEqualTo(new LimitsPolicy(64, Duration.ofMillis(300), Duration.ofMinutes(5),
+                Duration.ofSeconds(2), UnderscoreHeaders.REJECT));
+        assertThat(ConfigDescriber.effectiveConfig(config).get("limits")).isEqualTo(Map.of("maxConnections", 64,
+                "headTimeout", "300ms", "bodyTimeout", "5m", "idleTimeout", "2s", "underscoreHeaders", "reject"));
+        for (UnderscoreHeaders u : UnderscoreHeaders.values()) {
+            assertThat(parse("limits: { underscoreHeaders: " + u.spelling() + " }\n").server().limits().underscoreHeaders())
+                    .isEqualTo(u);
+        }
+    }
+
+    @Test
+    void serverClientIdleIsStillReadAsLimitsIdleTimeoutButNotBesideIt() throws Exception {
+        assertThat(parse("server: { clientIdle: 45s }\n").server().limits().idleTimeout()).isEqualTo(Duration.ofSeconds(45));
+        assertThat(ConfigDescriber.effectiveConfig(parse("server: { clientIdle: 45s }\n")).get("limits").toString())
+                .contains("idleTimeout=45s");
+        assertThat(problems("bad-limits.yaml")).containsExactly(
+                INVALID + "bad-limits.yaml:1:23: server.clientIdle: given with limits.idleTimeout, its new name "
+                        + "(expected: limits.idleTimeout alone)",
+                INVALID + "bad-limits.yaml:3:19: limits.maxConnections: 0 (expected: >= 1)",
+                INVALID + "bad-limits.yaml:4:16: limits.headTimeout: 0s (expected: > 0)",
+                INVALID + "bad-limits.yaml:5:16: limits.bodyTimeout: expected a duration such as 250ms, 10s, 5m, 24h, got '1'",
+                INVALID + "bad-limits.yaml:7:22: limits.underscoreHeaders: 'strip' (expected one of: drop, forward, reject)");
     }
 
     @Test
@@ -245,7 +277,7 @@ class YamlConfigLoaderTest {
     void unknownKeysAreReportedWhereTheyAre() {
         assertThat(problems("unknown-key.yaml")).containsExactly(
                 INVALID + "unknown-key.yaml:3:1: lissten: unknown key (expected one of: listen, shutdown, admin, server, "
-                        + "store, tasks, retryBudget, secretHeaders, routes)",
+                        + "limits, store, tasks, retryBudget, secretHeaders, routes)",
                 INVALID + "unknown-key.yaml:8:7: routes[0].retry.maxAttempt: unknown key (expected one of: maxAttempts, "
                         + "retryOn, backoff, maxRetryAfter)",
                 INVALID + "unknown-key.yaml:9:5: routes[0].upstream: duplicate key (first at line 6)");
@@ -444,7 +476,7 @@ class YamlConfigLoaderTest {
     void knownKeyPathsCoverTheContract() {
         assertThat(YamlConfigLoader.knownKeyPaths()).contains("listen", "shutdown.grace", "store.redis.keyPrefix",
                 "routes[].idempotency.key.derive", "routes[].retry.backoff.jitter", "routes[].deadLetter.keepHeaders",
-                "server.maxInitialLine", "routes[].tls.caFile", "store.redis.tls.caFile", "routes[].pool.idleTimeout", "secretHeaders");
+                "server.maxInitialLine", "limits.headTimeout", "limits.underscoreHeaders", "routes[].tls.caFile", "store.redis.tls.caFile", "routes[].pool.idleTimeout", "secretHeaders");
     }
 
     private ProxyConfig parse(String yaml) throws InvalidConfigException {

@@ -26,7 +26,7 @@ class BadInputIT {
         upstream = TestUpstream.start();
         upstream.defaultAction(respond(200, "ok"));
         proxy = RunningProxy.start(""
-                + "server: { clientIdle: 1s }\n"
+                + "limits: { idleTimeout: 1s, headTimeout: 1s, bodyTimeout: 1s }\n"
                 + "routes:\n"
                 + "  - name: protected\n"
                 + "    match: { pathPrefix: /protected }\n"
@@ -219,7 +219,7 @@ class BadInputIT {
         try (RawHttp raw = connect()) {
             raw.write("GET /x HTTP/1.1\r\nHost: a\r\n\r\n");
             assertThat(raw.readResponse().status()).isEqualTo(200);
-            // server.clientIdle is 1s: the keep-alive connection is closed by the proxy, not by us.
+            // limits.idleTimeout is 1s: the keep-alive connection is closed by the proxy, not by us.
             assertThat(raw.awaitPeerClose(Duration.ofSeconds(8))).isEqualTo(RawHttp.PeerClose.CLOSED);
         }
     }
@@ -270,13 +270,17 @@ class BadInputIT {
 
     // Found by FuzzIT: a protected call buffers its body, and a client that stopped sending it
     // kept the connection (and the buffer) forever: the idle close skipped connections with a call open.
+    // Since limits.bodyTimeout (issue #34) such a client is answered 408, then closed.
     @ParameterizedTest
     @ValueSource(strings = {"/stalled", "/protected/stalled"})
-    void clientStallingMidBodyIsClosedAfterTheIdleTime(String path) throws Exception {
+    void clientStallingMidBodyIsAnswered408AndClosedAfterTheBodyTimeout(String path) throws Exception {
         int before = upstream.requestCount();
         try (RawHttp raw = connect()) {
             raw.write("POST " + path + " HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc");
-            // server.clientIdle is 1s.
+            // limits.bodyTimeout is 1s.
+            RawHttp.Response r = raw.readResponse();
+            assertThat(r.status()).isEqualTo(408);
+            assertThat(r.bodyAsString()).contains("urn:idemproxy:problem:bad-request");
             assertThat(raw.awaitPeerClose(Duration.ofSeconds(8))).isNotEqualTo(RawHttp.PeerClose.OPEN);
         }
         assertNothingReachedUpstreamSince(before, path);

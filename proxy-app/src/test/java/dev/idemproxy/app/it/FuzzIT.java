@@ -69,7 +69,7 @@ class FuzzIT {
     /** Fixed by default, so a CI run is repeatable; pass -Dfuzz.seed=N to explore others. */
     static final long SEED = Long.getLong("fuzz.seed", 20261129L);
     static final int THREADS = Integer.getInteger("fuzz.threads", 8);
-    /** Well above clientIdle and the route idle timeout (2 s each): silence this long is a hang. */
+    /** Well above the front's timeouts and the route idle timeout (2 s each): silence this long is a hang. */
     static final Duration READ_TIMEOUT = Duration.ofSeconds(8);
     static final String PASS = "/pass/";
     static final String PROT = "/prot/";
@@ -98,7 +98,7 @@ class FuzzIT {
         upstream.defaultAction(echo());
         String timeouts = "    timeouts: { idle: 2s, perTry: 5s, total: 10s }\n";
         proxy = RunningProxy.start(""
-                + "server: { clientIdle: 2s }\n"
+                + "limits: { idleTimeout: 2s, headTimeout: 2s, bodyTimeout: 2s }\n"
                 + "routes:\n"
                 + "  - name: pass\n"
                 + "    match: { pathPrefix: /pass }\n"

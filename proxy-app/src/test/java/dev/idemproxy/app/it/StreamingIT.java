@@ -34,7 +34,9 @@ class StreamingIT {
     @BeforeAll
     static void start() throws Exception {
         upstream = TestUpstream.start();
-        proxy = RunningProxy.start("routes:\n  - name: uploads\n    upstream: " + upstream.uri() + "\n");
+        // limits.bodyTimeout is the whole body's budget (60s by default): a gibibyte under paranoid
+        // leak detection on a busy machine may legitimately take longer, as a large upload may in use.
+        proxy = RunningProxy.start("limits: { bodyTimeout: 10m }\nroutes:\n  - name: uploads\n    upstream: " + upstream.uri() + "\n");
     }
 
     @AfterAll

@@ -10,6 +10,7 @@ import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.store.StorePolicy;
 import java.lang.reflect.RecordComponent;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -47,5 +48,23 @@ class AssemblyTest {
         ProxyConfig moved = SAMPLE.withListen(new HostPort("127.0.0.1", 9999), SAMPLE.admin());
         assertThat(Assembly.restartOnlyChanges(SAMPLE, moved)).containsExactly("listen");
         assertThat(Assembly.restartOnlyChanges(SAMPLE, SAMPLE.withRoutes(List.of()))).isEmpty();
+    }
+
+    @Test
+    void theServerAndLimitsSectionsAreNamedApartThoughOneRecordHoldsBoth() {
+        ServerPolicy s = SAMPLE.server();
+        ProxyConfig slower = withServer(s.withLimits(s.limits().withIdleTimeout(Duration.ofSeconds(5))));
+        ProxyConfig threads = withServer(new ServerPolicy(3, s.maxHeaderSize(), s.maxInitialLine(), s.transport(), s.limits()));
+        ProxyConfig both = withServer(new ServerPolicy(3, s.maxHeaderSize(), s.maxInitialLine(), s.transport(),
+                s.limits().withIdleTimeout(Duration.ofSeconds(5))));
+
+        assertThat(Assembly.restartOnlyChanges(SAMPLE, slower)).containsExactly("limits");
+        assertThat(Assembly.restartOnlyChanges(SAMPLE, threads)).containsExactly("server");
+        assertThat(Assembly.restartOnlyChanges(SAMPLE, both)).containsExactly("server", "limits");
+    }
+
+    private static ProxyConfig withServer(ServerPolicy server) {
+        return new ProxyConfig(SAMPLE.listen(), SAMPLE.shutdownGrace(), SAMPLE.admin(), server, SAMPLE.store(), SAMPLE.tasks(),
+                SAMPLE.retryBudget(), SAMPLE.secretHeaders(), SAMPLE.routes());
     }
 }

@@ -78,6 +78,8 @@ public final class ProxyMetrics {
             Map.entry(RETRIES, "Retries taken, by what caused them: a retry.retryOn word (connect-failure, read-timeout,"
                     + " idle-timeout, reset, a status such as 503), reset-before-request, or retry_after"),
             Map.entry(BUDGET_EXHAUSTED, "Retries refused by a retry budget: budget task (tasks.budget) or route (retryBudget)"),
+            Map.entry(ProxyMetrics.FRONT_REJECTIONS, "Requests and connections the front refused, by reason: head_timeout, body_timeout,"
+                    + " max_connections, malformed, too_large"),
             Map.entry(DLQ_ENTRIES, "Entries in the store's dead-letter queue; proxies sharing a store each report the"
                     + " same count"),
             Map.entry(UPSTREAM_DURATION, "Time of one upstream attempt of a protected call, to its response head or its"
@@ -89,6 +91,8 @@ public final class ProxyMetrics {
             Map.entry(STORE_NEAR_CACHE, "Claims answered from the near-cache of ended records (result hit) or sent to the"
                     + " store (result miss)"),
             Map.entry(IN_FLIGHT, "Calls being served right now, pass-through and protected, by route"));
+    /** Requests and connections the front refused, by {@link FrontRejection} reason. */
+    public static final String FRONT_REJECTIONS = "idemproxy.front.rejections";
 
     /** {@code kind} of {@link #KEY_CONFLICTS}: a duplicate of a call in flight (409). */
     public static final String KIND_IN_FLIGHT = "in_flight";
@@ -107,6 +111,8 @@ public final class ProxyMetrics {
     private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
     private final AtomicLong dlqEntries = new AtomicLong();
     private final ConcurrentHashMap<String, InFlightCalls> inFlight = new ConcurrentHashMap<>();
+    /** idemproxy_front_rejections_total by reason, every reason registered at zero. */
+    private final Counter[] frontRejections = new Counter[FrontRejection.values().length];
     /** Per route, the meters every call touches: the per-call path does no string work. */
     private final ConcurrentHashMap<String, RouteCounters> requestCounters = new ConcurrentHashMap<>();
     /** store_duration_seconds by op, keyed by the op alone (no name to join per call). */
@@ -116,6 +122,10 @@ public final class ProxyMetrics {
         this.registry = requireNonNull(registry, "registry");
         Gauge.builder(DLQ_ENTRIES, dlqEntries, AtomicLong::get).description(help(DLQ_ENTRIES)).strongReference(true)
                 .register(registry);
+        for (FrontRejection r : FrontRejection.values()) {
+            frontRejections[r.ordinal()] = Counter.builder(FRONT_REJECTIONS).tag("reason", r.spelling())
+                    .description(help(FRONT_REJECTIONS)).register(registry);
+        }
     }
 
     /**
@@ -265,6 +275,11 @@ public final class ProxyMetrics {
         if (failed) {
             counter(STORE_ERRORS, "op", op, null, null).increment();
         }
+    }
+
+    /** A request or connection the front refused. */
+    public void frontRejection(FrontRejection reason) {
+        frontRejections[reason.ordinal()].increment();
     }
 
     /** A call forwarded unprotected because the store did not answer ({@code onUnavailable: passthrough}). */

@@ -3,6 +3,7 @@ package dev.idemproxy.core.pipeline;
 import dev.idemproxy.core.call.CallLog;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.metrics.CallOutcome;
+import dev.idemproxy.core.metrics.FrontRejection;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import io.netty.buffer.CompositeByteBuf;
@@ -21,7 +22,9 @@ import io.netty.util.ReferenceCountUtil;
  * read whole ({@code FullHttpRequest}) brings its body with its head: it is taken from there. Unprotected calls
  * pass through untouched, so they stream. {@code Expect: 100-continue} is answered here, once the
  * body is to be read ({@link ExpectContinue}). Ownership: contents of a protected call are
- * accumulated into the call's body buffer (released when the call ends) and not passed on.
+ * accumulated into the call's body buffer (released when the call ends) and not passed on. A
+ * {@link FrontRejected} event while a body is being buffered (too slow, or failing to decode)
+ * drops the call and its buffer, and logs it as refused under its route.
  * Not thread-safe: one instance per channel.
  */
 final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
@@ -62,6 +65,7 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         limit = c.route().idempotency().maxRequestBody();
         long declared = HttpUtil.getContentLength(c.request(), -1L);
         if (declared > limit) {
+            log.metrics().frontRejection(FrontRejection.TOO_LARGE);
             log.finished(c.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), c.startNanos(), null, null,
                     null, 0, "request_too_large");
             ReferenceCountUtil.release(c.request());  // a request read whole carries its body: let it go
@@ -80,6 +84,7 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         if (body.readableBytes() + (long) content.content().readableBytes() > limit) {
             long size = body.readableBytes() + (long) content.content().readableBytes();
             content.release();
+            log.metrics().frontRejection(FrontRejection.TOO_LARGE);
             log.finished(call.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), call.startNanos(), null,
                     null, null, 0, "request_too_large");
             discard();
@@ -96,6 +101,19 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
             body = null;
             ctx.fireChannelRead(c);
         }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof FrontRejected && call != null) {
+            FrontRejected r = (FrontRejected) evt;
+            log.finished(call.route().name(), CallOutcome.REJECTED, r.status, call.startNanos(), null, null, null, 0,
+                    r.reason.spelling());
+            discard();
+            rejected = true;
+            r.own();
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     private void reject(ChannelHandlerContext ctx, long size) {

@@ -66,6 +66,18 @@ final class ForwardHandler extends ChannelDuplexHandler {
         ctx.fireChannelWritabilityChanged();
     }
 
+    /**
+     * The front refused the request whose body a pass-through call is still streaming upstream
+     * (too slow, or failing to decode): that call is cut off ({@link PassThroughRelay#frontRejected}).
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof FrontRejected && protectedRun == null) {
+            passThrough.frontRejected((FrontRejected) evt);
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (protectedRun != null) {

@@ -33,7 +33,9 @@ final class HeaderRewrite {
 
     /**
      * Rewrites {@code req} for the upstream: origin-form target under the route's base path,
-     * Host of the upstream, hop-by-hop headers gone, X-Forwarded-For/-Proto/-Host added.
+     * Host of the upstream, hop-by-hop headers gone, X-Forwarded-For appended to, X-Forwarded-Proto
+     * and -Host set from what the proxy saw (the client's replaced; -Host removed when the client
+     * named no host, as an HTTP/1.0 request may).
      */
     static void toUpstream(HttpRequest req, Route route, String pathAndQuery, String originalHost, String clientIp) {
         toUpstream(req, route.upstreamBasePath(), route.upstreamAuthority(), pathAndQuery, originalHost, clientIp);
@@ -52,12 +54,36 @@ final class HeaderRewrite {
         req.setProtocolVersion(HttpVersion.HTTP_1_1);
         req.setUri(basePath.isEmpty() ? pathAndQuery : basePath + pathAndQuery);
         h.set(HttpHeaderNames.HOST, authority);
-        String xff = h.get(X_FORWARDED_FOR);
-        h.set(X_FORWARDED_FOR, xff == null || xff.isBlank() ? clientIp : xff + ", " + clientIp);
+        h.set(X_FORWARDED_FOR, forwardedFor(h, clientIp));
+        // What the proxy saw, never what the client claims: a client's own -Proto or -Host would
+        // reach an upstream that builds URLs or trusts the scheme from them.
         h.set(X_FORWARDED_PROTO, "http");
         if (originalHost != null) {
             h.set(X_FORWARDED_HOST, originalHost);
+        } else {
+            h.remove(X_FORWARDED_HOST);
         }
+    }
+
+    /**
+     * The client's X-Forwarded-For chain, every line of it in order, with {@code clientIp}
+     * appended; {@code clientIp} alone when there is none. Blank lines are skipped.
+     */
+    static String forwardedFor(HttpHeaders h, String clientIp) {
+        String first = h.get(X_FORWARDED_FOR);
+        if (first == null) {
+            return clientIp;
+        }
+        StringBuilder chain = null;
+        for (String value : h.getAll(X_FORWARDED_FOR)) {  // in order; the value iterator is not
+            String line = value.trim();
+            if (line.isEmpty()) {
+                continue;
+            }
+            chain = chain == null ? new StringBuilder(line.length() + clientIp.length() + 16) : chain.append(", ");
+            chain.append(line);
+        }
+        return chain == null ? clientIp : chain.append(", ").append(clientIp).toString();
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.idemproxy.core.pipeline;
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.call.ReplayAuthority;
+import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.route.Route;
@@ -325,6 +326,31 @@ final class PassThroughRelay implements UpstreamListener {
             state.callEnded();
             services.log().passedThrough(c.route().log().passThrough(), c.route().name(), failed, status, c.startNanos());
         }
+    }
+
+    /**
+     * The front refused the request whose body this call is still streaming upstream: the upstream
+     * request is cut off and the call ends, logged as refused with the status the client gets, or
+     * as failed when its response had started already.
+     */
+    void frontRejected(FrontRejected r) {
+        if (call == null || requestDone) {
+            return;
+        }
+        ProxyCall c = call;
+        failed = true;
+        releaseUpstream(false);
+        releasePending();
+        if (responseStarted) {
+            endCall();
+        } else {
+            call = null;
+            headTimer.cancel();
+            state.callEnded();
+            services.log().finished(c.route().name(), CallOutcome.REJECTED, r.status, c.startNanos(), null, null, null, 0,
+                    r.reason.spelling());
+        }
+        r.own();
     }
 
     /** The client went away: a call under way ends, its upstream connection closed. */

@@ -4,13 +4,15 @@ package dev.idemproxy.core.pipeline;
  * Names of the client-side pipeline handlers, in order. A unit test asserts this order.
  *
  * <pre>
- * client bytes
- *   → idle          IdleStateHandler: notices a silent connection
- *   → httpCodec     ServerCodec: bytes ↔ HttpObject; limits; CL+TE and conflicting CL rejected
- *   → idleClose     IdleCloseHandler: closes a silent connection that has no call in flight
+ * client bytes (a connection over limits.maxConnections is closed on accept, before any of this)
+ *   → httpCodec     ServerCodec: bytes ↔ HttpObject; limits; CL+TE and conflicting CL rejected;
+ *                   tells when a request's first byte arrives
+ *   → timeouts      FrontTimeoutHandler: head/body too slow → 408 and close; idle (no request,
+ *                   no call in flight) → close
  *   → sequencer     RequestSequencer: one request at a time; pipelined ones wait their turn
  *   → keepAlive     KeepAliveHandler: Connection semantics (304 and HEAD answers keep it open)
- *   → guard         RequestGuardHandler: malformed requests → 400/431, other HTTP versions → 505; connection closed
+ *   → guard         RequestGuardHandler: malformed requests → 400/431, other HTTP versions → 505; connection closed;
+ *                   header names with '_' dropped (or refused, limits.underscoreHeaders)
  *   → route         RouteHandler: head → Route or 404 no-route; makes the ProxyCall
  *   → body          BodyAggregatorHandler: buffers a protected call's body (413 over maxRequestBody);
  *                   answers Expect: 100-continue once a body is to be read
@@ -23,9 +25,8 @@ package dev.idemproxy.core.pipeline;
  * </pre>
  */
 public final class PipelineNames {
-    public static final String IDLE = "idle";
     public static final String HTTP_CODEC = "httpCodec";
-    public static final String IDLE_CLOSE = "idleClose";
+    public static final String TIMEOUTS = "timeouts";
     public static final String SEQUENCER = "sequencer";
     public static final String KEEP_ALIVE = "keepAlive";
     public static final String GUARD = "guard";

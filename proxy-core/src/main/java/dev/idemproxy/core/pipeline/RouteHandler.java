@@ -5,6 +5,7 @@ import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.metrics.InFlightCalls;
+import dev.idemproxy.core.metrics.FrontRejection;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.route.Route;
@@ -74,6 +75,7 @@ final class RouteHandler extends ChannelDuplexHandler {
         if (target == null) {
             boolean close = ExpectContinue.bodyStillAwaited(req);
             refuse(req);
+            log.metrics().frontRejection(FrontRejection.MALFORMED);
             log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.BAD_REQUEST.status(), start, null, null, null, 0, "bad_target");
             Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.BAD_REQUEST, RequestTarget.whyUnusable(req.uri()),
                     null), close);

@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
@@ -30,7 +31,9 @@ import java.util.List;
  * on as one {@code FullHttpRequest}, so it passes the pipeline once instead of twice; a larger
  * body streams as contents after its head, as with Netty's codec.
  * Its encoder also writes a replay's stored header lines, which a replay carries encoded
- * ({@link Replays}).
+ * ({@link Replays}). Its decoder fires {@link RequestStarted} when the first byte of a request
+ * arrives, before anything of it is decoded: the head timeout runs from there
+ * ({@link FrontTimeoutHandler}).
  * Not thread-safe: one instance per channel.
  */
 final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictRequestDecoder, ServerCodec.ResponseEncoder> {
@@ -39,6 +42,16 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
         AmbiguousFramingException() {
             super("Content-Length together with Transfer-Encoding");
         }
+    }
+
+    /**
+     * A user event: bytes of a new request arrived (the first ones after the previous request
+     * ended, or on a new connection). Fired before any message the same bytes decode into.
+     */
+    static final class RequestStarted {
+        static final RequestStarted INSTANCE = new RequestStarted();
+
+        private RequestStarted() {}
     }
 
     private final ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
@@ -55,6 +68,9 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
     }
 
     final class StrictRequestDecoder extends HttpRequestDecoder {
+        /** Bytes of a request arrived and its last part (or a failure) has not been decoded yet. */
+        private boolean inRequest;
+
         StrictRequestDecoder(HttpDecoderConfig cfg) {
             super(cfg);
         }
@@ -67,6 +83,12 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
         @Override
         protected void decode(io.netty.channel.ChannelHandlerContext ctx, io.netty.buffer.ByteBuf buffer, List<Object> out)
                 throws Exception {
+            if (!inRequest && buffer.isReadable()) {
+                // Each call starts with nothing decoded pending (ByteToMessageDecoder passes those
+                // on first), so the event goes ahead of every message of this request.
+                inRequest = true;
+                ctx.fireUserEventTriggered(RequestStarted.INSTANCE);
+            }
             int before = out.size();
             super.decode(ctx, buffer, out);
             // The body may be here already: decode on while that makes progress and yields nothing yet
@@ -91,6 +113,9 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
                 Object o = out.get(i);
                 if (o instanceof HttpRequest) {
                     methods.add(((HttpRequest) o).method());
+                }
+                if (o instanceof LastHttpContent || ((HttpObject) o).decoderResult().isFailure()) {
+                    inRequest = false;  // ended, or failed (the decoder then discards what follows)
                 }
             }
         }

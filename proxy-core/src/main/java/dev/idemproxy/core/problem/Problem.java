@@ -24,6 +24,11 @@ public enum Problem {
      * coding the server does not understand); the contract's {@code bad-request} type.
      */
     TRANSFER_CODING_NOT_IMPLEMENTED("bad-request", 501, "Transfer coding not implemented"),
+    /**
+     * A client too slow: its request head or body did not arrive within {@code limits.headTimeout}
+     * or {@code limits.bodyTimeout} (RFC 9110 §15.5.9); the contract's {@code bad-request} type.
+     */
+    REQUEST_TIMEOUT("bad-request", 408, "The request did not arrive in time"),
     METHOD_NOT_SUPPORTED("method-not-supported", 405, "Method not supported by the proxy"),
     UPSTREAM_UNREACHABLE("upstream-unreachable", 502, "The upstream could not be reached"),
     UPSTREAM_RESET("upstream-reset", 502, "The upstream closed the connection or sent a response that does not parse"),

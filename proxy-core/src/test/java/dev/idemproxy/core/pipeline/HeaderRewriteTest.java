@@ -102,6 +102,23 @@ class HeaderRewriteTest {
     }
 
     @Test
+    void aForgedForwardedHostIsRemovedWhenTheClientNamedNoHost() {
+        HttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_0, HttpMethod.GET, "/x");
+        req.headers().add("X-Forwarded-Host", "evil").add("X-Forwarded-Proto", "https");
+        HeaderRewrite.toUpstream(req, route, "/x", null, "127.0.0.1");
+        assertThat(req.headers().contains("X-Forwarded-Host")).isFalse();
+        assertThat(req.headers().getAll("X-Forwarded-Proto")).containsExactly("http");
+    }
+
+    @Test
+    void everyLineOfTheClientsForwardedForChainIsKeptInOrderAndTheClientAppended() {
+        HttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x");
+        req.headers().add("X-Forwarded-For", "10.0.0.1, 10.0.0.2").add("X-Forwarded-For", "").add("X-Forwarded-For", "10.0.0.3");
+        HeaderRewrite.toUpstream(req, route, "/x", "a", "127.0.0.1");
+        assertThat(req.headers().getAll("X-Forwarded-For")).containsExactly("10.0.0.1, 10.0.0.2, 10.0.0.3, 127.0.0.1");
+    }
+
+    @Test
     void forwardedHeadersTheClientSentAreReplacedNotRepeated() {
         HttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x");
         req.headers().add("Host", "a").add("x-forwarded-proto", "https").add("X-Forwarded-Host", "evil");

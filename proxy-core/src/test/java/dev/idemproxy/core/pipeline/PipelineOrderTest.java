@@ -8,7 +8,12 @@ import dev.idemproxy.core.upstream.UpstreamPools;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -35,10 +40,40 @@ class PipelineOrderTest {
             init.addHandlers(ch.pipeline(), ch);
             List<String> names = ch.pipeline().names();
             assertThat(names.subList(0, names.size() - 1)).containsExactly(
-                    PipelineNames.IDLE, PipelineNames.HTTP_CODEC, PipelineNames.IDLE_CLOSE, PipelineNames.SEQUENCER,
+                    PipelineNames.HTTP_CODEC, PipelineNames.TIMEOUTS, PipelineNames.SEQUENCER,
                     PipelineNames.KEEP_ALIVE, PipelineNames.GUARD, PipelineNames.ROUTE, PipelineNames.BODY, PipelineNames.IDEMPOTENCY,
                     PipelineNames.FORWARD, PipelineNames.PROBLEMS);
+            assertThat(namesDrawnIn(Path.of("..", "README.md"), "## The request path"))
+                    .as("the README's request path").containsExactlyElementsOf(names.subList(0, names.size() - 1));
             ch.finishAndReleaseAll();
         }
     }
+
+    /** The handler names of the first diagram under {@code heading}: each {@code → name} up to the first blank line. */
+    static List<String> namesDrawnIn(Path file, String heading) throws Exception {
+        List<String> lines = Files.readAllLines(file);
+        int at = lines.indexOf(heading);
+        assertThat(at).as(heading + " in " + file).isNotNegative();
+        List<String> names = new ArrayList<>();
+        boolean inBlock = false;
+        for (String line : lines.subList(at, lines.size())) {
+            if (line.startsWith("```")) {
+                if (inBlock) {
+                    break;
+                }
+                inBlock = true;
+                continue;
+            }
+            if (inBlock && line.isBlank() && !names.isEmpty()) {
+                break;
+            }
+            Matcher m = ARROW.matcher(line);
+            if (inBlock && m.find()) {
+                names.add(m.group(1));
+            }
+        }
+        return names;
+    }
+
+    private static final Pattern ARROW = Pattern.compile("^\\s+→ (\\w+)");
 }

@@ -2,13 +2,24 @@ package dev.idemproxy.core.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.core.pipeline.LimitsPolicy.UnderscoreHeaders;
+import dev.idemproxy.core.util.Ticker;
+import dev.idemproxy.core.call.CallLog;
+import dev.idemproxy.core.metrics.FrontRejection;
+import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.testing.LeakDetection;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -113,7 +124,95 @@ class RequestGuardHandlerTest {
     }
 
     private static EmbeddedChannel channel() {
-        return new EmbeddedChannel(new ServerCodec(4096, 8192), new RequestGuardHandler());
+        return channel(UnderscoreHeaders.DROP, new SimpleMeterRegistry());
+    }
+
+    private static EmbeddedChannel channel(UnderscoreHeaders underscores, SimpleMeterRegistry registry) {
+        FrontRejections rejections = new FrontRejections(new CallLog(new ProxyMetrics(registry), false), 10, Ticker.system());
+        return new EmbeddedChannel(new ServerCodec(4096, 8192), new RequestGuardHandler(underscores, rejections));
+    }
+
+    private static final String SMUGGLING = "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer_Encoding: chunked\r\n"
+            + "X_Forwarded_Host: evil\r\nX-Task-Id: t\r\n\r\nabc";
+
+    @Test
+    void headerNamesWithUnderscoresAreDroppedByDefaultBeforeAnythingReadsThem() {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(ascii(SMUGGLING));
+
+        FullHttpRequest req = ch.readInbound();
+        assertThat(req.headers().names()).containsExactlyInAnyOrder("Host", "Content-Length", "X-Task-Id");
+        assertThat(req.content().toString(StandardCharsets.US_ASCII)).isEqualTo("abc");
+        req.release();
+        assertThat(ch.isOpen()).isTrue();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void headerNamesWithUnderscoresAreKeptWhenForwarded() {
+        EmbeddedChannel ch = channel(UnderscoreHeaders.FORWARD, new SimpleMeterRegistry());
+        ch.writeInbound(ascii(SMUGGLING));
+
+        FullHttpRequest req = ch.readInbound();
+        assertThat(req.headers().get("Transfer_Encoding")).isEqualTo("chunked");
+        assertThat(req.headers().get("X_Forwarded_Host")).isEqualTo("evil");
+        req.release();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void headerNamesWithUnderscoresAreRefusedWith400WhenSoConfiguredAndCountedAsMalformed() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        EmbeddedChannel ch = channel(UnderscoreHeaders.REJECT, registry);
+        ch.writeInbound(ascii(SMUGGLING));
+
+        assertThat((Object) ch.readInbound()).as("nothing goes further").isNull();
+        assertThat(outbound(ch)).startsWith("HTTP/1.1 400 Bad Request\r\n")
+                .contains("\"type\":\"urn:idemproxy:problem:bad-request\"")
+                .contains("header name 'Transfer_Encoding' contains '_'");
+        assertThat(ch.isOpen()).isFalse();
+        assertThat(registry.get(ProxyMetrics.FRONT_REJECTIONS).tag("reason", "malformed").counter().count()).isEqualTo(1);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aHeaderBlockOverTheLimitIsCountedTooLarge() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        EmbeddedChannel ch = channel(UnderscoreHeaders.DROP, registry);
+        ch.writeInbound(ascii("GET /x HTTP/1.1\r\nHost: a\r\nX-Big: " + "b".repeat(9000) + "\r\n\r\n"));
+
+        assertThat(outbound(ch)).startsWith("HTTP/1.1 431 ");
+        assertThat(registry.get(ProxyMetrics.FRONT_REJECTIONS).tag("reason", "too_large").counter().count()).isEqualTo(1);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aBodyFailingToDecodeIsAnnouncedToTheCallThatHoldsTheRequest() {
+        List<FrontRejected> seen = new ArrayList<>();
+        EmbeddedChannel ch = channel();
+        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+            }
+
+            @Override
+            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                if (evt instanceof FrontRejected r) {
+                    seen.add(r);
+                    r.own();
+                }
+            }
+        });
+        ch.writeInbound(ascii("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nzz\r\n"));
+
+        assertThat(seen).singleElement().satisfies(r -> {
+            assertThat(r.reason).isEqualTo(FrontRejection.MALFORMED);
+            assertThat(r.status).isEqualTo(400);
+        });
+        assertThat(outbound(ch)).startsWith("HTTP/1.1 400 Bad Request\r\n").contains("malformed request body");
+        assertThat(ch.isOpen()).isFalse();
+        ch.finishAndReleaseAll();
     }
 
     private static String outbound(EmbeddedChannel ch) {

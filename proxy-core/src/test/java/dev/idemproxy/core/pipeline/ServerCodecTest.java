@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idemproxy.core.testing.LeakDetection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
@@ -92,6 +94,34 @@ class ServerCodecTest {
         List<Object> msgs = decode("POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc");
         assertThat(((HttpRequest) msgs.get(0)).decoderResult().cause()).isInstanceOf(ServerCodec.AmbiguousFramingException.class);
         release(msgs);
+    }
+
+    @Test
+    void theFirstByteOfEachRequestIsAnnouncedAheadOfItsMessages() {
+        List<String> seen = new ArrayList<>();
+        EmbeddedChannel ch = new EmbeddedChannel(new ServerCodec(4096, 8192), new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                seen.add(msg instanceof HttpRequest ? ((HttpRequest) msg).uri() + (msg instanceof LastHttpContent ? " whole" : "")
+                        : msg instanceof LastHttpContent ? "last" : "content");
+                ReferenceCountUtil.release(msg);
+            }
+
+            @Override
+            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                seen.add(evt == ServerCodec.RequestStarted.INSTANCE ? "started" : evt.toString());
+            }
+        });
+        for (char c : "GET /1 HTTP/1.1\r\n".toCharArray()) {
+            ch.writeInbound(ascii(String.valueOf(c)));  // a head one byte at a time: one start
+        }
+        ch.writeInbound(ascii("Host: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n\r\nab"));
+        ch.writeInbound(ascii("cd"));
+        ch.writeInbound(ascii("GET /3 HT"));
+        ch.writeInbound(ascii("TP/1.1\r\nHost: h\r\n\r\n"));
+
+        assertThat(seen).containsExactly("started", "/1 whole", "started", "/2", "content", "last", "started", "/3 whole");
+        ch.finishAndReleaseAll();
     }
 
     private static List<Object> decode(String wire) {

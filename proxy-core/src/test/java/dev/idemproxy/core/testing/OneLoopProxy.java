@@ -32,7 +32,7 @@ public final class OneLoopProxy {
 
     /** Starts a proxy on a free loopback port; the caller stops it. */
     public static ProxyServer start(Route route, IdempotencyStore store) throws Exception {
-        ServerPolicy oneLoop = new ServerPolicy(1, Duration.ofSeconds(60), 16 * 1024, 8 * 1024);
+        ServerPolicy oneLoop = new ServerPolicy(1, 16 * 1024, 8 * 1024);
         ProxyServer proxy = new ProxyServer(new ProxyConfig(new HostPort("127.0.0.1", 0), Duration.ofSeconds(1), AdminPolicy.DEFAULT,
                 oneLoop, StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(route)), store,
                 new SimpleMeterRegistry());
