@@ -59,7 +59,8 @@ final class ConfigSchema {
             section("deadLetter", leaf("enabled"), leaf("keepHeaders")),
             section("tls", leaf("caFile"), leaf("serverName")),
             section("pool", leaf("maxIdle"), leaf("idleTimeout")),
-            section("log", leaf("passThrough")));
+            section("log", leaf("passThrough")),
+            leaf("notExecutedOn"));
 
     static final Key ROOT = section("",
             leaf("listen"),

@@ -34,7 +34,8 @@ final class RouteDescriber {
                 "tls", map("caFile", r.tls().caFile() == null ? null : r.tls().caFile().toString(),
                         "serverName", r.tls().serverName()),
                 "pool", map("maxIdle", r.pool().maxIdle(), "idleTimeout", d(r.pool().idleTimeout())),
-                "log", map("passThrough", r.log().passThrough()));
+                "log", map("passThrough", r.log().passThrough()),
+                "notExecutedOn", r.notExecutedOn().stream().sorted().toList());
     }
 
     private static Map<String, Object> idempotency(IdempotencyPolicy p) {

@@ -62,11 +62,23 @@ final class RouteReader {
         TlsPolicy tls = tls(r.map("tls"));
         PoolPolicy pool = pool(r.map("pool"));
         LogPolicy log = new LogPolicy(r.map("log").bool("passThrough", LogPolicy.DEFAULT.passThrough()));
+        Set<Integer> notExecutedOn = Set.copyOf(r.list("notExecutedOn", List.of(), RouteReader::status));
         if (name == null || upstream == null) {
             return null;
         }
         return r.reading().problems().build(r.at("name"), r.path(), () -> new Route(
-                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log));
+                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, notExecutedOn));
+    }
+
+    /** An HTTP status 100..599, such as {@code 503}. */
+    private static Integer status(String text) {
+        if (text.matches("[0-9]{3}")) {
+            int status = Integer.parseInt(text);
+            if (status >= 100 && status <= 599) {
+                return status;
+            }
+        }
+        throw new IllegalArgumentException("'" + text + "' (expected: a status 100..599)");
     }
 
     /** Upper-case HTTP method names, such as {@code GET} and {@code POST}. */

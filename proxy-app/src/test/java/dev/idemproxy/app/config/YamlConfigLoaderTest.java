@@ -142,6 +142,33 @@ class YamlConfigLoaderTest {
     }
 
     @Test
+    void notExecutedOnIsAListOfStatusesEmptyByDefault() throws Exception {
+        String yaml = "routes:\n"
+                + "  - name: plain\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "  - name: overloaded\n"
+                + "    upstream: http://127.0.0.1:8082\n"
+                + "    notExecutedOn: [503, 529]\n";
+
+        List<Route> routes = parse(yaml).routes();
+
+        assertThat(routes.get(0).notExecutedOn()).isEmpty();
+        assertThat(routes.get(1).notExecutedOn()).containsExactlyInAnyOrder(503, 529);
+        assertThat(ConfigDescriber.effectiveConfig(parse(yaml)).get("routes").toString()).contains("notExecutedOn=[503, 529]");
+        String expected = " (expected: a status 100..599)";
+        assertThat(parseProblems("routes:\n  - name: r\n    upstream: http://127.0.0.1:8081\n"
+                + "    notExecutedOn: [99, 600, unavailable, 5030, 503, 503]\n"))
+                .containsExactly(
+                        "test.yaml:4:21: routes[0].notExecutedOn[0]: '99'" + expected,
+                        "test.yaml:4:25: routes[0].notExecutedOn[1]: '600'" + expected,
+                        "test.yaml:4:30: routes[0].notExecutedOn[2]: 'unavailable'" + expected,
+                        "test.yaml:4:43: routes[0].notExecutedOn[3]: '5030'" + expected,
+                        "test.yaml:4:54: routes[0].notExecutedOn[5]: '503' is listed twice (expected: each item once)");
+        assertThat(parseProblems("routes:\n  - name: r\n    upstream: http://127.0.0.1:8081\n    notExecutedOn: 503\n"))
+                .containsExactly("test.yaml:4:20: routes[0].notExecutedOn: expected a list, got a number");
+    }
+
+    @Test
     void theTransportIsAutoByDefaultAndOtherwiseOneOfTheFourSpellings(@TempDir Path dir) throws Exception {
         assertThat(loader.parse("listen: 127.0.0.1:8080\n", "t.yaml", dir).server().transport()).isEqualTo(Transport.Choice.AUTO);
         for (Transport.Choice c : Transport.Choice.values()) {

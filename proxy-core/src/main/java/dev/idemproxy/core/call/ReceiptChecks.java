@@ -44,7 +44,7 @@ final class ReceiptChecks {
 
     boolean applies(AttemptOutcome outcome) {
         Route r = call.call().route();
-        return r.receipt() != null && outcome.outcomeClass() == OutcomeClass.UNKNOWN
+        return r.receipt() != null && r.outcomeClass(outcome) == OutcomeClass.UNKNOWN
                 && !RetryRules.harmlessToRepeat(r, call.call().request().method().name(), false);
     }
 

@@ -38,9 +38,21 @@ public record AttemptOutcome(FailureClass failure, int status, String retryAfter
         return failure != null;
     }
 
-    /** The CONTRACT §5 class of this outcome. */
+    /** The CONTRACT §5 class of this outcome on an upstream that guarantees nothing by its statuses. */
     public OutcomeClass outcomeClass() {
         return failure != null ? failure.outcome() : OutcomeClass.ofStatus(status);
+    }
+
+    /**
+     * The CONTRACT §5 class of this outcome on an upstream that guarantees a status in
+     * {@code notExecutedOn} means nothing ran (a route's {@code notExecutedOn}): such a status is
+     * {@link OutcomeClass#NOT_EXECUTED}, whatever its class would be otherwise.
+     */
+    public OutcomeClass outcomeClass(java.util.Set<Integer> notExecutedOn) {
+        if (failure == null && !notExecutedOn.isEmpty() && notExecutedOn.contains(status)) {
+            return OutcomeClass.NOT_EXECUTED;
+        }
+        return outcomeClass();
     }
 
     /**

@@ -7,6 +7,8 @@ import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.receipt.IdsPolicy;
 import dev.idemproxy.core.receipt.ReceiptPolicy;
+import dev.idemproxy.core.retry.AttemptOutcome;
+import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryPolicy;
 import dev.idemproxy.core.upstream.PoolPolicy;
 import dev.idemproxy.core.upstream.TlsPolicy;
@@ -21,6 +23,8 @@ import java.util.Set;
  * @param upstream http or https URI; its path, when not "/", is prefixed to forwarded paths
  * @param receipt  null when the route has no receipt endpoint
  * @param log      its call lines
+ * @param notExecutedOn response statuses this upstream guarantees mean nothing ran: classed
+ *                 {@linkplain OutcomeClass#NOT_EXECUTED not executed} (CONTRACT §3, §5)
  */
 public record Route(
         String name,
@@ -35,7 +39,8 @@ public record Route(
         DeadLetterPolicy deadLetter,
         TlsPolicy tls,
         PoolPolicy pool,
-        LogPolicy log) {
+        LogPolicy log,
+        Set<Integer> notExecutedOn) {
 
     public static final String TAG_IDEMPOTENT = "idempotent";
 
@@ -59,6 +64,17 @@ public record Route(
         requireNonNull(tls, "tls");
         requireNonNull(pool, "pool");
         requireNonNull(log, "log");
+        notExecutedOn = Set.copyOf(requireNonNull(notExecutedOn, "notExecutedOn"));
+        for (int status : notExecutedOn) {
+            requireArgument(status >= 100 && status <= 599, "notExecutedOn " + status + " (expected: a status 100..599)");
+        }
+    }
+
+    /** A route whose upstream guarantees nothing by any status ({@code notExecutedOn: []}). */
+    public Route(String name, RouteMatch match, URI upstream, Set<String> tags, Timeouts timeouts,
+            IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
+            DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool, LogPolicy log) {
+        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, Set.of());
     }
 
     /** A route whose call lines are the default's ({@link LogPolicy#DEFAULT}). */
@@ -101,5 +117,10 @@ public record Route(
 
     public boolean isTaggedIdempotent() {
         return tags.contains(TAG_IDEMPOTENT);
+    }
+
+    /** The CONTRACT §5 class of an attempt's outcome on this route: {@code notExecutedOn} applied. */
+    public OutcomeClass outcomeClass(AttemptOutcome outcome) {
+        return outcome.outcomeClass(notExecutedOn);
     }
 }
