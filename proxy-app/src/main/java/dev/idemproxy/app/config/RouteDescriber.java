@@ -44,7 +44,8 @@ final class RouteDescriber {
                 "methods", sorted(p.methods(), ConfigDescriber.methodOrder()),
                 "key", map("header", k.header(), "derive", strings(k.derive()), "window", d(k.window()),
                         "required", k.required()),
-                "scope", strings(p.scope()),
+                "scope", p.scope().credentials() ? map("credentialHeaders", p.scope().credentialHeaders())
+                        : strings(p.scope().parts()),
                 "fingerprint", strings(p.fingerprint()),
                 "ttl", d(p.ttl()),
                 "lease", d(p.lease()),

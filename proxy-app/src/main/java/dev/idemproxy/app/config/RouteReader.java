@@ -45,16 +45,17 @@ final class RouteReader {
     /**
      * The route, or null when it has a problem (recorded).
      *
-     * @param name what {@link #name(MapReader)} returned for this item
+     * @param name          what {@link #name(MapReader)} returned for this item
+     * @param secretHeaders the top-level {@code secretHeaders} (the default scope reads them)
      */
-    static Route read(MapReader r, String name) {
+    static Route read(MapReader r, String name, List<String> secretHeaders) {
         r.requireKey("upstream");
         RouteMatch match = match(r.map("match"));
         URI upstream = r.parsed("upstream", null, "an http:// or https:// URI", RouteReader::upstream);
         Set<String> tags = new LinkedHashSet<>(r.list("tags", List.of(),
                 t -> Choices.of(TAGS.toArray(new String[0]), s -> s, t)));
         Timeouts timeouts = timeouts(r.map("timeouts"));
-        IdempotencyPolicy idempotency = PolicyReader.idempotency(r.map("idempotency"));
+        IdempotencyPolicy idempotency = PolicyReader.idempotency(r.map("idempotency"), secretHeaders);
         RetryPolicy retry = PolicyReader.retry(r.map("retry"));
         IdsPolicy ids = new IdsPolicy(r.map("ids").list("bizId", IdsPolicy.DEFAULT.bizId(), RequestPart::parse));
         ReceiptPolicy receipt = r.has("receipt") ? receipt(r.map("receipt")) : null;

@@ -13,6 +13,7 @@ import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.KeyPolicy;
 import dev.idemproxy.core.idempotency.RequestPart;
+import dev.idemproxy.core.idempotency.ScopePolicy;
 import dev.idemproxy.core.receipt.IdsPolicy;
 import dev.idemproxy.core.receipt.ReceiptPolicy;
 import dev.idemproxy.core.retry.BackoffPolicy;
@@ -139,6 +140,40 @@ class YamlConfigLoaderTest {
                 .containsExactly(
                         "test.yaml:4:25: routes[0].log.passThrough: expected true or false, got 'sometimes'",
                         "test.yaml:4:36: routes[0].log.level: unknown key (expected one of: passThrough)");
+    }
+
+    @Test
+    void withoutAScopeKeysAreScopedByTheCredentialHeadersAndSecretHeaders() throws Exception {
+        String yaml = "secretHeaders: [X-Auth-Token]\n"
+                + "routes:\n"
+                + "  - name: default\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true }\n"
+                + "  - name: named\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, scope: [header:X-Tenant] }\n"
+                + "  - name: shared\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, scope: [] }\n"
+                + "  - name: unset\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, scope: ~ }\n";
+
+        ProxyConfig config = parse(yaml);
+
+        List<Route> routes = config.routes();
+        assertThat(routes.get(0).idempotency().scope()).isEqualTo(ScopePolicy.credentials(List.of("X-Auth-Token")));
+        assertThat(routes.get(0).idempotency().scope().credentialHeaders())
+                .containsExactly("Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "Api-Key", "X-Auth-Token");
+        assertThat(routes.get(1).idempotency().scope()).isEqualTo(ScopePolicy.of(parts("header:X-Tenant")));
+        assertThat(routes.get(2).idempotency().scope()).isEqualTo(ScopePolicy.of(List.of()));
+        assertThat(routes.get(3).idempotency().scope()).isEqualTo(routes.get(0).idempotency().scope());
+        assertThat(ConfigDescriber.effectiveConfig(config).get("routes").toString())
+                .contains("scope={credentialHeaders=[Authorization, Proxy-Authorization, Cookie, X-Api-Key, Api-Key, X-Auth-Token]}")
+                .contains("scope=[header:X-Tenant]")
+                .contains("scope=[]");
+        assertThat(parse("routes:\n  - name: r\n    upstream: http://a\n").routes().get(0).idempotency().scope())
+                .isEqualTo(ScopePolicy.CREDENTIALS);
     }
 
     @Test

@@ -61,8 +61,9 @@ class PartHasherTest {
             }
             String purpose = rnd.nextBoolean() ? Fingerprint.PURPOSE : Scope.PURPOSE;
             int bytes = rnd.nextBoolean() ? 16 : 32;
-            assertThat(PartHasher.hex(purpose, parts, values, bytes)).as("round %d", round)
-                    .isEqualTo(reference(purpose, parts, values, bytes));
+            boolean omitAbsent = rnd.nextBoolean();
+            assertThat(PartHasher.hex(purpose, parts, values, bytes, omitAbsent)).as("round %d", round)
+                    .isEqualTo(reference(purpose, parts, values, bytes, omitAbsent));
         }
     }
 
@@ -72,13 +73,20 @@ class PartHasherTest {
         return b;
     }
 
-    /** The framing of {@link PartHasher}'s class comment, one byte at a time. */
     private static String reference(String purpose, List<RequestPart> parts, Object[] values, int bytes) {
+        return reference(purpose, parts, values, bytes, false);
+    }
+
+    /** The framing of {@link PartHasher}'s class comment, one byte at a time. */
+    private static String reference(String purpose, List<RequestPart> parts, Object[] values, int bytes, boolean omitAbsent) {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
             d.update(purpose.getBytes(StandardCharsets.UTF_8));
             d.update((byte) 0);
             for (int i = 0; i < values.length; i++) {
+                if (omitAbsent && i > 0 && values[i] == null) {
+                    continue;
+                }
                 d.update(parts.get(i).toString().getBytes(StandardCharsets.UTF_8));
                 d.update((byte) 0);
                 if (values[i] == null) {
