@@ -200,6 +200,21 @@ class IdempotencyIT {
         assertThat(metric(conflicts)).isEqualTo(counted + 1);
     }
 
+    @Test
+    void theSameKeyOnAnotherPathOrMethodOfTheRouteIs422NotTheOtherEndpointsResponse() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(201, "ticket T-1"));
+        assertThat(post("/tickets", key, "{\"title\":\"printer\"}").statusCode()).isEqualTo(201);
+        HttpResponse<String> otherPath = post("/tickets/T-1/comments", key, "{\"title\":\"printer\"}");
+        HttpResponse<String> otherMethod = client.send(HttpRequest.newBuilder(proxy.uri("/tickets"))
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"title\":\"printer\"}")).header("Content-Type", "application/json")
+                .header("Idempotency-Key", key).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(otherPath.statusCode()).isEqualTo(422);
+        assertThat(otherPath.body()).contains("urn:idemproxy:problem:key-reused-with-different-payload");
+        assertThat(otherMethod.statusCode()).isEqualTo(422);
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
     /**
      * A call that outlives its lease keeps its key: its owner renews the lease while the call is
      * alive, so a duplicate arriving after more than three lease lengths waits for it and is

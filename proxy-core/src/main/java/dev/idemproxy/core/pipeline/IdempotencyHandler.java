@@ -98,7 +98,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         CallIdentity identity = new CallIdentity(callId, policy.key().header(), key.headerValue(), services.taskId(c.request()),
                 services.bizId(c, view));
         pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos(), key.derived(),
-                ReplayAuthority.createdAt(replay, services.recorder().now()));
+                key.derived(), ReplayAuthority.createdAt(replay, services.recorder().now()));
         claim(pending);
     }
 
@@ -113,9 +113,10 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         String sent = rk.key().startsWith("c:") ? rk.key().substring(2) : rk.key();
         CallIdentity identity = new CallIdentity(replay.callId(), policy.key().header(), sent, services.taskId(c.request()),
                 services.bizId(c, view));
-        String fingerprint = Fingerprint.of(Fingerprint.parts(policy, !rk.key().startsWith("c:")), view).value();
+        boolean derivedParts = !rk.key().startsWith("c:");
+        String fingerprint = Fingerprint.of(policy, derivedParts, view).value();
         pending = new Pending(c, rk, fingerprint, identity, System.nanoTime() + policy.waitTimeout().toNanos(),
-                rk.key().startsWith("d:"), ReplayAuthority.createdAt(replay, services.recorder().now()));
+                rk.key().startsWith("d:"), derivedParts, ReplayAuthority.createdAt(replay, services.recorder().now()));
         claim(pending);
     }
 
@@ -224,10 +225,31 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             answer(p, Problem.RESULT_NOT_RETAINED, "the call completed with status " + nr.status()
                     + " but its response was larger than maxResponseBody", nr.callId());
         } else if (result instanceof ClaimResult.FingerprintMismatch) {
+            if (claimWithLegacyFingerprint(p)) {
+                return;
+            }
             services.metrics().keyConflict(p.call.route().name(), ProxyMetrics.KIND_PAYLOAD_MISMATCH);
             answer(p, Problem.KEY_REUSED_WITH_DIFFERENT_PAYLOAD, "this key was used with a different request",
                     ((ClaimResult.FingerprintMismatch) result).callId());
         }
+    }
+
+    /**
+     * A record written by a build that fingerprinted without the method and path holds the
+     * {@linkplain Fingerprint#legacy legacy} fingerprint: asks once more with it, so such a record
+     * is still replayed (or waited for) for the rest of its ttl. The two fingerprints never match
+     * each other's records, so a record written since still answers 422 to another endpoint.
+     * False when asked already: the mismatch stands.
+     */
+    private boolean claimWithLegacyFingerprint(Pending p) {
+        if (p.legacyAsked) {
+            return false;
+        }
+        p.legacyAsked = true;
+        p.fingerprint = Fingerprint.legacy(p.call.route().idempotency(), p.derivedParts, new NettyRequestView(p.call)).value();
+        p.claiming = true;
+        claim(p);
+        return true;
     }
 
     private void inFlight(Pending p, ClaimResult.InFlight f) {
@@ -353,7 +375,8 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     private static final class Pending {
         final ProxyCall call;
         final RecordKey key;
-        final String fingerprint;
+        /** The fingerprint claimed with: the endpoint's, or once {@link #legacyAsked}, the legacy one. */
+        String fingerprint;
         final CallIdentity identity;
         /**
          * This execution's owner token: its claim, every later write to the record, and a dead
@@ -363,6 +386,10 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         final String owner;
         final long waitUntil;
         final boolean derivedKey;
+        /** The fingerprint's default parts are the derive parts ({@link Fingerprint#parts}). */
+        final boolean derivedParts;
+        /** A claim with the legacy fingerprint has been made. */
+        boolean legacyAsked;
         Consumer<ClaimResult> wake;
         ScheduledFuture<?> poll;
         boolean claiming;
@@ -375,9 +402,10 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         final java.time.Instant createdAt;
 
         Pending(ProxyCall call, RecordKey key, String fingerprint, CallIdentity identity, long waitUntil, boolean derivedKey,
-                java.time.Instant createdAt) {
+                boolean derivedParts, java.time.Instant createdAt) {
             this.createdAt = createdAt;
             this.derivedKey = derivedKey;
+            this.derivedParts = derivedParts;
             this.call = call;
             this.key = key;
             this.fingerprint = fingerprint;

@@ -38,6 +38,17 @@ class PartHasherTest {
     }
 
     @Test
+    void theEndpointFingerprintIsPinnedAcrossVersionsToo() {
+        // Computed when method and path joined every route's fingerprint (and checked against the class
+        // comment's framing by hand: purpose, then method, path and the canonical body): records hold it from then on.
+        TestRequest r = ticket("{\"userId\":42,\"op\":\"create\",\"title\":\"printer jammed\",\"tags\":[\"b\",\"a\"]}");
+        IdempotencyPolicy d = IdempotencyPolicy.DISABLED;
+        IdempotencyPolicy policy = new IdempotencyPolicy(true, d.methods(), d.key(), d.scope(), List.of(), d.ttl(), d.lease(),
+                d.onConcurrent(), d.waitTimeout(), d.maxRequestBody(), d.maxResponseBody());
+        assertThat(Fingerprint.of(policy, false, r).value()).isEqualTo("d291ccb30364e321412f878ca3cb95851df1aa4410304b731bce0fafdcaa09fd");
+    }
+
+    @Test
     void theHashIsTheDocumentedFramingOverAnyPartsAndValues() {
         Random rnd = new Random(11);
         String[] spellings = {"method", "path", "body", "header:Authorization", "header:X-Tenant", "query:q", "body:/a/0",
