@@ -143,6 +143,23 @@ class YamlConfigLoaderTest {
     }
 
     @Test
+    void withoutKeyDeriveKeysAreDerivedFromMethodPathAndBodyAndAnEmptyListTurnsThatOff() throws Exception {
+        String yaml = "routes:\n"
+                + "  - name: default\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, key: { header: X-Request-Key } }\n"
+                + "  - name: off\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, key: { derive: [] } }\n";
+
+        List<Route> routes = parse(yaml).routes();
+
+        assertThat(routes.get(0).idempotency().key()).isEqualTo(new KeyPolicy("X-Request-Key", parts("method", "path", "body"),
+                Duration.ofMinutes(10), false));
+        assertThat(routes.get(1).idempotency().key().derive()).isEmpty();
+    }
+
+    @Test
     void withoutAScopeKeysAreScopedByTheCredentialHeadersAndSecretHeaders() throws Exception {
         String yaml = "secretHeaders: [X-Auth-Token]\n"
                 + "routes:\n"

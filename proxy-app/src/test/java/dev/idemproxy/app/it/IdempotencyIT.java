@@ -47,7 +47,7 @@ class IdempotencyIT {
                 + "  - name: strict\n"
                 + "    match: { pathPrefix: /strict }\n"
                 + "    upstream: " + upstream.uri() + "\n"
-                + "    idempotency: { enabled: true, onConcurrent: reject, key: { required: true } }\n"
+                + "    idempotency: { enabled: true, onConcurrent: reject, key: { required: true, derive: [] } }\n"
                 + "  - name: derived\n"
                 + "    match: { pathPrefix: /derived }\n"
                 + "    upstream: " + upstream.uri() + "\n"
@@ -72,6 +72,10 @@ class IdempotencyIT {
                 + "    match: { pathPrefix: /custom }\n"
                 + "    upstream: " + upstream.uri() + "\n"
                 + "    idempotency: { enabled: true, key: { header: X-Request-Key } }\n"
+                + "  - name: underived\n"
+                + "    match: { pathPrefix: /underived }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true, key: { derive: [] } }\n"
                 + "  - name: tenants\n"
                 + "    match: { pathPrefix: /tenants }\n"
                 + "    upstream: " + upstream.uri() + "\n"
@@ -475,6 +479,34 @@ class IdempotencyIT {
             assertThat(raw.readResponse().status()).isEqualTo(200);
         }
         assertThat(upstream.request(before + 1).header("X-Request-Key")).isEqualTo(k);
+    }
+
+    /** CONTRACT §3 "Key defaults": a client that sends no key (as the OpenAI and Anthropic SDKs) is still deduplicated. */
+    @Test
+    void aKeylessRetryOfTheSameCallIsAReplayByDefault() throws Exception {
+        upstream.enqueue(respond(201, "created once"), respond(201, "another ticket"));
+        String body = "{\"title\":\"printer on fire\",\"id\":\"" + UUID.randomUUID() + "\"}";
+        HttpResponse<String> first = post("/tickets", null, body);
+        HttpResponse<String> retry = post("/tickets", null, body.replace("{", "{ ").replace(",", " , "));
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body()).isEqualTo("created once");
+        assertThat(upstream.request(before).header("Idempotency-Key")).matches("d:[0-9a-f]{32}");
+        HttpResponse<String> otherCall = post("/tickets", null, body.replace("printer", "scanner"));
+        assertThat(otherCall.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(otherCall.body()).isEqualTo("another ticket");
+        assertThat(upstream.requestCount()).isEqualTo(before + 2);
+    }
+
+    @Test
+    void withDerivationTurnedOffEachKeylessCallExecutesWithAKeyOfItsOwn() throws Exception {
+        upstream.enqueue(respond(201, "one"), respond(201, "two"));
+        HttpResponse<String> a = post("/underived", null, "{\"title\":\"printer\"}");
+        HttpResponse<String> b = post("/underived", null, "{\"title\":\"printer\"}");
+        assertThat(a.body()).isEqualTo("one");
+        assertThat(b.body()).isEqualTo("two");
+        assertThat(b.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(upstream.request(before).header("Idempotency-Key")).startsWith("g:")
+                .isNotEqualTo(upstream.request(before + 1).header("Idempotency-Key"));
     }
 
     @Test
