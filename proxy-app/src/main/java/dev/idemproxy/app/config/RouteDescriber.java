@@ -55,6 +55,37 @@ final class RouteDescriber {
                 "maxResponseBody", SizeParser.format(p.maxResponseBody()));
     }
 
+    /**
+     * Where a protected route's keys come from and what scopes them, for {@code validate}, e.g.
+     * {@code route tickets: key from header Idempotency-Key, else derived from [method, path, body]
+     * within 10m; scoped by credential headers [Authorization, …]}; null for a route that protects nothing.
+     */
+    static String keySource(Route r) {
+        IdempotencyPolicy p = r.idempotency();
+        if (!p.enabled()) {
+            return null;
+        }
+        KeyPolicy k = p.key();
+        StringBuilder sb = new StringBuilder("route ").append(r.name()).append(": key from header ").append(k.header());
+        if (!k.derive().isEmpty()) {
+            sb.append(", else derived from ").append(k.derive()).append(" within ").append(d(k.window()));
+        }
+        if (k.required()) {
+            sb.append(", else 400 missing-idempotency-key");
+        } else if (k.derive().isEmpty()) {
+            sb.append(", else generated per call (a client's retry without a key is a new call)");
+        }
+        sb.append("; scoped by ");
+        if (p.scope().credentials()) {
+            sb.append("credential headers ").append(p.scope().credentialHeaders());
+        } else if (p.scope().parts().isEmpty()) {
+            sb.append("nothing (every caller shares its keys)");
+        } else {
+            sb.append(p.scope().parts());
+        }
+        return sb.toString();
+    }
+
     private static Map<String, Object> retry(RetryPolicy p) {
         BackoffPolicy b = p.backoff();
         return map("maxAttempts", p.maxAttempts(),
