@@ -71,7 +71,7 @@ class ValidateCommandTest {
     }
 
     @Test
-    void theExampleConfigOfTheRepositoryIsValid() {
+    void theExampleConfigOfTheRepositoryIsValidAndProtectsItsRoute() {
         Path example = Path.of("..", "config", "idemproxy.yaml");
 
         int exit = validate("-c", example.toString());
@@ -79,8 +79,11 @@ class ValidateCommandTest {
         assertThat(exit).as(err.toString()).isEqualTo(IdemproxyCommand.OK);
         assertThat(lines(out)).containsExactly(
                 example + ": OK",
-                "ROUTE  MATCH  UPSTREAM               PROTECTS  ATTEMPTS  TAGS",
-                "echo   *      http://127.0.0.1:8081  -         1         -");
+                "ROUTE    MATCH           UPSTREAM               PROTECTS               ATTEMPTS  TAGS",
+                "tickets  path=/tickets*  http://127.0.0.1:8081  POST,PUT,PATCH,DELETE  3         -",
+                "",
+                "route tickets: key from header Idempotency-Key, else derived from [method, path, body] within 10m; "
+                        + "scoped by credential headers [Authorization, Proxy-Authorization, Cookie, X-Api-Key, Api-Key]");
     }
 
     @Test
