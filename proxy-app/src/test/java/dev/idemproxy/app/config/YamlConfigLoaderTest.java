@@ -82,7 +82,7 @@ class YamlConfigLoaderTest {
                 new IdsPolicy(parts("header:X-Biz-Id", "body:/orderId")),
                 new ReceiptPolicy("https://tickets.internal:8443/receipts/{callId}", "/status", "/result"),
                 new DeadLetterPolicy(true, List.of()),
-                TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
+                TlsPolicy.DEFAULT, PoolPolicy.DEFAULT, LogPolicy.DEFAULT, Set.of(503, 529));
     }
 
     @Test
