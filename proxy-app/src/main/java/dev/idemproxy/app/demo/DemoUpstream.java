@@ -90,7 +90,7 @@ public final class DemoUpstream implements AutoCloseable {
                         }
                     })
                     .bind(requireNonNull(bind, "bind")).sync().channel();
-        } catch (InterruptedException | RuntimeException e) {
+        } catch (Exception e) {  // a failed bind's BindException too, which sync() throws undeclared
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw e;
         }

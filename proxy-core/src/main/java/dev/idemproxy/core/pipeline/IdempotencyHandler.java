@@ -239,7 +239,9 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
      * {@linkplain Fingerprint#legacy legacy} fingerprint: asks once more with it, so such a record
      * is still replayed (or waited for) for the rest of its ttl. The two fingerprints never match
      * each other's records, so a record written since still answers 422 to another endpoint.
-     * False when asked already: the mismatch stands.
+     * (Should the record go in between, by expiry or an operator's release, this call claims it
+     * afresh under the legacy fingerprint, and its record behaves as one written before, for its
+     * ttl: nothing runs twice.) False when asked already: the mismatch stands.
      */
     private boolean claimWithLegacyFingerprint(Pending p) {
         if (p.legacyAsked) {
