@@ -169,7 +169,7 @@ public final class ProxyServer implements AutoCloseable {
         state.routes(RouteTable.of(newConfig.routes()));
         // Zero-valued series for the new routes; a removed route keeps its series until restart.
         for (Route route : newConfig.routes()) {
-            services.metrics().registerRoute(route.name(), RetryRules.retryReasons(route.retry()));
+            services.metrics().registerRoute(route.name(), RetryRules.retryReasons(route.retry(), route.notExecutedOn()));
         }
     }
 

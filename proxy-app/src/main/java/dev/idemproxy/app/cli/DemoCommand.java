@@ -22,12 +22,15 @@ import picocli.CommandLine.Spec;
  * {@code idemproxy demo}: a flaky tickets service, an agent that times out and retries, run once
  * through the proxy (embedded store in a temp directory) and once direct; prints the two side by
  * side. Needs nothing else running. Exit 0 when no intent executed twice through the proxy, else 1.
+ * {@code idemproxy demo serve} runs the tickets service alone ({@link DemoServeCommand}).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        subcommands = DemoServeCommand.class,
         description = {"Show idemproxy at work, with nothing else running: a flaky, non-idempotent tickets service,"
                 + " an agent that times out and retries, once through idemproxy and once direct."},
         footer = {"", "Exit codes: 0 no intent executed twice through idemproxy, 1 otherwise (a bug) or a runtime failure,"
-                + " 2 bad options.", "See docs/demo.md for how to read the table."})
+                + " 2 bad options.", "See docs/demo.md for how to read the table.",
+                "'idemproxy demo serve' runs the tickets service alone, to try idemproxy by hand."})
 public final class DemoCommand implements Callable<Integer> {
 
     @Spec

@@ -17,11 +17,13 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code idemproxy validate}: checks a config file. Prints {@code FILE: OK} and the effective
- * route table (exit 0), or one {@code FILE:LINE:COL: path: message} line per problem on stderr (exit 2).
+ * {@code idemproxy validate}: checks a config file. Prints {@code FILE: OK}, the effective route
+ * table and, for each protected route, where its keys come from and what scopes them (exit 0), or
+ * one {@code FILE:LINE:COL: path: message} line per problem on stderr (exit 2).
  */
 @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Check a config file; print one line per problem, or the effective route table.",
+        description = "Check a config file; print one line per problem, or the effective route table and where each"
+                + " protected route's keys come from.",
         footer = {"", "Exit codes: 0 valid, 2 invalid or unreadable."})
 public final class ValidateCommand implements Callable<Integer> {
 
@@ -57,6 +59,11 @@ public final class ValidateCommand implements Callable<Integer> {
             ProxyConfig loaded = loader.load(config);
             out.println(config + ": OK");
             out.println(ConfigDescriber.routeTable(loaded));
+            java.util.List<String> keySources = ConfigDescriber.keySources(loaded);
+            if (!keySources.isEmpty()) {
+                out.println();
+                keySources.forEach(out::println);
+            }
             out.flush();
             return IdemproxyCommand.OK;
         } catch (InvalidConfigException e) {

@@ -49,6 +49,21 @@ public final class ConfigDescriber {
         return align(rows);
     }
 
+    /**
+     * One line per protected route, in match order: where its keys come from and what scopes
+     * them (see {@link RouteDescriber#keySource}); empty when no route is protected.
+     */
+    public static List<String> keySources(ProxyConfig config) {
+        List<String> lines = new ArrayList<>();
+        for (Route r : config.routes()) {
+            String line = RouteDescriber.keySource(r);
+            if (line != null) {
+                lines.add(line);
+            }
+        }
+        return lines;
+    }
+
     /** The match criteria as {@code host=… path=…* methods=…}, or {@code *} when the route matches anything. */
     static String match(RouteMatch m) {
         List<String> parts = new ArrayList<>();

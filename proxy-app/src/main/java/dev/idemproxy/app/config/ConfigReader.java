@@ -38,7 +38,7 @@ final class ConfigReader {
         TaskPolicy tasks = tasks(root.map("tasks"));
         RetryBudgetPolicy retryBudget = retryBudget(root.map("retryBudget"));
         List<String> secretHeaders = root.list("secretHeaders", List.of(), Reading::headerName);
-        List<Route> routes = routes(root);
+        List<Route> routes = routes(root, secretHeaders);
         if (root.reading().problems().isEmpty()) {
             return root.reading().problems().build(root.at("routes"), "", () -> new ProxyConfig(
                     listen, grace, admin, server, store, tasks, retryBudget, secretHeaders, routes));
@@ -181,7 +181,7 @@ final class ConfigReader {
     }
 
     /** Every route, in order; a route with problems is left out, a reused name reported. */
-    private static List<Route> routes(MapReader root) {
+    private static List<Route> routes(MapReader root, List<String> secretHeaders) {
         List<Route> routes = new ArrayList<>();
         Map<String, String> firstUse = new HashMap<>();
         for (MapReader item : root.items("routes")) {
@@ -191,7 +191,7 @@ final class ConfigReader {
             } else if (name != null) {
                 firstUse.put(name, item.path());
             }
-            Route r = RouteReader.read(item, name);
+            Route r = RouteReader.read(item, name, secretHeaders);
             if (r != null) {
                 routes.add(r);
             }

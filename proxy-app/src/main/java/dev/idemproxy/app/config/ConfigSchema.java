@@ -60,6 +60,7 @@ final class ConfigSchema {
             section("tls", leaf("caFile"), leaf("serverName")),
             section("pool", leaf("maxIdle"), leaf("idleTimeout")),
             section("log", leaf("passThrough")),
+            leaf("notExecutedOn"),
             section("mcp", leaf("enabled"), leaf("protect"), leaf("tools"), leaf("window")));
 
     static final Key ROOT = section("",

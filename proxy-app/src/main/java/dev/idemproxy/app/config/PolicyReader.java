@@ -4,6 +4,7 @@ import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy.OnConcurrent;
 import dev.idemproxy.core.idempotency.KeyPolicy;
 import dev.idemproxy.core.idempotency.RequestPart;
+import dev.idemproxy.core.idempotency.ScopePolicy;
 import dev.idemproxy.core.retry.BackoffPolicy;
 import dev.idemproxy.core.retry.Jitter;
 import dev.idemproxy.core.retry.RetryPolicy;
@@ -20,12 +21,19 @@ final class PolicyReader {
 
     private PolicyReader() {}
 
-    static IdempotencyPolicy idempotency(MapReader m) {
+    /**
+     * A route's {@code idempotency} section.
+     *
+     * @param secretHeaders the top-level {@code secretHeaders}: without {@code scope}, keys are scoped
+     *                      by these and the built-in credential headers
+     */
+    static IdempotencyPolicy idempotency(MapReader m, List<String> secretHeaders) {
         IdempotencyPolicy d = IdempotencyPolicy.DISABLED;
         boolean enabled = m.bool("enabled", d.enabled());
         List<String> methods = m.list("methods", List.copyOf(d.methods()), RouteReader::method);
         KeyPolicy key = key(m.map("key"));
-        List<RequestPart> scope = m.list("scope", d.scope(), RequestPart::parse);
+        List<RequestPart> named = m.list("scope", null, RequestPart::parse);
+        ScopePolicy scope = named == null ? ScopePolicy.credentials(secretHeaders) : ScopePolicy.of(named);
         List<RequestPart> fingerprint = m.list("fingerprint", d.fingerprint(), RequestPart::parse);
         Duration ttl = m.duration("ttl", d.ttl(), false);
         Duration lease = m.duration("lease", d.lease(), false);

@@ -37,7 +37,8 @@ final class RouteDescriber {
                         "serverName", r.tls().serverName()),
                 "pool", map("maxIdle", r.pool().maxIdle(), "idleTimeout", d(r.pool().idleTimeout())),
                 "log", map("passThrough", r.log().passThrough()),
-                "mcp", mcp(r.mcp()));
+                "mcp", mcp(r.mcp()),
+                "notExecutedOn", r.notExecutedOn().stream().sorted().toList());
     }
 
     private static Map<String, Object> idempotency(IdempotencyPolicy p) {
@@ -46,7 +47,8 @@ final class RouteDescriber {
                 "methods", sorted(p.methods(), ConfigDescriber.methodOrder()),
                 "key", map("header", k.header(), "derive", strings(k.derive()), "window", d(k.window()),
                         "required", k.required()),
-                "scope", strings(p.scope()),
+                "scope", p.scope().credentials() ? map("credentialHeaders", p.scope().credentialHeaders())
+                        : strings(p.scope().parts()),
                 "fingerprint", strings(p.fingerprint()),
                 "ttl", d(p.ttl()),
                 "lease", d(p.lease()),
@@ -60,6 +62,37 @@ final class RouteDescriber {
         Map<String, Object> tools = new TreeMap<>();
         p.tools().forEach((tool, rule) -> tools.put(tool, rule.spelling()));
         return map("enabled", p.enabled(), "protect", p.protect().spelling(), "tools", tools, "window", d(p.window()));
+    }
+
+    /**
+     * Where a protected route's keys come from and what scopes them, for {@code validate}, e.g.
+     * {@code route tickets: key from header Idempotency-Key, else derived from [method, path, body]
+     * within 10m; scoped by credential headers [Authorization, …]}; null for a route that protects nothing.
+     */
+    static String keySource(Route r) {
+        IdempotencyPolicy p = r.idempotency();
+        if (!p.enabled()) {
+            return null;
+        }
+        KeyPolicy k = p.key();
+        StringBuilder sb = new StringBuilder("route ").append(r.name()).append(": key from header ").append(k.header());
+        if (!k.derive().isEmpty()) {
+            sb.append(", else derived from ").append(k.derive()).append(" within ").append(d(k.window()));
+        }
+        if (k.required()) {
+            sb.append(", else 400 missing-idempotency-key");
+        } else if (k.derive().isEmpty()) {
+            sb.append(", else generated per call (a client's retry without a key is a new call)");
+        }
+        sb.append("; scoped by ");
+        if (p.scope().credentials()) {
+            sb.append("credential headers ").append(p.scope().credentialHeaders());
+        } else if (p.scope().parts().isEmpty()) {
+            sb.append("nothing (every caller shares its keys)");
+        } else {
+            sb.append(p.scope().parts());
+        }
+        return sb.toString();
     }
 
     private static Map<String, Object> retry(RetryPolicy p) {

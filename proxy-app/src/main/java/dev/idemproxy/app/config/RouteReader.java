@@ -48,16 +48,17 @@ final class RouteReader {
     /**
      * The route, or null when it has a problem (recorded).
      *
-     * @param name what {@link #name(MapReader)} returned for this item
+     * @param name          what {@link #name(MapReader)} returned for this item
+     * @param secretHeaders the top-level {@code secretHeaders} (the default scope reads them)
      */
-    static Route read(MapReader r, String name) {
+    static Route read(MapReader r, String name, List<String> secretHeaders) {
         r.requireKey("upstream");
         RouteMatch match = match(r.map("match"));
         URI upstream = r.parsed("upstream", null, "an http:// or https:// URI", RouteReader::upstream);
         Set<String> tags = new LinkedHashSet<>(r.list("tags", List.of(),
                 t -> Choices.of(TAGS.toArray(new String[0]), s -> s, t)));
         Timeouts timeouts = timeouts(r.map("timeouts"));
-        IdempotencyPolicy idempotency = PolicyReader.idempotency(r.map("idempotency"));
+        IdempotencyPolicy idempotency = PolicyReader.idempotency(r.map("idempotency"), secretHeaders);
         RetryPolicy retry = PolicyReader.retry(r.map("retry"));
         IdsPolicy ids = new IdsPolicy(r.map("ids").list("bizId", IdsPolicy.DEFAULT.bizId(), RequestPart::parse));
         ReceiptPolicy receipt = r.has("receipt") ? receipt(r.map("receipt")) : null;
@@ -66,11 +67,23 @@ final class RouteReader {
         PoolPolicy pool = pool(r.map("pool"));
         LogPolicy log = new LogPolicy(r.map("log").bool("passThrough", LogPolicy.DEFAULT.passThrough()));
         McpPolicy mcp = McpReader.read(r.map("mcp"));
+        Set<Integer> notExecutedOn = Set.copyOf(r.list("notExecutedOn", List.of(), RouteReader::status));
         if (name == null || upstream == null) {
             return null;
         }
         return r.reading().problems().build(r.at("name"), r.path(), () -> new Route(
-                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, mcp));
+                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, mcp, notExecutedOn));
+    }
+
+    /** An HTTP status 100..599, such as {@code 503}. */
+    private static Integer status(String text) {
+        if (text.matches("[0-9]{3}")) {
+            int status = Integer.parseInt(text);
+            if (status >= 100 && status <= 599) {
+                return status;
+            }
+        }
+        throw new IllegalArgumentException("'" + text + "' (expected: a status 100..599)");
     }
 
     /** Upper-case HTTP method names, such as {@code GET} and {@code POST}. */

@@ -37,17 +37,20 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The demo's "tickets" service on a loopback port: {@code POST /tickets} with a JSON body
- * carrying {@code intentId} creates a ticket (the side effect counted per intent), or fails as
- * the {@link FaultPlan} says. Like most real services it ignores {@code Idempotency-Key}: every
- * request that commits creates another ticket. It also counts what it saw: requests, the
- * proxy's retries ({@code X-Attempt} above 1) and the faults it injected. Warm-up calls
- * ({@code intentId} {@code warm-up-N}) are answered 200 and counted nowhere.
- * This class is thread-safe.
+ * The demo's "tickets" service: {@code POST /tickets} with a JSON body carrying
+ * {@code intentId} creates a ticket (the side effect counted per intent), or fails as the
+ * {@link FaultPlan} says; any other {@code POST /tickets} creates a ticket and answers 201 at
+ * once ({@code {"ticketId":"T-0001","ticketsCreated":1}}), and {@code GET /tickets} answers how
+ * many were created ({@code {"ticketsCreated":1}}). Like most real services it ignores
+ * {@code Idempotency-Key}: every request that commits creates another ticket. It also counts
+ * what it saw: requests, the proxy's retries ({@code X-Attempt} above 1) and the faults it
+ * injected. Warm-up calls ({@code intentId} {@code warm-up-N}) are answered 200 and counted
+ * nowhere. This class is thread-safe.
  */
 public final class DemoUpstream implements AutoCloseable {
     static final String PATH = "/tickets";
@@ -66,10 +69,13 @@ public final class DemoUpstream implements AutoCloseable {
     private final AtomicInteger proxyRetries = new AtomicInteger();
     private final AtomicInteger pending = new AtomicInteger();
     private final AtomicInteger tickets = new AtomicInteger();
+    private final Consumer<String> onTicket;
 
-    private DemoUpstream(FaultPlan plan, Duration lateBy) throws InterruptedException {
+    private DemoUpstream(FaultPlan plan, Duration lateBy, InetSocketAddress bind, Consumer<String> onTicket)
+            throws InterruptedException {
         this.plan = requireNonNull(plan, "plan");
         this.lateBy = requireNonNull(lateBy, "lateBy");
+        this.onTicket = requireNonNull(onTicket, "onTicket");
         for (Fault f : Fault.values()) {
             faults.put(f, new AtomicInteger());
         }
@@ -83,8 +89,8 @@ public final class DemoUpstream implements AutoCloseable {
                             ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 * 1024), new TicketsHandler());
                         }
                     })
-                    .bind("127.0.0.1", 0).sync().channel();
-        } catch (InterruptedException | RuntimeException e) {
+                    .bind(requireNonNull(bind, "bind")).sync().channel();
+        } catch (Exception e) {  // a failed bind's BindException too, which sync() throws undeclared
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw e;
         }
@@ -92,11 +98,29 @@ public final class DemoUpstream implements AutoCloseable {
 
     /** Starts the service on a free loopback port. */
     public static DemoUpstream start(FaultPlan plan, Duration lateBy) throws InterruptedException {
-        return new DemoUpstream(plan, lateBy);
+        return new DemoUpstream(plan, lateBy, new InetSocketAddress("127.0.0.1", 0), line -> { });
+    }
+
+    /**
+     * Starts the service on {@code bind}; {@code onTicket} is told of each ticket created, e.g.
+     * {@code created ticket T-0001 (1 in all)}, on the service's thread.
+     *
+     * @throws io.netty.channel.ChannelException (or another exception of the bind) when the address cannot be bound
+     */
+    public static DemoUpstream start(FaultPlan plan, Duration lateBy, InetSocketAddress bind, Consumer<String> onTicket)
+            throws InterruptedException {
+        return new DemoUpstream(plan, lateBy, bind, onTicket);
     }
 
     public URI uri() {
-        return URI.create("http://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort());
+        InetSocketAddress a = (InetSocketAddress) server.localAddress();
+        String host = a.getAddress().getHostAddress();
+        return URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort());
+    }
+
+    /** Tickets created so far, intents' and others'. */
+    public int ticketsCreated() {
+        return tickets.get();
     }
 
     /** Requests received, whatever became of them. */
@@ -158,8 +182,17 @@ public final class DemoUpstream implements AutoCloseable {
             requests.incrementAndGet();
             pending.incrementAndGet();
             Matcher m = INTENT.matcher(body);
-            if (!HttpMethod.POST.equals(req.method()) || !req.uri().startsWith(PATH) || !m.find()) {
-                send(ctx, respond(HttpResponseStatus.BAD_REQUEST, "{\"error\":\"POST /tickets with an intentId\"}"), keepAlive);
+            if (!req.uri().startsWith(PATH) || !(HttpMethod.POST.equals(req.method()) || HttpMethod.GET.equals(req.method()))) {
+                send(ctx, respond(HttpResponseStatus.NOT_FOUND,
+                        "{\"error\":\"POST /tickets creates a ticket, GET /tickets counts them\"}"), keepAlive);
+                return;
+            }
+            if (HttpMethod.GET.equals(req.method())) {
+                send(ctx, respond(HttpResponseStatus.OK, "{\"ticketsCreated\":" + tickets.get() + "}"), keepAlive);
+                return;
+            }
+            if (!m.find()) {
+                send(ctx, respond(HttpResponseStatus.CREATED, created(newTicket())), keepAlive);
                 return;
             }
             int intent = Integer.parseInt(m.group(1));
@@ -177,7 +210,7 @@ public final class DemoUpstream implements AutoCloseable {
             String ticket = null;
             if (fault.commits()) {
                 executions.computeIfAbsent(intent, k -> new AtomicInteger()).incrementAndGet();
-                ticket = String.format("T-%04d", tickets.incrementAndGet());
+                ticket = newTicket();
             }
             String created = "{\"ticketId\":\"" + ticket + "\",\"intentId\":\"intent-" + intent + "\"}";
             switch (fault) {
@@ -204,6 +237,18 @@ public final class DemoUpstream implements AutoCloseable {
                 default:
                     throw new AssertionError(fault);
             }
+        }
+
+        /** Creates a ticket: its id, {@code T-0001} on. */
+        private String newTicket() {
+            int n = tickets.incrementAndGet();
+            String ticket = String.format("T-%04d", n);
+            onTicket.accept("created ticket " + ticket + " (" + n + " in all)");
+            return ticket;
+        }
+
+        private String created(String ticket) {
+            return "{\"ticketId\":\"" + ticket + "\",\"ticketsCreated\":" + tickets.get() + "}";
         }
 
         private FullHttpResponse respond(HttpResponseStatus status, String json) {

@@ -16,9 +16,20 @@ public final class FaultPlan {
     private static final int TOTAL = 100;
 
     private final long seed;
+    private final boolean faults;
 
     public FaultPlan(long seed) {
+        this(seed, true);
+    }
+
+    private FaultPlan(long seed, boolean faults) {
         this.seed = seed;
+        this.faults = faults;
+    }
+
+    /** A plan that always answers at once ({@code idemproxy demo serve}). */
+    public static FaultPlan none() {
+        return new FaultPlan(0, false);
     }
 
     public long seed() {
@@ -32,6 +43,9 @@ public final class FaultPlan {
     public Fault faultFor(int intent, int arrival) {
         if (intent < 0 || arrival < 0) {
             throw new IllegalArgumentException("intent " + intent + ", arrival " + arrival + " (expected: >= 0)");
+        }
+        if (!faults) {
+            return Fault.ANSWER;
         }
         long mixed = seed * 0x9E3779B97F4A7C15L + ((long) intent << 20) + arrival;
         int roll = new SplittableRandom(mixed).nextInt(TOTAL);

@@ -26,12 +26,52 @@ class ValidateCommandTest {
                 "ROUTE    MATCH                                                      UPSTREAM                       "
                         + "PROTECTS               ATTEMPTS  TAGS",
                 "tickets  host=tickets.internal path=/api/tickets* methods=GET,POST  https://tickets.internal:8443  "
-                        + "POST,PUT,PATCH,DELETE  4         idempotent");
+                        + "POST,PUT,PATCH,DELETE  4         idempotent",
+                "",
+                "route tickets: key from header Idempotency-Key, else derived from [method, path, header:X-Task-Id, "
+                        + "body:/userId, body:/faultType] within 10m; scoped by [header:Authorization]");
         assertThat(err.toString()).isEmpty();
     }
 
     @Test
-    void theExampleConfigOfTheRepositoryIsValid() {
+    void eachProtectedRouteSaysWhereItsKeysComeFromAndWhatScopesThem(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("keys.yaml"), ""
+                + "secretHeaders: [X-Auth-Token]\n"
+                + "routes:\n"
+                + "  - name: defaults\n"
+                + "    match: { pathPrefix: /a }\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true }\n"
+                + "  - name: plain\n"
+                + "    match: { pathPrefix: /b }\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "  - name: own-keys\n"
+                + "    match: { pathPrefix: /c }\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, key: { header: X-Request-Key, derive: [] }, scope: [] }\n"
+                + "  - name: strict\n"
+                + "    match: { pathPrefix: /d }\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, key: { derive: [body:/orderId], window: 1h, required: true },"
+                + " scope: [header:X-Tenant] }\n");
+
+        int exit = validate("-c", file.toString());
+
+        assertThat(exit).isEqualTo(IdemproxyCommand.OK);
+        String[] lines = lines(out);
+        assertThat(lines[0]).isEqualTo(file + ": OK");
+        assertThat(lines).endsWith("",
+                "route defaults: key from header Idempotency-Key, else derived from [method, path, body] within 10m; "
+                        + "scoped by credential headers [Authorization, Proxy-Authorization, Cookie, X-Api-Key, Api-Key, X-Auth-Token]",
+                "route own-keys: key from header X-Request-Key, else generated per call (a client's retry without a key is a new"
+                        + " call); scoped by nothing (every caller shares its keys)",
+                "route strict: key from header Idempotency-Key, else derived from [body:/orderId] within 1h, else 400 "
+                        + "missing-idempotency-key; scoped by [header:X-Tenant]");
+        assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
+    void theExampleConfigOfTheRepositoryIsValidAndProtectsItsRoute() {
         Path example = Path.of("..", "config", "idemproxy.yaml");
 
         int exit = validate("-c", example.toString());
@@ -39,8 +79,11 @@ class ValidateCommandTest {
         assertThat(exit).as(err.toString()).isEqualTo(IdemproxyCommand.OK);
         assertThat(lines(out)).containsExactly(
                 example + ": OK",
-                "ROUTE  MATCH  UPSTREAM               PROTECTS  ATTEMPTS  TAGS",
-                "echo   *      http://127.0.0.1:8081  -         1         -");
+                "ROUTE    MATCH           UPSTREAM               PROTECTS               ATTEMPTS  TAGS",
+                "tickets  path=/tickets*  http://127.0.0.1:8081  POST,PUT,PATCH,DELETE  3         -",
+                "",
+                "route tickets: key from header Idempotency-Key, else derived from [method, path, body] within 10m; "
+                        + "scoped by credential headers [Authorization, Proxy-Authorization, Cookie, X-Api-Key, Api-Key]");
     }
 
     @Test

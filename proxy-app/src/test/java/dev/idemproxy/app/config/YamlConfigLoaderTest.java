@@ -17,6 +17,9 @@ import dev.idemproxy.core.idempotency.KeyPolicy;
 import dev.idemproxy.core.idempotency.RequestPart;
 import dev.idemproxy.core.route.IdsPolicy;
 import dev.idemproxy.core.route.ReceiptPolicy;
+import dev.idemproxy.core.idempotency.ScopePolicy;
+import dev.idemproxy.core.route.IdsPolicy;
+import dev.idemproxy.core.route.ReceiptPolicy;
 import dev.idemproxy.core.retry.BackoffPolicy;
 import dev.idemproxy.core.retry.Jitter;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;
@@ -83,7 +86,7 @@ class YamlConfigLoaderTest {
                 new IdsPolicy(parts("header:X-Biz-Id", "body:/orderId")),
                 new ReceiptPolicy("https://tickets.internal:8443/receipts/{callId}", "/status", "/result"),
                 new DeadLetterPolicy(true, List.of()),
-                TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
+                TlsPolicy.DEFAULT, PoolPolicy.DEFAULT, LogPolicy.DEFAULT, Set.of(503, 529));
     }
 
     @Test
@@ -171,6 +174,84 @@ class YamlConfigLoaderTest {
                 .containsExactly(
                         "test.yaml:4:25: routes[0].log.passThrough: expected true or false, got 'sometimes'",
                         "test.yaml:4:36: routes[0].log.level: unknown key (expected one of: passThrough)");
+    }
+
+    @Test
+    void withoutKeyDeriveKeysAreDerivedFromMethodPathAndBodyAndAnEmptyListTurnsThatOff() throws Exception {
+        String yaml = "routes:\n"
+                + "  - name: default\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, key: { header: X-Request-Key } }\n"
+                + "  - name: off\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, key: { derive: [] } }\n";
+
+        List<Route> routes = parse(yaml).routes();
+
+        assertThat(routes.get(0).idempotency().key()).isEqualTo(new KeyPolicy("X-Request-Key", parts("method", "path", "body"),
+                Duration.ofMinutes(10), false));
+        assertThat(routes.get(1).idempotency().key().derive()).isEmpty();
+    }
+
+    @Test
+    void withoutAScopeKeysAreScopedByTheCredentialHeadersAndSecretHeaders() throws Exception {
+        String yaml = "secretHeaders: [X-Auth-Token]\n"
+                + "routes:\n"
+                + "  - name: default\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true }\n"
+                + "  - name: named\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, scope: [header:X-Tenant] }\n"
+                + "  - name: shared\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, scope: [] }\n"
+                + "  - name: unset\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    idempotency: { enabled: true, scope: ~ }\n";
+
+        ProxyConfig config = parse(yaml);
+
+        List<Route> routes = config.routes();
+        assertThat(routes.get(0).idempotency().scope()).isEqualTo(ScopePolicy.credentials(List.of("X-Auth-Token")));
+        assertThat(routes.get(0).idempotency().scope().credentialHeaders())
+                .containsExactly("Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "Api-Key", "X-Auth-Token");
+        assertThat(routes.get(1).idempotency().scope()).isEqualTo(ScopePolicy.of(parts("header:X-Tenant")));
+        assertThat(routes.get(2).idempotency().scope()).isEqualTo(ScopePolicy.of(List.of()));
+        assertThat(routes.get(3).idempotency().scope()).isEqualTo(routes.get(0).idempotency().scope());
+        assertThat(ConfigDescriber.effectiveConfig(config).get("routes").toString())
+                .contains("scope={credentialHeaders=[Authorization, Proxy-Authorization, Cookie, X-Api-Key, Api-Key, X-Auth-Token]}")
+                .contains("scope=[header:X-Tenant]")
+                .contains("scope=[]");
+        assertThat(parse("routes:\n  - name: r\n    upstream: http://a\n").routes().get(0).idempotency().scope())
+                .isEqualTo(ScopePolicy.CREDENTIALS);
+    }
+
+    @Test
+    void notExecutedOnIsAListOfStatusesEmptyByDefault() throws Exception {
+        String yaml = "routes:\n"
+                + "  - name: plain\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "  - name: overloaded\n"
+                + "    upstream: http://127.0.0.1:8082\n"
+                + "    notExecutedOn: [503, 529]\n";
+
+        List<Route> routes = parse(yaml).routes();
+
+        assertThat(routes.get(0).notExecutedOn()).isEmpty();
+        assertThat(routes.get(1).notExecutedOn()).containsExactlyInAnyOrder(503, 529);
+        assertThat(ConfigDescriber.effectiveConfig(parse(yaml)).get("routes").toString()).contains("notExecutedOn=[503, 529]");
+        String expected = " (expected: a status 100..599)";
+        assertThat(parseProblems("routes:\n  - name: r\n    upstream: http://127.0.0.1:8081\n"
+                + "    notExecutedOn: [99, 600, unavailable, 5030, 503, 503]\n"))
+                .containsExactly(
+                        "test.yaml:4:21: routes[0].notExecutedOn[0]: '99'" + expected,
+                        "test.yaml:4:25: routes[0].notExecutedOn[1]: '600'" + expected,
+                        "test.yaml:4:30: routes[0].notExecutedOn[2]: 'unavailable'" + expected,
+                        "test.yaml:4:43: routes[0].notExecutedOn[3]: '5030'" + expected,
+                        "test.yaml:4:54: routes[0].notExecutedOn[5]: '503' is listed twice (expected: each item once)");
+        assertThat(parseProblems("routes:\n  - name: r\n    upstream: http://127.0.0.1:8081\n    notExecutedOn: 503\n"))
+                .containsExactly("test.yaml:4:20: routes[0].notExecutedOn: expected a list, got a number");
     }
 
     @Test

@@ -36,6 +36,7 @@ class IdempotencyIT {
     static void start() throws Exception {
         upstream = TestUpstream.start();
         proxy = RunningProxy.start(""
+                + "secretHeaders: [X-Auth-Token]\n"
                 + "routes:\n"
                 + "  - name: tickets\n"
                 + "    match: { pathPrefix: /tickets }\n"
@@ -48,7 +49,7 @@ class IdempotencyIT {
                 + "  - name: strict\n"
                 + "    match: { pathPrefix: /strict }\n"
                 + "    upstream: " + upstream.uri() + "\n"
-                + "    idempotency: { enabled: true, onConcurrent: reject, key: { required: true } }\n"
+                + "    idempotency: { enabled: true, onConcurrent: reject, key: { required: true, derive: [] } }\n"
                 + "  - name: derived\n"
                 + "    match: { pathPrefix: /derived }\n"
                 + "    upstream: " + upstream.uri() + "\n"
@@ -72,7 +73,15 @@ class IdempotencyIT {
                 + "  - name: custom\n"
                 + "    match: { pathPrefix: /custom }\n"
                 + "    upstream: " + upstream.uri() + "\n"
-                + "    idempotency: { enabled: true, key: { header: X-Request-Key } }\n");
+                + "    idempotency: { enabled: true, key: { header: X-Request-Key } }\n"
+                + "  - name: underived\n"
+                + "    match: { pathPrefix: /underived }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true, key: { derive: [] } }\n"
+                + "  - name: tenants\n"
+                + "    match: { pathPrefix: /tenants }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    idempotency: { enabled: true, scope: [header:X-Tenant] }\n");
     }
 
     @AfterAll
@@ -197,6 +206,21 @@ class IdempotencyIT {
         assertThat(metric(conflicts)).isEqualTo(counted + 1);
     }
 
+    @Test
+    void theSameKeyOnAnotherPathOrMethodOfTheRouteIs422NotTheOtherEndpointsResponse() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(201, "ticket T-1"));
+        assertThat(post("/tickets", key, "{\"title\":\"printer\"}").statusCode()).isEqualTo(201);
+        HttpResponse<String> otherPath = post("/tickets/T-1/comments", key, "{\"title\":\"printer\"}");
+        HttpResponse<String> otherMethod = client.send(HttpRequest.newBuilder(proxy.uri("/tickets"))
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"title\":\"printer\"}")).header("Content-Type", "application/json")
+                .header("Idempotency-Key", key).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(otherPath.statusCode()).isEqualTo(422);
+        assertThat(otherPath.body()).contains("urn:idemproxy:problem:key-reused-with-different-payload");
+        assertThat(otherMethod.statusCode()).isEqualTo(422);
+        assertThat(upstream.requestCount()).isEqualTo(before + 1);
+    }
+
     /**
      * A call that outlives its lease keeps its key: its owner renews the lease while the call is
      * alive, so a duplicate arriving after more than three lease lengths waits for it and is
@@ -278,6 +302,71 @@ class IdempotencyIT {
         assertThat(a.body()).isEqualTo("alice's");
         assertThat(b.body()).isEqualTo("bob's");
         assertThat(b.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(upstream.requestCount()).isEqualTo(before + 2);
+    }
+
+    /**
+     * CONTRACT §12: without {@code scope}, every credential header the request carries scopes its
+     * key, so callers authenticated by a cookie or an API key never get each other's response
+     * (its {@code Set-Cookie} included).
+     */
+    @Test
+    void callersWithDifferentCookiesApiKeysOrSecretHeadersNeverShareARecord() throws Exception {
+        // Raw requests: the JDK client drops a Proxy-Authorization it is given on a request not sent to a proxy.
+        for (String header : List.of("Cookie", "X-Api-Key", "Api-Key", "Proxy-Authorization", "X-Auth-Token")) {
+            before = upstream.requestCount();
+            String key = UUID.randomUUID().toString();
+            upstream.enqueue(respond(201, Map.of("Set-Cookie", "session=alice"), "alice's"),
+                    respond(201, Map.of("Set-Cookie", "session=bob"), "bob's"));
+            String alice = header + ": alice-credential\r\n";
+            String bob = header + ": bob-credential\r\n";
+            RawHttp.Response aliceFirst = rawPost(key, alice);
+            RawHttp.Response bobFirst = rawPost(key, bob);
+            assertThat(bobFirst.bodyAsString()).as(header).isEqualTo("bob's");
+            assertThat(bobFirst.header("Set-Cookie")).as(header).isEqualTo("session=bob");
+            assertThat(bobFirst.header("Idempotent-Replayed")).as(header).isNull();
+            RawHttp.Response aliceAgain = rawPost(key, alice);
+            RawHttp.Response bobAgain = rawPost(key, bob);
+            assertThat(aliceAgain.bodyAsString()).as(header).isEqualTo(aliceFirst.bodyAsString()).isEqualTo("alice's");
+            assertThat(aliceAgain.header("Set-Cookie")).as(header).isEqualTo("session=alice");
+            assertThat(aliceAgain.header("Idempotent-Replayed")).as(header).isEqualTo("true");
+            assertThat(bobAgain.bodyAsString()).as(header).isEqualTo("bob's");
+            assertThat(bobAgain.header("Idempotent-Replayed")).as(header).isEqualTo("true");
+            assertThat(upstream.requestCount()).as(header).isEqualTo(before + 2);
+        }
+    }
+
+    @Test
+    void anotherCallersKeyIsNeverA422OrA409() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(200, "alice's"), respond(200, "bob's"));
+        post("/tickets", key, "{\"amount\":10}", "X-Api-Key", "alice");
+        HttpResponse<String> bob = post("/tickets", key, "{\"amount\":99}", "X-Api-Key", "bob");
+        assertThat(bob.statusCode()).as("not 422: another caller's record").isEqualTo(200);
+        assertThat(bob.body()).isEqualTo("bob's");
+
+        int mark = upstream.requestCount();
+        upstream.enqueue(delayHead(Duration.ofMillis(800), respond(200, "alice's slow")), respond(200, "bob's quick"));
+        CompletableFuture<HttpResponse<String>> aliceInFlight = async(() -> post("/strict", key, "{}", "Cookie", "s=alice"));
+        upstream.awaitRequests(mark + 1, Duration.ofSeconds(5));
+        HttpResponse<String> bobMeanwhile = post("/strict", key, "{}", "Cookie", "s=bob");
+        assertThat(bobMeanwhile.statusCode()).as("not 409: another caller's call in flight").isEqualTo(200);
+        assertThat(bobMeanwhile.body()).isEqualTo("bob's quick");
+        assertThat(aliceInFlight.get().body()).isEqualTo("alice's slow");
+        assertThat(upstream.requestCount()).isEqualTo(before + 4);
+    }
+
+    @Test
+    void aRoutesScopeOverridesTheCredentialDefault() throws Exception {
+        String key = UUID.randomUUID().toString();
+        upstream.enqueue(respond(200, "t1's"), respond(200, "t2's"));
+        post("/tenants", key, "{}", "X-Tenant", "t1", "X-Api-Key", "alice");
+        HttpResponse<String> sameTenant = post("/tenants", key, "{}", "X-Tenant", "t1", "X-Api-Key", "bob");
+        assertThat(sameTenant.headers().firstValue("Idempotent-Replayed")).as("scoped by X-Tenant alone").hasValue("true");
+        assertThat(sameTenant.body()).isEqualTo("t1's");
+        HttpResponse<String> otherTenant = post("/tenants", key, "{}", "X-Tenant", "t2", "X-Api-Key", "alice");
+        assertThat(otherTenant.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(otherTenant.body()).isEqualTo("t2's");
         assertThat(upstream.requestCount()).isEqualTo(before + 2);
     }
 
@@ -394,6 +483,34 @@ class IdempotencyIT {
             assertThat(raw.readResponse().status()).isEqualTo(200);
         }
         assertThat(upstream.request(before + 1).header("X-Request-Key")).isEqualTo(k);
+    }
+
+    /** CONTRACT §3 "Key defaults": a client that sends no key (as the OpenAI and Anthropic SDKs) is still deduplicated. */
+    @Test
+    void aKeylessRetryOfTheSameCallIsAReplayByDefault() throws Exception {
+        upstream.enqueue(respond(201, "created once"), respond(201, "another ticket"));
+        String body = "{\"title\":\"printer on fire\",\"id\":\"" + UUID.randomUUID() + "\"}";
+        HttpResponse<String> first = post("/tickets", null, body);
+        HttpResponse<String> retry = post("/tickets", null, body.replace("{", "{ ").replace(",", " , "));
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body()).isEqualTo("created once");
+        assertThat(upstream.request(before).header("Idempotency-Key")).matches("d:[0-9a-f]{32}");
+        HttpResponse<String> otherCall = post("/tickets", null, body.replace("printer", "scanner"));
+        assertThat(otherCall.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(otherCall.body()).isEqualTo("another ticket");
+        assertThat(upstream.requestCount()).isEqualTo(before + 2);
+    }
+
+    @Test
+    void withDerivationTurnedOffEachKeylessCallExecutesWithAKeyOfItsOwn() throws Exception {
+        upstream.enqueue(respond(201, "one"), respond(201, "two"));
+        HttpResponse<String> a = post("/underived", null, "{\"title\":\"printer\"}");
+        HttpResponse<String> b = post("/underived", null, "{\"title\":\"printer\"}");
+        assertThat(a.body()).isEqualTo("one");
+        assertThat(b.body()).isEqualTo("two");
+        assertThat(b.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(upstream.request(before).header("Idempotency-Key")).startsWith("g:")
+                .isNotEqualTo(upstream.request(before + 1).header("Idempotency-Key"));
     }
 
     @Test

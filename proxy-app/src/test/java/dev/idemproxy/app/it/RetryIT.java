@@ -48,7 +48,18 @@ class RetryIT {
                 + "    match: { pathPrefix: /plain }\n"
                 + "    upstream: " + upstream.uri() + "\n"
                 + "    timeouts: { perTry: 300ms, total: 5s }\n"
-                + retry);
+                + retry
+                + "  - name: overloaded\n"
+                + "    match: { pathPrefix: /overloaded }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    notExecutedOn: [503, 529]\n"
+                + "    idempotency: { enabled: true }\n"
+                + retry
+                + "  - name: overloaded-once\n"
+                + "    match: { pathPrefix: /once-overloaded }\n"
+                + "    upstream: " + upstream.uri() + "\n"
+                + "    notExecutedOn: [529]\n"
+                + "    idempotency: { enabled: true }\n");
     }
 
     @AfterAll
@@ -172,6 +183,51 @@ class RetryIT {
         HttpResponse<String> r = post("/plain/limited");
         assertThat(r.statusCode()).isEqualTo(201);
         assertThat(r.headers().firstValue("X-Attempts")).hasValue("2");
+    }
+
+    static HttpResponse<String> post(String path, String key) throws Exception {
+        return client.send(HttpRequest.newBuilder(proxy.uri(path)).header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"a\":1}")).header("Content-Type", "application/json").build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void a503OfAnUntaggedPostIsStoredAndReplayedWhenTheRouteSaysNothingOfIt() throws Exception {
+        upstream.enqueue(respond(503, "busy"));
+        String key = java.util.UUID.randomUUID().toString();
+        assertThat(post("/recorded/a", key).statusCode()).isEqualTo(503);
+        HttpResponse<String> dup = post("/recorded/a", key);
+        assertThat(dup.statusCode()).isEqualTo(503);
+        assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertOnlyOneAttemptReachedTheUpstream();
+    }
+
+    @Test
+    void aStatusInNotExecutedOnIsRetriedOnAnUntaggedPostAndOnlyTheSuccessIsStored() throws Exception {
+        upstream.enqueue(respond(503, "overloaded"), respond(503, "overloaded"), respond(201, "created"));
+        String key = java.util.UUID.randomUUID().toString();
+        HttpResponse<String> r = post("/overloaded/a", key);
+        assertThat(r.statusCode()).isEqualTo(201);
+        assertThat(r.headers().firstValue("X-Attempts")).hasValue("3");
+        assertThat(seen(3)).extracting(a -> a.header("Idempotency-Key")).containsOnly(key);
+        HttpResponse<String> dup = post("/overloaded/a", key);
+        assertThat(dup.statusCode()).isEqualTo(201);
+        assertThat(dup.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(upstream.requestCount()).isEqualTo(before + 3);
+    }
+
+    @Test
+    void aStatusInNotExecutedOnThatIsNotRetriedReleasesTheKeySoTheDuplicateExecutes() throws Exception {
+        upstream.enqueue(respond(529, "overloaded"), respond(201, "created"));
+        String key = java.util.UUID.randomUUID().toString();
+        HttpResponse<String> first = post("/once-overloaded/a", key);
+        assertThat(first.statusCode()).isEqualTo(529);
+        assertThat(first.headers().firstValue("X-Attempts")).hasValue("1");
+        HttpResponse<String> dup = post("/once-overloaded/a", key);
+        assertThat(dup.statusCode()).isEqualTo(201);
+        assertThat(dup.body()).isEqualTo("created");
+        assertThat(dup.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(upstream.requestCount()).isEqualTo(before + 2);
     }
 
     @Test

@@ -69,6 +69,10 @@ public final class ClaimAttempt {
      */
     private final String owner;
     private final long waitUntil;
+    /** The fingerprint claimed with: the plan's, or once {@link #legacyAsked}, the legacy one. */
+    private String fingerprint;
+    /** A claim with the plan's legacy fingerprint has been made. */
+    private boolean legacyAsked;
     /** False once decided, or once the client left. */
     private boolean live = true;
     private Consumer<ClaimResult> wake;
@@ -89,6 +93,7 @@ public final class ClaimAttempt {
         this.createdAt = requireNonNull(createdAt, "createdAt");
         this.outcome = requireNonNull(outcome, "outcome");
         this.owner = CallId.owner(identity.callId());
+        this.fingerprint = plan.fingerprint();
         this.waitUntil = services.ticker().nanos() + call.route().idempotency().waitTimeout().toNanos();
     }
 
@@ -116,7 +121,7 @@ public final class ClaimAttempt {
      * with the reads of the same turn; a later answer comes back to the loop as a task of its own.
      */
     private void claim() {
-        OnLoop.then(services.store().claim(plan.record(), plan.fingerprint(), owner, call.route().idempotency().lease(),
+        OnLoop.then(services.store().claim(plan.record(), fingerprint, owner, call.route().idempotency().lease(),
                 claimContext()), loop, this::onClaim);
     }
 
@@ -181,6 +186,8 @@ public final class ClaimAttempt {
             ClaimResult.NotRetained nr = (ClaimResult.NotRetained) result;
             refuse(Problem.RESULT_NOT_RETAINED, "the call completed with status " + nr.status()
                     + " but its response was larger than maxResponseBody", nr.callId());
+        } else if (result instanceof ClaimResult.FingerprintMismatch && plan.legacyFingerprint() != null && !legacyAsked) {
+            claimWithLegacyFingerprint();
         } else if (result instanceof ClaimResult.FingerprintMismatch) {
             services.metrics().keyConflict(call.route().name(), ProxyMetrics.KIND_PAYLOAD_MISMATCH);
             refuse(Problem.KEY_REUSED_WITH_DIFFERENT_PAYLOAD, "this key was used with a different request",
@@ -189,7 +196,7 @@ public final class ClaimAttempt {
     }
 
     private RecordedProtection protection(ClaimResult.Claimed claimed) {
-        OwnedClaim claim = new OwnedClaim(owner, identity.callId(), plan.fingerprint(), createdAt, retention());
+        OwnedClaim claim = new OwnedClaim(owner, identity.callId(), fingerprint, createdAt, retention());
         RecordedProtection protection = new RecordedProtection(services.store(), plan.record(), claim, identity,
                 call.route().idempotency(), loop, services.waiters(), plan.derivedKey(), services.ticker());
         protection.startRenewing();
@@ -197,6 +204,21 @@ public final class ClaimAttempt {
             protection.tookOver(claimed.previousCallId());
         }
         return protection;
+    }
+
+    /**
+     * A record written by a build that fingerprinted without the method and path holds the legacy
+     * fingerprint: asks once more with it, so such a record is still replayed (or waited for) for
+     * the rest of its ttl. The two fingerprints never match each other's records, so a record
+     * written since still answers 422 to another endpoint. (Should the record go in between, by
+     * expiry or an operator's release, this call claims it afresh under the legacy fingerprint,
+     * and its record behaves as one written before, for its ttl: nothing runs twice.)
+     */
+    private void claimWithLegacyFingerprint() {
+        legacyAsked = true;
+        fingerprint = plan.legacyFingerprint().get();
+        claiming = true;
+        claim();
     }
 
     private void inFlight(ClaimResult.InFlight f) {

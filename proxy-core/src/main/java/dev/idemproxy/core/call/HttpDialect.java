@@ -28,7 +28,7 @@ import java.util.random.RandomGenerator;
  * Plain HTTP calls, the first dialect: the key is the client's {@code key.header}, or derived,
  * or generated ({@link KeyResolver}); the scope and fingerprint hash the route's parts
  * ({@link Scope}, {@link Fingerprint}); an answer is classed by its status ({@link AttemptOutcome});
- * a repeat is harmless on a route tagged {@code idempotent} or for an idempotent method; a
+ * a route's {@code notExecutedOn} statuses are not executed; a repeat is harmless on a route tagged {@code idempotent} or for an idempotent method; a
  * duplicate gets the stored response byte for byte ({@link Replays}); errors are
  * {@code application/problem+json}. This class is stateless.
  */
@@ -49,7 +49,8 @@ public final class HttpDialect implements CallDialect {
 
     @Override
     public AttemptOutcome classify(ProxyCall call, HttpResponse head) {
-        return AttemptOutcome.answered(head.status().code(), head.headers().get(HttpHeaderNames.RETRY_AFTER));
+        return AttemptOutcome.answered(head.status().code(), head.headers().get(HttpHeaderNames.RETRY_AFTER),
+                call.route().notExecutedOn());
     }
 
     @Override
@@ -90,16 +91,18 @@ public final class HttpDialect implements CallDialect {
                 return CallPlan.reject(key.problem().get(), key.detail());
             }
             RecordKey record = new RecordKey(call.route().name(), scopes.of(policy.scope(), request).hash(), key.storeKey());
-            return CallPlan.protect(record, fingerprints.of(policy, key, request).value(), key.headerValue(), key.derived(), null);
+            return CallPlan.protect(record, fingerprints.of(policy, key, request).value(), key.headerValue(), key.derived(), null,
+                    () -> Fingerprint.legacy(policy, key.derived(), request).value());
         }
 
         @Override
         public CallPlan planReplay(ProxyCall call, RequestView request, RecordKey record) {
             IdempotencyPolicy policy = call.route().idempotency();
-            boolean clientKey = record.key().startsWith("c:");
-            String sent = clientKey ? record.key().substring(2) : record.key();
-            String fingerprint = Fingerprint.of(Fingerprint.parts(policy, !clientKey), request).value();
-            return CallPlan.protect(record, fingerprint, sent, record.key().startsWith("d:"), null);
+            boolean derivedParts = !record.key().startsWith("c:");
+            String sent = derivedParts ? record.key() : record.key().substring(2);
+            String fingerprint = Fingerprint.of(policy, derivedParts, request).value();
+            return CallPlan.protect(record, fingerprint, sent, record.key().startsWith("d:"), null,
+                    () -> Fingerprint.legacy(policy, derivedParts, request).value());
         }
     }
 }

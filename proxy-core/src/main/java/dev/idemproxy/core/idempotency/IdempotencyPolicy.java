@@ -11,6 +11,7 @@ import java.util.Set;
 /**
  * A route's idempotency settings (CONTRACT §3 {@code routes[].idempotency}). This class is immutable.
  *
+ * @param scope       what keys are scoped by: the named parts, or by default the credential headers
  * @param fingerprint what must match when a key is reused; empty = the default (body for client
  *                    keys, the derive parts for derived keys)
  */
@@ -18,7 +19,7 @@ public record IdempotencyPolicy(
         boolean enabled,
         Set<String> methods,
         KeyPolicy key,
-        List<RequestPart> scope,
+        ScopePolicy scope,
         List<RequestPart> fingerprint,
         Duration ttl,
         Duration lease,
@@ -43,15 +44,14 @@ public record IdempotencyPolicy(
     }
 
     public static final IdempotencyPolicy DISABLED = new IdempotencyPolicy(false,
-            Set.of("POST", "PATCH", "PUT", "DELETE"), KeyPolicy.DEFAULT,
-            List.of(new RequestPart(RequestPart.Kind.HEADER, "Authorization")), List.of(),
+            Set.of("POST", "PATCH", "PUT", "DELETE"), KeyPolicy.DEFAULT, ScopePolicy.CREDENTIALS, List.of(),
             Duration.ofHours(24), Duration.ofSeconds(30), OnConcurrent.WAIT, Duration.ofSeconds(30),
             1024 * 1024, 4 * 1024 * 1024);
 
     public IdempotencyPolicy {
         methods = Set.copyOf(requireNonNull(methods, "methods"));
         requireNonNull(key, "key");
-        scope = List.copyOf(requireNonNull(scope, "scope"));
+        requireNonNull(scope, "scope");
         fingerprint = List.copyOf(requireNonNull(fingerprint, "fingerprint"));
         positive(ttl, "ttl");
         positive(lease, "lease");
@@ -59,6 +59,14 @@ public record IdempotencyPolicy(
         positive(waitTimeout, "waitTimeout");
         requireArgument(maxRequestBody > 0, "maxRequestBody " + maxRequestBody + " (expected: > 0)");
         requireArgument(maxResponseBody > 0, "maxResponseBody " + maxResponseBody + " (expected: > 0)");
+    }
+
+    /** A policy whose keys are scoped by the named {@code scope} parts ({@link ScopePolicy#of}). */
+    public IdempotencyPolicy(boolean enabled, Set<String> methods, KeyPolicy key, List<RequestPart> scope,
+            List<RequestPart> fingerprint, Duration ttl, Duration lease, OnConcurrent onConcurrent, Duration waitTimeout,
+            long maxRequestBody, long maxResponseBody) {
+        this(enabled, methods, key, ScopePolicy.of(scope), fingerprint, ttl, lease, onConcurrent, waitTimeout,
+                maxRequestBody, maxResponseBody);
     }
 
     /** True when calls with this method are protected by this policy. */

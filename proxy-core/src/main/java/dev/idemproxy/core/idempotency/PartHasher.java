@@ -17,7 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * sent (lengths and counts are 8 bytes, big-endian). So {@code [a, bc]} never hashes like
  * {@code [ab, c]}, an absent header never like an empty one, two lines {@code a} and {@code b}
  * never like one line {@code a, b} (nor like any other single line), and a scope never like a
- * fingerprint of the same parts. Stateless and thread-safe.
+ * fingerprint of the same parts. In a credential scope ({@link ScopePolicy#credentials()}) every
+ * part after the first is left out entirely, label and all, when the request does not carry it:
+ * the parts are fixed and their labels frame each value, so this too is unambiguous.
+ * Stateless and thread-safe.
  */
 final class PartHasher {
     private static final HexFormat HEX = HexFormat.of();
@@ -31,7 +34,12 @@ final class PartHasher {
 
     /** Hex of the first {@code bytes} bytes of the digest (at most 32). */
     static String hex(String purpose, List<RequestPart> parts, RequestView request, int bytes) {
-        return hex(purpose, parts, values(parts, request), bytes);
+        return hex(purpose, parts, values(parts, request), bytes, false);
+    }
+
+    /** {@link #hex(String, List, RequestView, int)} of a scope: {@link ScopePolicy#credentials()} leaves absent parts out. */
+    static String hex(String purpose, ScopePolicy scope, RequestView request, int bytes) {
+        return hex(purpose, scope.parts(), values(scope.parts(), request), bytes, scope.credentials());
     }
 
     /**
@@ -47,14 +55,20 @@ final class PartHasher {
         return values;
     }
 
-    /** As {@link #hex(String, List, RequestView, int)}, over values already taken by {@link #values}. */
-    static String hex(String purpose, List<RequestPart> parts, Object[] values, int bytes) {
+    /**
+     * As {@link #hex(String, List, RequestView, int)}, over values already taken by {@link #values};
+     * {@code omitAbsent}: a part after the first that has no value is left out, label and all.
+     */
+    static String hex(String purpose, List<RequestPart> parts, Object[] values, int bytes, boolean omitAbsent) {
         MessageDigest d = sha256();
         d.update(label(purpose));
         byte[] frame = new byte[9];  // a marker and a length (or a count), in one update
         for (int i = 0; i < values.length; i++) {
-            d.update(label(parts.get(i)));
             Object value = values[i];
+            if (value == null && omitAbsent && i > 0) {
+                continue;
+            }
+            d.update(label(parts.get(i)));
             if (value == null) {
                 d.update((byte) 0);
             } else if (value instanceof byte[]) {
@@ -109,18 +123,29 @@ final class PartHasher {
         static final int MAX_KEPT = 4096;
 
         private List<RequestPart> parts;
+        private boolean omitAbsent;
         private Object[] inputs;
         private String hex;
 
         /** Equal to {@link PartHasher#hex(String, List, RequestView, int)} for the same purpose and length each call. */
         String hex(String purpose, List<RequestPart> parts, RequestView request, int bytes) {
+            return hex(purpose, parts, false, request, bytes);
+        }
+
+        /** Equal to {@link PartHasher#hex(String, ScopePolicy, RequestView, int)} for the same purpose and length each call. */
+        String hex(String purpose, ScopePolicy scope, RequestView request, int bytes) {
+            return hex(purpose, scope.parts(), scope.credentials(), request, bytes);
+        }
+
+        private String hex(String purpose, List<RequestPart> parts, boolean omitAbsent, RequestView request, int bytes) {
             Object[] in = inputs(parts, request);
-            if (parts == this.parts && Arrays.deepEquals(in, inputs)) {
+            if (parts == this.parts && omitAbsent == this.omitAbsent && Arrays.deepEquals(in, inputs)) {
                 return hex;
             }
-            String h = PartHasher.hex(purpose, parts, request, bytes);
+            String h = PartHasher.hex(purpose, parts, values(parts, request), bytes, omitAbsent);
             boolean keep = size(in) <= MAX_KEPT;
             this.parts = keep ? parts : null;
+            this.omitAbsent = omitAbsent;
             this.inputs = keep ? in : null;
             this.hex = h;
             return h;

@@ -6,8 +6,8 @@ import dev.idemproxy.core.util.Checks;
 import java.util.List;
 
 /**
- * Who a key belongs to (CONTRACT §3 {@code idempotency.scope}, default
- * {@code [header:Authorization]}): a hash of the scope parts' values, so keys never cross
+ * Who a key belongs to (CONTRACT §3 {@code idempotency.scope}, §12; by default the credential
+ * headers, see {@link ScopePolicy}): a hash of the scope parts' values, so keys never cross
  * principals while the values themselves (tokens, cookies) are never kept. Records live in the
  * store under (route, scope hash, key). Requests without any of the parts share one scope.
  * This class is immutable.
@@ -29,6 +29,11 @@ public record Scope(String hash) {
         return new Scope(PartHasher.hex(PURPOSE, requireNonNull(parts, "parts"), requireNonNull(request, "request"), 16));
     }
 
+    /** The scope of a request under a route's scope policy. */
+    public static Scope of(ScopePolicy scope, RequestView request) {
+        return new Scope(PartHasher.hex(PURPOSE, requireNonNull(scope, "scope"), requireNonNull(request, "request"), 16));
+    }
+
     /**
      * The scope of a connection's requests, remembered ({@link PartHasher.Memo}): a client on a
      * keep-alive connection sends the same credentials each time. Not thread-safe: one instance
@@ -40,7 +45,15 @@ public record Scope(String hash) {
 
         /** Equal to {@link Scope#of(List, RequestView)}. */
         public Scope of(List<RequestPart> parts, RequestView request) {
-            String h = hashes.hex(PURPOSE, requireNonNull(parts, "parts"), requireNonNull(request, "request"), 16);
+            return remembered(hashes.hex(PURPOSE, requireNonNull(parts, "parts"), requireNonNull(request, "request"), 16));
+        }
+
+        /** Equal to {@link Scope#of(ScopePolicy, RequestView)}. */
+        public Scope of(ScopePolicy scope, RequestView request) {
+            return remembered(hashes.hex(PURPOSE, requireNonNull(scope, "scope"), requireNonNull(request, "request"), 16));
+        }
+
+        private Scope remembered(String h) {
             if (last == null || !last.hash.equals(h)) {
                 last = new Scope(h);
             }

@@ -10,8 +10,14 @@ import static java.util.Objects.requireNonNull;
  * @param failure    the failure, or null when a response head arrived
  * @param status     the response status, or 0 for a failure
  * @param retryAfter the response's {@code Retry-After} value as sent, or null
+ * @param classed    the class the call's dialect or route gave this outcome (a route's
+ *                   {@code notExecutedOn}), or null: the class its status or failure has
  */
-public record AttemptOutcome(FailureClass failure, int status, String retryAfter) {
+public record AttemptOutcome(FailureClass failure, int status, String retryAfter, OutcomeClass classed) {
+    public AttemptOutcome(FailureClass failure, int status, String retryAfter) {
+        this(failure, status, retryAfter, null);
+    }
+
     public AttemptOutcome {
         if (failure == null) {
             if (status < 100 || status > 599) {  // per attempt: the message is built only on failure
@@ -38,9 +44,35 @@ public record AttemptOutcome(FailureClass failure, int status, String retryAfter
         return failure != null;
     }
 
-    /** The CONTRACT §5 class of this outcome. */
+    /**
+     * An answer on an upstream that guarantees the statuses in {@code notExecutedOn} (a route's
+     * {@code notExecutedOn}) mean nothing ran: classed {@link OutcomeClass#NOT_EXECUTED} when listed.
+     */
+    public static AttemptOutcome answered(int status, String retryAfter, java.util.Set<Integer> notExecutedOn) {
+        return new AttemptOutcome(null, status, retryAfter,
+                !notExecutedOn.isEmpty() && notExecutedOn.contains(status) ? OutcomeClass.NOT_EXECUTED : null);
+    }
+
+    /** This outcome with a route's {@code notExecutedOn} applied (see {@link #answered(int, String, java.util.Set)}). */
+    public AttemptOutcome on(java.util.Set<Integer> notExecutedOn) {
+        return failure != null || classed != null ? this : answered(status, retryAfter, notExecutedOn);
+    }
+
+    /** The CONTRACT §5 class of this outcome: as classed, else by its status or failure. */
     public OutcomeClass outcomeClass() {
+        if (classed != null) {
+            return classed;
+        }
         return failure != null ? failure.outcome() : OutcomeClass.ofStatus(status);
+    }
+
+    /**
+     * The CONTRACT §5 class of this outcome on an upstream that guarantees a status in
+     * {@code notExecutedOn} means nothing ran (a route's {@code notExecutedOn}): such a status is
+     * {@link OutcomeClass#NOT_EXECUTED}, whatever its class would be otherwise.
+     */
+    public OutcomeClass outcomeClass(java.util.Set<Integer> notExecutedOn) {
+        return on(notExecutedOn).outcomeClass();
     }
 
     /**

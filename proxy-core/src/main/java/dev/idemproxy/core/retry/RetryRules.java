@@ -16,7 +16,8 @@ import java.util.random.RandomGenerator;
  * Decides, after each upstream attempt, whether to retry and how the call ends (CONTRACT §5).
  * The order of the questions:
  * <ol>
- *   <li><b>executed</b> (2xx, 3xx, 4xx other than 408/409/425/429): stop, store, replay.</li>
+ *   <li><b>executed</b> (2xx, 3xx, 4xx other than 408/409/425/429, unless the route's
+ *       {@code notExecutedOn} lists the status): stop, store, replay.</li>
  *   <li><b>unknown where a duplicate is not harmless</b> (5xx, read-timeout, idle-timeout, reset,
  *       on a route not tagged {@code idempotent}, a method other than GET/HEAD/OPTIONS/PUT/DELETE,
  *       no receipt NOT_FOUND): stop, store as it was (a 5xx as is; a failure as 504
@@ -82,16 +83,16 @@ public final class RetryRules {
             return RetryDecision.stop(reason, cls, true, false, true, problem);
         }
         if (attempt.responseStarted()) {
-            return end(o, RetryDecision.RESPONSE_STARTED, failureAtDeadline);
+            return end(o, cls, RetryDecision.RESPONSE_STARTED, failureAtDeadline);
         }
         if (failureAtDeadline) {
-            return end(o, RetryDecision.DEADLINE, true);
+            return end(o, cls, RetryDecision.DEADLINE, true);
         }
         if (!o.listedIn(policy.retryOn())) {
-            return end(o, RetryDecision.NOT_RETRYABLE, false);
+            return end(o, cls, RetryDecision.NOT_RETRYABLE, false);
         }
         if (attempt.number() >= policy.maxAttempts()) {
-            return end(o, RetryDecision.ATTEMPTS_EXHAUSTED, false);
+            return end(o, cls, RetryDecision.ATTEMPTS_EXHAUSTED, false);
         }
         Duration delay;
         String reason;
@@ -99,21 +100,21 @@ public final class RetryRules {
         if (retryAfter.isPresent()) {
             delay = retryAfter.get();
             if (delay.compareTo(policy.maxRetryAfter()) > 0 || !deadline.fits(delay)) {
-                return end(o, RetryDecision.RETRY_AFTER, false);
+                return end(o, cls, RetryDecision.RETRY_AFTER, false);
             }
             reason = RetryDecision.RETRY_AFTER;
         } else {
             delay = new Backoff(policy.backoff(), random).delayBefore(attempt.number() + 1);
             if (!deadline.fits(delay)) {
-                return end(o, RetryDecision.DEADLINE, false);
+                return end(o, cls, RetryDecision.DEADLINE, false);
             }
             reason = o.reason();
         }
         if (!budgets.taskAllows()) {
-            return end(o, RetryDecision.BUDGET_TASK, false);
+            return end(o, cls, RetryDecision.BUDGET_TASK, false);
         }
         if (!budgets.tryAcquireRoute()) {
-            return end(o, RetryDecision.BUDGET_ROUTE, false);
+            return end(o, cls, RetryDecision.BUDGET_ROUTE, false);
         }
         return RetryDecision.retry(delay, reason, cls);
     }
@@ -124,12 +125,23 @@ public final class RetryRules {
     }
 
     /**
-     * Every {@link RetryDecision#reason()} a retry of a route with {@code policy} can carry: the
-     * reason of each failure and status that {@code retryOn} lists and that is not in the executed
-     * class, plus {@code retry_after} when it lists 429 or 503. Bounded by the config; used to
-     * register the route's {@code idemproxy_retries_total} series before the first retry.
+     * Every {@link RetryDecision#reason()} a retry under {@code policy} can carry: the reason of each
+     * failure and status that its {@code retryOn} lists and that is not in the executed class (the
+     * route's {@code notExecutedOn} applied), plus {@code retry_after} when it lists 429 or 503.
+     * Bounded by the config; used to register the route's {@code idemproxy_retries_total} series
+     * before the first retry.
      */
+    public static Set<String> retryReasons(RetryPolicy policy, Set<Integer> notExecutedOn) {
+        requireNonNull(notExecutedOn, "notExecutedOn");
+        return reasons(policy, notExecutedOn);
+    }
+
+    /** {@link #retryReasons(RetryPolicy, Set)} of a route with no {@code notExecutedOn}. */
     public static Set<String> retryReasons(RetryPolicy policy) {
+        return reasons(policy, Set.of());
+    }
+
+    private static Set<String> reasons(RetryPolicy policy, Set<Integer> notExecutedOn) {
         requireNonNull(policy, "policy");
         Set<String> reasons = new TreeSet<>();
         for (FailureClass f : FailureClass.values()) {
@@ -144,7 +156,7 @@ public final class RetryRules {
                 continue;
             }
             AttemptOutcome answered = AttemptOutcome.answered(status);
-            if (answered.outcomeClass() != OutcomeClass.EXECUTED) {
+            if (answered.outcomeClass(notExecutedOn) != OutcomeClass.EXECUTED) {
                 reasons.add(answered.reason());
             }
             if (status == 429 || status == 503) {
@@ -163,19 +175,23 @@ public final class RetryRules {
         return status >= 100 && status <= 599 ? status : 0;
     }
 
-    /** Ends a call whose outcome is safe to repeat: the key is released; nothing is stored. */
-    private static RetryDecision end(AttemptOutcome o, String reason, boolean deadlineExceeded) {
+    /**
+     * Ends a call whose outcome, of class {@code cls}, is safe to repeat: the key is released;
+     * nothing is stored.
+     */
+    private static RetryDecision end(AttemptOutcome o, OutcomeClass cls, String reason, boolean deadlineExceeded) {
         Problem problem = null;
         if (o.isFailure()) {
             problem = deadlineExceeded || reason.equals(RetryDecision.DEADLINE) ? Problem.DEADLINE_EXCEEDED
-                    : o.outcomeClass() == OutcomeClass.NOT_EXECUTED ? Problem.UPSTREAM_UNREACHABLE
+                    : cls == OutcomeClass.NOT_EXECUTED ? Problem.UPSTREAM_UNREACHABLE
                     : Problem.AMBIGUOUS_OUTCOME;
         }
-        // Handed back by design (no DLQ): only a response that was not executed (a 429, 408, 425…),
-        // never a 5xx that may have executed, whatever its Retry-After (docs/retries.md).
-        boolean byDesign = !o.isFailure() && o.outcomeClass() == OutcomeClass.NOT_EXECUTED
+        // Handed back by design (no DLQ): only a response that was not executed (a 429, 408, 425,
+        // a notExecutedOn status…), never a 5xx that may have executed, whatever its Retry-After
+        // (docs/retries.md).
+        boolean byDesign = !o.isFailure() && cls == OutcomeClass.NOT_EXECUTED
                 && (reason.equals(RetryDecision.RETRY_AFTER) || reason.equals(RetryDecision.NOT_RETRYABLE));
-        return RetryDecision.stop(reason, o.outcomeClass(), false, true, !byDesign, problem);
+        return RetryDecision.stop(reason, cls, false, true, !byDesign, problem);
     }
 
     /** RFC 9110 §10.2.3: Retry-After on 429 (RFC 6585) and 503 says when to come back. */

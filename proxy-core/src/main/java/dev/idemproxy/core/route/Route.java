@@ -6,6 +6,8 @@ import static java.util.Objects.requireNonNull;
 import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.mcp.McpPolicy;
+import dev.idemproxy.core.retry.AttemptOutcome;
+import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryPolicy;
 import java.net.URI;
 import java.util.Locale;
@@ -19,6 +21,8 @@ import java.util.Set;
  * @param receipt  null when the route has no receipt endpoint
  * @param log      its call lines
  * @param mcp      its MCP settings ({@link McpPolicy#DISABLED} on a plain HTTP route)
+ * @param notExecutedOn response statuses this upstream guarantees mean nothing ran: classed
+ *                 {@linkplain OutcomeClass#NOT_EXECUTED not executed} (CONTRACT §3, §5)
  */
 public record Route(
         String name,
@@ -34,7 +38,8 @@ public record Route(
         TlsPolicy tls,
         PoolPolicy pool,
         LogPolicy log,
-        McpPolicy mcp) {
+        McpPolicy mcp,
+        Set<Integer> notExecutedOn) {
 
     public static final String TAG_IDEMPOTENT = "idempotent";
 
@@ -59,13 +64,33 @@ public record Route(
         requireNonNull(pool, "pool");
         requireNonNull(log, "log");
         requireNonNull(mcp, "mcp");
+        notExecutedOn = Set.copyOf(requireNonNull(notExecutedOn, "notExecutedOn"));
+        for (int status : notExecutedOn) {
+            requireArgument(status >= 100 && status <= 599, "notExecutedOn " + status + " (expected: a status 100..599)");
+        }
     }
 
-    /** A route that is not an MCP route ({@link McpPolicy#DISABLED}). */
+    /** A plain HTTP route ({@link McpPolicy#DISABLED}) whose upstream guarantees nothing by any status. */
     public Route(String name, RouteMatch match, URI upstream, Set<String> tags, Timeouts timeouts,
             IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
             DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool, LogPolicy log) {
-        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, McpPolicy.DISABLED);
+        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log,
+                McpPolicy.DISABLED, Set.of());
+    }
+
+    /** A route with {@code mcp} whose upstream guarantees nothing by any status. */
+    public Route(String name, RouteMatch match, URI upstream, Set<String> tags, Timeouts timeouts,
+            IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
+            DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool, LogPolicy log, McpPolicy mcp) {
+        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, mcp, Set.of());
+    }
+
+    /** A plain HTTP route with {@code notExecutedOn}. */
+    public Route(String name, RouteMatch match, URI upstream, Set<String> tags, Timeouts timeouts,
+            IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
+            DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool, LogPolicy log, Set<Integer> notExecutedOn) {
+        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log,
+                McpPolicy.DISABLED, notExecutedOn);
     }
 
     /** A route whose call lines are the default's ({@link LogPolicy#DEFAULT}). */
@@ -113,5 +138,10 @@ public record Route(
 
     public boolean isTaggedIdempotent() {
         return tags.contains(TAG_IDEMPOTENT);
+    }
+
+    /** The CONTRACT §5 class of an attempt's outcome on this route: {@code notExecutedOn} applied. */
+    public OutcomeClass outcomeClass(AttemptOutcome outcome) {
+        return outcome.outcomeClass(notExecutedOn);
     }
 }

@@ -105,6 +105,71 @@ class FingerprintTest {
 
     private static final String[] METHODS = {"POST", "PUT", "HEAD", "GET"};
 
+    // a record belongs to one endpoint (CONTRACT §12)
+
+    private static final KeyResolution CLIENT_KEY = KeyResolver.parseClientKey("Idempotency-Key", "k");
+
+    @Test
+    void aRoutesFingerprintAlwaysTakesTheMethodAndPath() {
+        IdempotencyPolicy policy = policy(List.of(), List.of());
+        TestRequest post = TestRequest.post("/tickets").withJson("{\"a\":1}");
+        Fingerprint f = Fingerprint.of(policy, CLIENT_KEY, post);
+        assertThat(Fingerprint.of(policy, CLIENT_KEY, TestRequest.post("/tickets").withJson("{ \"a\" : 1 }"))).isEqualTo(f);
+        assertThat(Fingerprint.of(policy, CLIENT_KEY, post.withMethod("PUT"))).isNotEqualTo(f);
+        assertThat(Fingerprint.of(policy, CLIENT_KEY, TestRequest.post("/tickets/2").withJson("{\"a\":1}"))).isNotEqualTo(f);
+        assertThat(Fingerprint.of(policy, CLIENT_KEY, post.withMethod("HEAD")))
+                .isNotEqualTo(Fingerprint.of(policy, CLIENT_KEY, post.withMethod("GET")));
+        IdempotencyPolicy explicit = policy(List.of(), List.of(RequestPart.parse("body:/a")));
+        assertThat(Fingerprint.of(explicit, CLIENT_KEY, post.withMethod("PATCH")))
+                .as("whatever parts are configured").isNotEqualTo(Fingerprint.of(explicit, CLIENT_KEY, post));
+    }
+
+    @Test
+    void theEndpointFingerprintNeverMatchesTheLegacyOne() {
+        IdempotencyPolicy policy = policy(List.of(), List.of());
+        for (String method : METHODS) {
+            TestRequest r = TestRequest.post("/tickets").withMethod(method).withJson("{\"a\":1}");
+            assertThat(Fingerprint.legacy(policy, false, r)).as(method).isEqualTo(Fingerprint.of(BODY, r))
+                    .isNotEqualTo(Fingerprint.of(policy, false, r));
+        }
+        // The same parts hashed under the old purpose: a record written before can only match the legacy fingerprint.
+        TestRequest r = TestRequest.post("/tickets").withJson("{}");
+        assertThat(Fingerprint.of(policy, false, r))
+                .isNotEqualTo(Fingerprint.of(List.of(RequestPart.parse("method"), RequestPart.parse("path"), RequestPart.parse("body")), r));
+    }
+
+    @Test
+    void configuredMethodAndPathPartsAreNotHashedTwice() {
+        List<RequestPart> derive = List.of(RequestPart.parse("path"), RequestPart.parse("method"), RequestPart.parse("body"));
+        IdempotencyPolicy derived = policy(derive, List.of());
+        IdempotencyPolicy bodyOnly = policy(List.of(), List.of());
+        TestRequest r = TestRequest.post("/tickets").withJson("{\"a\":1}");
+        assertThat(Fingerprint.of(derived, true, r)).isEqualTo(Fingerprint.of(bodyOnly, false, r));
+        assertThat(Fingerprint.endpointAnd(derive)).containsExactly(RequestPart.parse("method"), RequestPart.parse("path"),
+                RequestPart.parse("body"));
+    }
+
+    @Test
+    void aConnectionsMemoGivesWhatOfGivesForARoutesFingerprint() {
+        List<IdempotencyPolicy> policies = List.of(policy(List.of(), List.of()),
+                policy(List.of(RequestPart.parse("method"), RequestPart.parse("path"), RequestPart.parse("body")), List.of()),
+                policy(List.of(), List.of(RequestPart.parse("body:/a"))));
+        KeyResolution derivedKey = new KeyResolution(KeyResolution.Kind.DERIVED, "d:1", "d:1", null);
+        SplittableRandom rnd = new SplittableRandom(7);
+        Fingerprint.Memo memo = new Fingerprint.Memo();
+        for (int i = 0; i < 2_000; i++) {
+            IdempotencyPolicy policy = policies.get(rnd.nextInt(policies.size()));
+            KeyResolution key = rnd.nextBoolean() ? CLIENT_KEY : derivedKey;
+            TestRequest r = TestRequest.post("/p" + rnd.nextInt(2)).withMethod(METHODS[rnd.nextInt(METHODS.length)])
+                    .withJson(rnd.nextBoolean() ? "{\"a\":1}" : "{\"a\":2}");
+            if (rnd.nextInt(4) == 0) {
+                assertThat(memo.of(BODY, r)).isEqualTo(Fingerprint.of(BODY, r));
+            }
+            assertThat(memo.of(policy, key, r)).as("request %d", i).isEqualTo(Fingerprint.of(policy, key, r));
+        }
+    }
+
+
     @Test
     void aHeadIsFingerprintedApartFromEveryOtherMethodWhateverTheParts() {
         // Its record holds no body: replayed to a GET it would answer with an empty one.

@@ -202,6 +202,40 @@ class KeyResolverTest {
         assertThat(methodPath.resolve(TestRequest.post("/tickets").withBody("x")).kind()).isEqualTo(KeyResolution.Kind.DERIVED);
     }
 
+    // the default: [method, path, body]
+
+    @Test
+    void byDefaultAKeylessCallIsKeyedByItsMethodPathAndBody() {
+        KeyResolver r = new KeyResolver(KeyPolicy.DEFAULT, new SplittableRandom(1));
+        TestRequest call = TestRequest.post("/v1/chat/completions").withJson("{\"model\":\"m\",\"messages\":[{\"role\":\"user\"}]}");
+        KeyResolution k = r.resolve(call);
+        assertThat(KeyPolicy.DEFAULT.derive()).containsExactly(RequestPart.parse("method"), RequestPart.parse("path"),
+                RequestPart.parse("body"));
+        assertThat(KeyPolicy.DEFAULT.window()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(k.kind()).isEqualTo(KeyResolution.Kind.DERIVED);
+        assertThat(k.key()).startsWith("d:").isEqualTo(r.resolve(call).key())
+                .as("canonical JSON").isEqualTo(r.resolve(TestRequest.post("/v1/chat/completions")
+                        .withJson("{ \"messages\" : [ { \"role\" : \"user\" } ], \"model\" : \"m\" }")).key());
+        assertThat(r.resolve(call.withMethod("PUT")).key()).isNotEqualTo(k.key());
+        assertThat(r.resolve(new TestRequest("POST", "/v1/embeddings", call.headers(), call.query(), call.body())).key())
+                .isNotEqualTo(k.key());
+        assertThat(r.resolve(call.withJson("{\"model\":\"m\",\"messages\":[]}")).key()).isNotEqualTo(k.key());
+        assertThat(r.resolve(TestRequest.post("/t").withHeader("Content-Type", "text/plain").withBody("same bytes")).key())
+                .as("a body that is not JSON, as sent").isEqualTo(r.resolve(TestRequest.post("/t").withBody("same bytes")).key());
+        assertThat(r.resolve(TestRequest.post("/t")).kind()).as("no body: nothing to tell calls apart")
+                .isEqualTo(KeyResolution.Kind.GENERATED);
+        assertThat(r.resolve(call.withHeader("Idempotency-Key", "mine")).kind()).isEqualTo(KeyResolution.Kind.CLIENT);
+    }
+
+    @Test
+    void anEmptyDeriveListTurnsDerivationOffSoEachKeylessCallGetsItsOwnKey() {
+        KeyResolver r = resolver(List.of(), false);
+        TestRequest call = TestRequest.post("/t").withJson("{\"a\":1}");
+        KeyResolution a = r.resolve(call);
+        assertThat(a.kind()).isEqualTo(KeyResolution.Kind.GENERATED);
+        assertThat(r.resolve(call).key()).isNotEqualTo(a.key());
+    }
+
     // missing and generated
 
     @Test

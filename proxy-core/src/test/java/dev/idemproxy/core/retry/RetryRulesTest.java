@@ -40,10 +40,12 @@ class RetryRulesTest {
         return decideOn(route, method, FinishedAttempt.of(attempt, outcome), deadline, RetryBudgets.unlimited());
     }
 
-    /** As the HTTP dialect asks: a repeat is harmless on a route tagged idempotent or for an idempotent method. */
+    /** As the HTTP dialect asks: the route's notExecutedOn applied; a repeat is harmless on a route tagged idempotent or for an idempotent method. */
     private RetryDecision decideOn(Route route, String method, FinishedAttempt attempt, Deadline d, RetryBudgets budgets) {
         boolean harmless = route.isTaggedIdempotent() || RetryRules.idempotentMethod(method);
-        return rules.decide(route.retry(), harmless, attempt, d, budgets);
+        FinishedAttempt classed = new FinishedAttempt(attempt.number(), attempt.outcome().on(route.notExecutedOn()),
+                attempt.responseStarted(), attempt.receiptNotFound());
+        return rules.decide(route.retry(), harmless, classed, d, budgets);
     }
 
     private static AttemptOutcome status(int s) {
@@ -196,6 +198,77 @@ class RetryRulesTest {
         assertThat(d.store()).isFalse();
         assertThat(d.deadLetter()).isFalse();
         assertThat(d.answerProblem()).isEmpty();
+    }
+
+    // a route's notExecutedOn
+
+    private static Route notExecutedOn(RetryPolicy retry, Integer... statuses) {
+        Route r = route(Set.of(), retry);
+        return new Route(r.name(), r.match(), r.upstream(), r.tags(), r.timeouts(), r.idempotency(), r.retry(), r.ids(),
+                r.receipt(), r.deadLetter(), r.tls(), r.pool(), r.log(), Set.of(statuses));
+    }
+
+    @Test
+    void aStatusInNotExecutedOnIsNotExecutedAndRetriedOnAPostOfAnUntaggedRoute() {
+        Route r = notExecutedOn(RETRY, 503, 529);
+        RetryDecision d = decide(r, "POST", 1, status(503));
+        assertThat(d.isRetry()).isTrue();
+        assertThat(d.outcome()).isEqualTo(OutcomeClass.NOT_EXECUTED);
+        assertThat(d.reason()).isEqualTo("status_503");
+        assertThat(decide(PLAIN, "POST", 1, status(503)).isRetry()).as("without notExecutedOn").isFalse();
+    }
+
+    @Test
+    void aNotExecutedOnStatusThatRunsOutOfAttemptsReleasesTheKeyAndStoresNothing() {
+        RetryDecision d = decide(notExecutedOn(RETRY, 503), "POST", 4, status(503));
+        assertThat(d.isRetry()).isFalse();
+        assertThat(d.reason()).isEqualTo(RetryDecision.ATTEMPTS_EXHAUSTED);
+        assertThat(d.outcome()).isEqualTo(OutcomeClass.NOT_EXECUTED);
+        assertThat(d.releaseKey()).isTrue();
+        assertThat(d.store()).isFalse();
+        assertThat(d.deadLetter()).isTrue();
+        assertThat(d.answerProblem()).isEmpty();
+    }
+
+    @Test
+    void aNotExecutedOnStatusThatRetryOnDoesNotListGoesBackAtOnceReleasedAndNotStored() {
+        Route r = notExecutedOn(retryOn("connect-failure"), 529, 400);
+        for (int s : new int[] {529, 400}) {
+            RetryDecision d = decide(r, "POST", 1, status(s));
+            assertThat(d.isRetry()).as("%d", s).isFalse();
+            assertThat(d.reason()).isEqualTo(RetryDecision.NOT_RETRYABLE);
+            assertThat(d.outcome()).isEqualTo(OutcomeClass.NOT_EXECUTED);
+            assertThat(d.releaseKey()).isTrue();
+            assertThat(d.store()).isFalse();
+            assertThat(d.deadLetter()).isFalse();
+        }
+        assertThat(decide(r, "POST", 1, status(500)).store()).as("a status it does not list").isTrue();
+    }
+
+    @Test
+    void aReceiptCheckOrRetryAfterSeesTheRoutesClassToo() {
+        Route r = notExecutedOn(RETRY, 503);
+        assertThat(r.outcomeClass(status(503))).isEqualTo(OutcomeClass.NOT_EXECUTED);
+        assertThat(r.outcomeClass(status(502))).isEqualTo(OutcomeClass.UNKNOWN);
+        assertThat(r.outcomeClass(failure(FailureClass.READ_TIMEOUT))).isEqualTo(OutcomeClass.UNKNOWN);
+        RetryDecision late = decide(r, "POST", 1, AttemptOutcome.answered(503, "61"));
+        assertThat(late.reason()).isEqualTo(RetryDecision.RETRY_AFTER);
+        assertThat(late.deadLetter()).as("handed back by design, like a 429's").isFalse();
+        assertThat(late.store()).isFalse();
+    }
+
+    @Test
+    void aNotExecutedOnStatusThatRetryOnListsIsARetryReasonEvenWhenItWouldBeExecuted() {
+        Route r = notExecutedOn(retryOn("404", "503"), 404);
+        assertThat(RetryRules.retryReasons(r.retry(), r.notExecutedOn())).containsExactlyInAnyOrder("status_404", "status_503", "retry_after");
+        assertThat(RetryRules.retryReasons(r.retry())).containsExactlyInAnyOrder("status_503", "retry_after");
+        assertThat(decide(r, "POST", 1, status(404)).reason()).isEqualTo("status_404");
+    }
+
+    @Test
+    void notExecutedOnTakesOnlyStatuses100To599() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> notExecutedOn(RETRY, 600))
+                .hasMessageContaining("notExecutedOn 600 (expected: a status 100..599)");
     }
 
     // unknown
