@@ -214,7 +214,7 @@ class RetryRulesTest {
         RetryDecision d = decide(r, "POST", 1, status(503));
         assertThat(d.isRetry()).isTrue();
         assertThat(d.outcome()).isEqualTo(OutcomeClass.NOT_EXECUTED);
-        assertThat(d.reason()).isEqualTo("status_503");
+        assertThat(d.reason()).isEqualTo("503");
         assertThat(decide(PLAIN, "POST", 1, status(503)).isRetry()).as("without notExecutedOn").isFalse();
     }
 
@@ -260,9 +260,9 @@ class RetryRulesTest {
     @Test
     void aNotExecutedOnStatusThatRetryOnListsIsARetryReasonEvenWhenItWouldBeExecuted() {
         Route r = notExecutedOn(retryOn("404", "503"), 404);
-        assertThat(RetryRules.retryReasons(r.retry(), r.notExecutedOn())).containsExactlyInAnyOrder("status_404", "status_503", "retry_after");
-        assertThat(RetryRules.retryReasons(r.retry())).containsExactlyInAnyOrder("status_503", "retry_after");
-        assertThat(decide(r, "POST", 1, status(404)).reason()).isEqualTo("status_404");
+        assertThat(RetryRules.retryReasons(r.retry(), r.notExecutedOn())).containsExactlyInAnyOrder("404", "503", "retry_after");
+        assertThat(RetryRules.retryReasons(r.retry())).containsExactlyInAnyOrder("503", "retry_after");
+        assertThat(decide(r, "POST", 1, status(404)).reason()).isEqualTo("404");
     }
 
     @Test
