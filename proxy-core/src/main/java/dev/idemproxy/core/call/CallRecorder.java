@@ -4,9 +4,10 @@ import dev.idemproxy.core.LogThrottle;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.DeadLetter;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.DeadLetterStore;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
+import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
@@ -46,15 +47,23 @@ public final class CallRecorder {
     /** Headers the proxy itself set on the forwarded request; the client's request had its own or none. */
     private static final Set<String> REWRITTEN = caseInsensitive("Host", "X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host");
 
-    private final IdempotencyStore store;
+    private final ReceiptStore receipts;
+    private final DeadLetterStore deadLetters;
     private final Set<String> secretHeaders;
     private final Clock clock;
     private final dev.idemproxy.core.metrics.ProxyMetrics metrics;
 
-    /** @param store null: nothing is recorded */
-    public CallRecorder(IdempotencyStore store, List<String> secretHeaders, Clock clock,
+    /**
+     * @param receipts    null: nothing is recorded
+     * @param deadLetters the same backend's dead letters; null exactly when {@code receipts} is
+     */
+    public CallRecorder(ReceiptStore receipts, DeadLetterStore deadLetters, List<String> secretHeaders, Clock clock,
             dev.idemproxy.core.metrics.ProxyMetrics metrics) {
-        this.store = store;
+        if ((receipts == null) != (deadLetters == null)) {
+            throw new IllegalArgumentException("receipts and deadLetters: both or neither (expected: one backend's stores)");
+        }
+        this.receipts = receipts;
+        this.deadLetters = deadLetters;
         this.metrics = metrics;
         refreshDeadLetterCount();
         this.clock = clock;
@@ -66,8 +75,8 @@ public final class CallRecorder {
 
     /** Sets {@code idemproxy_dlq_entries} from the store's own count (entries deleted through the admin API included). */
     public void refreshDeadLetterCount() {
-        if (store != null) {
-            store.deadLetterCount().whenComplete((n, err) -> {
+        if (deadLetters != null) {
+            deadLetters.deadLetterCount().whenComplete((n, err) -> {
                 if (err == null) {
                     metrics.deadLetters(n);
                 }
@@ -81,7 +90,7 @@ public final class CallRecorder {
 
     /** The receipt of a call that has started (PROCESSING), for the claim to write with its record; null without a store. */
     public ReceiptPut startReceipt(ProxyCall call, CallIdentity id, Instant createdAt) {
-        if (store == null) {
+        if (receipts == null) {
             return null;
         }
         return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), PROCESSING, null, 0, 0,
@@ -92,7 +101,7 @@ public final class CallRecorder {
     public void started(ProxyCall call, CallIdentity id, Instant createdAt) {
         ReceiptPut r = startReceipt(call, id, createdAt);
         if (r != null) {
-            write(store.putReceipt(r.receipt(), r.ttl()), id, "receipt");
+            write(receipts.putReceipt(r.receipt(), r.ttl()), id, "receipt");
         }
     }
 
@@ -101,10 +110,10 @@ public final class CallRecorder {
      * the PROCESSING receipt, was released): FAILED, reason {@value #CLIENT_GONE}, no attempts.
      */
     public void abandoned(ProxyCall call, CallIdentity id, Instant createdAt) {
-        if (store != null) {
+        if (receipts != null) {
             Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0, createdAt,
                     clock.instant());
-            write(store.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
+            write(receipts.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
         }
     }
 
@@ -119,7 +128,7 @@ public final class CallRecorder {
      */
     public ReceiptPut settled(ProxyCall call, CallIdentity id, RecordKey recordKey, String owner, Instant createdAt,
             CallSettlement s, boolean writeReceipt) {
-        if (store == null) {
+        if (receipts == null) {
             return null;
         }
         RetryDecision d = s.decision();
@@ -134,13 +143,13 @@ public final class CallRecorder {
                 failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now);
         java.time.Duration ttl = call.route().idempotency().ttl();
         if (writeReceipt) {
-            writeRetrying(() -> store.putReceipt(receipt, ttl), id, "receipt", 1);
+            writeRetrying(() -> receipts.putReceipt(receipt, ttl), id, "receipt", 1);
         }
         if (failed && call.route().deadLetter().enabled()) {
             RecordKey rk = recordKey != null ? recordKey : new RecordKey(call.route().name(), "-", id.key() == null ? "" : id.key());
             DeadLetter entry = new DeadLetter(CallId.next(), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
                     s.attempts(), now, snapshot(call), owner);
-            writeRetrying(() -> store.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", 1);
+            writeRetrying(() -> deadLetters.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", 1);
         }
         return new ReceiptPut(receipt, ttl);
     }

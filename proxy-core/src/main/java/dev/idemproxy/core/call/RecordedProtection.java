@@ -4,10 +4,11 @@ import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyRecord;
-import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.ReceiptPut;
+import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.RecordStore;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +24,9 @@ import org.slf4j.LoggerFactory;
 public final class RecordedProtection implements CallProtection {
     private static final Logger LOG = LoggerFactory.getLogger(RecordedProtection.class);
 
-    private final IdempotencyStore store;
+    private final RecordStore store;
+    /** The receipts of the same backend: a receipt the record's end did not write goes here. */
+    private final ReceiptStore receipts;
     private final RecordKey key;
     /** The claim as this call holds it: every renewal and end names it, and writes it back should the record be gone. */
     private final OwnedClaim claim;
@@ -45,12 +48,13 @@ public final class RecordedProtection implements CallProtection {
      *              {@link CallId#owner}); its {@code createdAt},
      *              when the call started, is also its receipts' {@code createdAt}, the first written with the claim
      */
-    public RecordedProtection(IdempotencyStore store, RecordKey key, OwnedClaim claim, CallIdentity identity,
+    public RecordedProtection(RecordStore store, ReceiptStore receipts, RecordKey key, OwnedClaim claim, CallIdentity identity,
             IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey) {
         this.derivedKey = derivedKey;
         this.claim = claim;
         this.createdAt = claim.createdAt();
         this.store = store;
+        this.receipts = receipts;
         this.key = key;
         this.identity = identity;
         this.policy = policy;
@@ -134,7 +138,7 @@ public final class RecordedProtection implements CallProtection {
 
     /** The receipt on its own: the record is released or not retained, or was no longer ours. */
     private void writeReceipt(ReceiptPut receipt) {
-        CallRecorder.writeRetrying(() -> store.putReceipt(receipt.receipt(), receipt.ttl()), identity, "receipt", 1);
+        CallRecorder.writeRetrying(() -> receipts.putReceipt(receipt.receipt(), receipt.ttl()), identity, "receipt", 1);
     }
 
     /**

@@ -69,7 +69,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof ProxyCall) {
             ProxyCall c = (ProxyCall) msg;
-            if (c.body() != null && c.route().idempotency().protects(c.request().method().name()) && services.store() != null) {
+            if (c.body() != null && c.route().idempotency().protects(c.request().method().name()) && services.records() != null) {
                 gate(c);
                 return;
             }
@@ -127,7 +127,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
      */
     private void claim(Pending p) {
         IdempotencyPolicy policy = p.call.route().idempotency();
-        CompletableFuture<ClaimResult> answer = services.store()
+        CompletableFuture<ClaimResult> answer = services.records()
                 .claim(p.key, p.fingerprint, p.owner, policy.lease(), claimContext(p)).toCompletableFuture();
         if (answer.isDone() && ctx.executor().inEventLoop()) {
             ClaimResult result = null;
@@ -170,7 +170,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             ClaimResult known = p.settled != null ? p.settled : services.waiters().settled(p.key);
             if (known != null) {
                 if (result instanceof ClaimResult.Claimed && !((ClaimResult.Claimed) result).takeover()) {
-                    services.store().release(p.key, p.owner);  // the fresh claim is ours to undo
+                    services.records().release(p.key, p.owner);  // the fresh claim is ours to undo
                 }
                 result = known;
             }
@@ -183,7 +183,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             // Nothing is forwarded for this claim (its client left, or it is answered 503), so a
             // claim the store may have written without answering is undone once the store answers
             // again, instead of holding the key for a lease. Under passthrough the call goes on.
-            services.store().releaseLostClaim(p.key, p.owner, lost);
+            services.records().releaseLostClaim(p.key, p.owner, lost);
         }
         if (pending != p) {
             // A fresh claim whose client left is released; a takeover is not: the earlier owner
@@ -200,7 +200,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         if (result instanceof ClaimResult.Claimed) {
             pending = null;
             OwnedClaim claim = new OwnedClaim(p.owner, p.identity.callId(), p.fingerprint, p.createdAt, retention(p));
-            RecordedProtection protection = new RecordedProtection(services.store(), p.key, claim, p.identity,
+            RecordedProtection protection = new RecordedProtection(services.records(), services.stores().receipts(), p.key, claim, p.identity,
                     p.call.route().idempotency(), ctx.channel().eventLoop(), services.waiters(), p.derivedKey);
             protection.startRenewing();
             ClaimResult.Claimed claimed = (ClaimResult.Claimed) result;
@@ -298,7 +298,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
      */
     private void releaseOrphanedClaim(Pending p) {
         services.recorder().abandoned(p.call, p.identity, p.createdAt);  // the claim wrote it as PROCESSING
-        services.store().release(p.key, p.owner).whenComplete((ok, err) -> {
+        services.records().release(p.key, p.owner).whenComplete((ok, err) -> {
             if (err != null) {
                 LOG.warn("[call={}] could not release the key of a call whose client left before it was claimed: {}",
                         p.identity.callId(), err.toString());

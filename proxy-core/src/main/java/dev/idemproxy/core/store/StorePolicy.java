@@ -4,7 +4,7 @@ import static dev.idemproxy.core.Checks.positive;
 import static dev.idemproxy.core.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -14,7 +14,7 @@ import java.time.Duration;
  *
  * @param memoryMaxEntries the memory store's most records (and receipts, and dead letters)
  * @param memoryMaxBytes   about how much heap the memory store may hold in all (see
- *                         {@link dev.idemproxy.core.store.memory.MemoryIdempotencyStore})
+ *                         {@link dev.idemproxy.core.store.memory.MemoryStore})
  */
 public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, long memoryMaxBytes, RedisPolicy redis,
         OnUnavailable onUnavailable, NearCachePolicy nearCache) {
@@ -181,15 +181,15 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, l
     }
 
     public static final StorePolicy DEFAULT = new StorePolicy(Type.EMBEDDED, Path.of("./idemproxy-data"), 1_000_000,
-            MemoryIdempotencyStore.defaultMaxBytes(), RedisPolicy.DEFAULT, OnUnavailable.REJECT,
+            MemoryStore.defaultMaxBytes(), RedisPolicy.DEFAULT, OnUnavailable.REJECT,
             NearCachePolicy.defaultFor(Type.EMBEDDED));
 
     public StorePolicy {
         requireNonNull(type, "type");
         requireNonNull(embeddedPath, "embeddedPath");
         requireArgument(memoryMaxEntries >= 1, "maxEntries " + memoryMaxEntries + " (expected: >= 1)");
-        requireArgument(memoryMaxBytes >= MemoryIdempotencyStore.MIN_BYTES,
-                "maxBytes " + memoryMaxBytes + " (expected: >= " + MemoryIdempotencyStore.MIN_BYTES + ")");
+        requireArgument(memoryMaxBytes >= MemoryStore.MIN_BYTES,
+                "maxBytes " + memoryMaxBytes + " (expected: >= " + MemoryStore.MIN_BYTES + ")");
         requireNonNull(redis, "redis");
         requireNonNull(onUnavailable, "onUnavailable");
         requireNonNull(nearCache, "nearCache");
@@ -197,7 +197,7 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, l
 
     /** A store without a near-cache, and the memory store's default byte bound. */
     public StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, RedisPolicy redis, OnUnavailable onUnavailable) {
-        this(type, embeddedPath, memoryMaxEntries, MemoryIdempotencyStore.defaultMaxBytes(), redis, onUnavailable,
+        this(type, embeddedPath, memoryMaxEntries, MemoryStore.defaultMaxBytes(), redis, onUnavailable,
                 NearCachePolicy.DISABLED);
     }
 }

@@ -3,43 +3,71 @@ package dev.idemproxy.core.store;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.IoLoops;
-import dev.idemproxy.core.store.embedded.EmbeddedIdempotencyStore;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
-import dev.idemproxy.core.store.redis.RedisIdempotencyStore;
+import dev.idemproxy.core.store.embedded.EmbeddedStore;
+import dev.idemproxy.core.store.memory.MemoryStore;
+import dev.idemproxy.core.store.redis.RedisStore;
 import java.time.Clock;
 import java.time.Duration;
 
-/** Opens the backend a {@link StorePolicy} names. Stateless. */
-public final class Stores {
+/**
+ * One backend's four stores: its idempotency {@link #records()}, {@link #receipts()},
+ * {@link #deadLetters()} and {@link #taskBudgets()}, all over the same connection or file. Each
+ * caller takes only the store it uses. The record store owns the backend: {@link #close()} (and
+ * {@link RecordStore#close()}) releases it for all four, and {@link #isAvailable()} is its
+ * reachability. Decorators wrap a part and make a new holder ({@link #withRecords}). This class is
+ * immutable.
+ */
+public record Stores(RecordStore records, ReceiptStore receipts, DeadLetterStore deadLetters, TaskBudgetStore taskBudgets)
+        implements AutoCloseable {
     /** How long one Redis command may take before the store counts as unavailable. */
     public static final Duration REDIS_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
-    private Stores() {
+    public Stores {
+        requireNonNull(records, "records");
+        requireNonNull(receipts, "receipts");
+        requireNonNull(deadLetters, "deadLetters");
+        requireNonNull(taskBudgets, "taskBudgets");
+    }
+
+    /** The same backend with {@code decorated} (a decorator of {@link #records()}) as its record store. */
+    public Stores withRecords(RecordStore decorated) {
+        return new Stores(decorated, receipts, deadLetters, taskBudgets);
+    }
+
+    /** The backend's last known reachability, for {@code /readyz}; never blocks or does I/O. */
+    public boolean isAvailable() {
+        return records.isAvailable();
+    }
+
+    /** Releases the backend (through the record store and its decorators). */
+    @Override
+    public void close() {
+        records.close();
     }
 
     /**
-     * Opens the store. Blocking (opens files; waits a few seconds at most for Redis): call it at
-     * start-up, not on an event loop. A Redis that cannot be reached yet does not stop the start:
-     * the store connects in the background and is unavailable until then
-     * ({@link RedisIdempotencyStore#start}).
+     * Opens the backend {@code policy} names. Blocking (opens files; waits a few seconds at most for
+     * Redis): call it at start-up, not on an event loop. A Redis that cannot be reached yet does not
+     * stop the start: the stores connect in the background and are unavailable until then
+     * ({@link RedisStore#start}).
      *
      * @param clock the time source of the memory and embedded stores (Redis uses the server's clock)
      * @param loops the proxy's event loops, for a Redis store's connections (closed by the caller
-     *              only after the store); null: threads of their own
+     *              only after the stores); null: threads of their own
      * @throws StoreUnavailableException when the embedded store's directory cannot be opened (in
      *         use by another process, unusable), or Redis refused the credentials, its TLS
      *         certificate did not verify or it speaks another protocol than the URI says
      */
-    public static IdempotencyStore open(StorePolicy policy, Clock clock, IoLoops loops) {
+    public static Stores open(StorePolicy policy, Clock clock, IoLoops loops) {
         requireNonNull(policy, "policy");
         requireNonNull(clock, "clock");
         switch (policy.type()) {
             case MEMORY:
-                return MemoryIdempotencyStore.create(policy.memoryMaxEntries(), policy.memoryMaxBytes(), clock);
+                return MemoryStore.create(policy.memoryMaxEntries(), policy.memoryMaxBytes(), clock);
             case REDIS:
-                return RedisIdempotencyStore.start(policy.redis(), REDIS_COMMAND_TIMEOUT, loops);
+                return RedisStore.start(policy.redis(), REDIS_COMMAND_TIMEOUT, loops);
             default:
-                return EmbeddedIdempotencyStore.open(policy.embeddedPath(), clock);
+                return EmbeddedStore.open(policy.embeddedPath(), clock);
         }
     }
 }

@@ -6,7 +6,11 @@ import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.DeadLetterPage;
 import dev.idemproxy.core.store.IdempotencyRecord;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.DeadLetterStore;
+import dev.idemproxy.core.store.ReceiptStore;
+import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.store.TaskBudgetStore;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
@@ -34,9 +38,9 @@ import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 
 /**
- * A Redis store that connects in the background ({@link RedisIdempotencyStore#start}): attempts
+ * A Redis store that connects in the background ({@link RedisStore#start}): attempts
  * run one after another on a thread of their own (a connect blocks, and never on an event loop),
- * paced by {@link ConnectAttempts}; the first that succeeds yields the {@link RedisIdempotencyStore}
+ * paced by {@link ConnectAttempts}; the first that succeeds yields the {@link RedisStore}
  * every operation then goes to (one volatile read each), and the thread ends. Until then every
  * operation fails at once with {@link StoreUnavailableException}, so the proxy answers as for a
  * Redis outage ({@code onUnavailable}, 503 on the admin's receipts and DLQ), and
@@ -45,7 +49,7 @@ import reactor.core.Disposable;
  * {@link #FIRST_ATTEMPT_WAIT}), but not while it has made no TCP connection after
  * {@link #CONNECT_GRACE}. Thread-safe.
  */
-final class ConnectingRedisStore implements IdempotencyStore {
+final class ConnectingRedisStore implements RecordStore, ReceiptStore, DeadLetterStore, TaskBudgetStore {
     /** How long {@link #start} waits for the first attempt, so that a Redis that is up is connected when it returns. */
     static final Duration FIRST_ATTEMPT_WAIT = Duration.ofSeconds(5);
     /**
@@ -56,7 +60,7 @@ final class ConnectingRedisStore implements IdempotencyStore {
      * the proxy would not listen meanwhile.
      */
     static final Duration CONNECT_GRACE = Duration.ofMillis(500);
-    private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
 
     private final RedisPolicy policy;
     private final Duration commandTimeout;
@@ -70,7 +74,7 @@ final class ConnectingRedisStore implements IdempotencyStore {
      * Completed by {@link #start} itself (with null) when it stops waiting first.
      */
     private final CompletableFuture<StoreUnavailableException> first = new CompletableFuture<>();
-    private volatile RedisIdempotencyStore store;
+    private volatile RedisStore store;
     private volatile boolean closed;
     /** {@link ConnectAttempts#failures()}, readable from any thread: for tests. */
     private volatile int failedAttempts;
@@ -86,7 +90,7 @@ final class ConnectingRedisStore implements IdempotencyStore {
         });
     }
 
-    /** Starts connecting on {@code lettuce} (which it then owns); see {@link RedisIdempotencyStore#start}. */
+    /** Starts connecting on {@code lettuce} (which it then owns); see {@link RedisStore#start}. */
     static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce) {
         return start(policy, commandTimeout, lettuce, CONNECT_GRACE, FIRST_ATTEMPT_WAIT);
     }
@@ -164,9 +168,9 @@ final class ConnectingRedisStore implements IdempotencyStore {
         if (closed) {
             return;
         }
-        RedisIdempotencyStore connected;
+        RedisStore connected;
         try {
-            connected = RedisIdempotencyStore.connectOnce(policy, commandTimeout, lettuce);
+            connected = RedisStore.connectOnce(policy, commandTimeout, lettuce);
         } catch (StoreUnavailableException e) {
             failed(e);
             return;
@@ -254,39 +258,39 @@ final class ConnectingRedisStore implements IdempotencyStore {
 
     @Override
     public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.claim(key, fingerprint, owner, lease, ctx) : notConnected();
     }
 
     @Override
     public CompletionStage<Boolean> renew(RecordKey key, OwnedClaim claim, Duration lease) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.renew(key, claim, lease) : notConnected();
     }
 
     @Override
     public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.complete(key, claim, response, attempts, ttl, receipt) : notConnected();
     }
 
     @Override
     public CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.markNotRetained(key, claim, status, attempts, ttl) : notConnected();
     }
 
     @Override
     public CompletionStage<Boolean> release(RecordKey key, String owner) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.release(key, owner) : notConnected();
     }
 
     /** Before the first connection no claim was made, so there is none to undo. */
     @Override
     public void releaseLostClaim(RecordKey key, String owner, ClaimAnswerLostException lost) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         if (s != null) {
             s.releaseLostClaim(key, owner, lost);
         }
@@ -294,85 +298,95 @@ final class ConnectingRedisStore implements IdempotencyStore {
 
     @Override
     public CompletionStage<Boolean> evict(RecordKey key) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.evict(key) : notConnected();
     }
 
     @Override
     public CompletionStage<Boolean> evict(RecordKey key, String settledOwner) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.evict(key, settledOwner) : notConnected();
     }
 
     @Override
     public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.get(key) : notConnected();
     }
 
     @Override
     public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.putReceipt(receipt, ttl) : notConnected();
     }
 
     @Override
     public CompletionStage<Optional<Receipt>> receipt(String callId) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.receipt(callId) : notConnected();
     }
 
     @Override
     public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.receiptsByBizId(bizId, limit) : notConnected();
     }
 
     @Override
     public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.addDeadLetter(entry) : notConnected();
     }
 
     @Override
     public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.deadLetters(cursor, limit) : notConnected();
     }
 
     @Override
     public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.deadLetter(id) : notConnected();
     }
 
     @Override
     public CompletionStage<Boolean> deleteDeadLetter(String id) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.deleteDeadLetter(id) : notConnected();
     }
 
     @Override
     public CompletionStage<Long> deadLetterCount() {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.deadLetterCount() : notConnected();
     }
 
     @Override
     public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.chargeTaskRetry(windowKey, maxRetries, ttl) : notConnected();
     }
 
     @Override
     public CompletionStage<Long> taskRetriesUsed(String windowKey) {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null ? s.taskRetriesUsed(windowKey) : notConnected();
+    }
+
+    /** The connector behind {@code stores}, which {@link RedisStore#start} made; for tests. */
+    static ConnectingRedisStore of(Stores stores) {
+        return (ConnectingRedisStore) stores.records();
+    }
+
+    /** This backend as its four stores. */
+    Stores stores() {
+        return new Stores(this, this, this, this);
     }
 
     @Override
     public boolean isAvailable() {
-        RedisIdempotencyStore s = store;
+        RedisStore s = store;
         return s != null && s.isAvailable();
     }
 
@@ -394,7 +408,7 @@ final class ConnectingRedisStore implements IdempotencyStore {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        RedisIdempotencyStore s = store;  // published before the connector ended
+        RedisStore s = store;  // published before the connector ended
         if (s != null) {
             s.close();
         } else {

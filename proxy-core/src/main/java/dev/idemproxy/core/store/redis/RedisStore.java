@@ -12,7 +12,11 @@ import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.DeadLetterPage;
 import dev.idemproxy.core.store.IdempotencyRecord;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.DeadLetterStore;
+import dev.idemproxy.core.store.ReceiptStore;
+import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.store.TaskBudgetStore;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
@@ -107,8 +111,8 @@ import org.slf4j.LoggerFactory;
  * cluster, the seed connection's, not every node's; for sentinel, the last once-a-second
  * {@code PING} to the master's). Stages complete on Lettuce's I/O threads. Thread-safe.
  */
-public final class RedisIdempotencyStore implements IdempotencyStore {
-    private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+public final class RedisStore implements RecordStore, ReceiptStore, DeadLetterStore, TaskBudgetStore {
+    private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
     private static final Duration HEARTBEAT = Duration.ofSeconds(1);
     /** How long a cluster's node connections may take when it connects: at most Lettuce's connect timeout (10 s), and a little. */
     private static final Duration NODE_CONNECT_WAIT = Duration.ofSeconds(11);
@@ -148,7 +152,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final AtomicInteger lostClaims = new AtomicInteger();
     private final AtomicBoolean lostClaimsOverflowLogged = new AtomicBoolean();
 
-    private RedisIdempotencyStore(LettuceResources lettuce, AutoCloseable client,
+    private RedisStore(LettuceResources lettuce, AutoCloseable client,
             StatefulConnection<String, byte[]> connection, RedisClusterAsyncCommands<String, byte[]> redis, String prefix) {
         this.cluster = connection instanceof StatefulRedisClusterConnection;
         this.lettuce = lettuce;
@@ -169,7 +173,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * @param commandTimeout how long one command may take before it fails as unavailable
      * @throws StoreUnavailableException when Redis cannot be reached
      */
-    public static RedisIdempotencyStore connect(RedisPolicy policy, Duration commandTimeout) {
+    public static Stores connect(RedisPolicy policy, Duration commandTimeout) {
         return connect(policy, commandTimeout, null);
     }
 
@@ -178,12 +182,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * (when its transport is the one Lettuce uses; otherwise, and when null, on Lettuce's own
      * threads). The caller closes {@code loops}, and only after this store.
      */
-    public static RedisIdempotencyStore connect(RedisPolicy policy, Duration commandTimeout, IoLoops loops) {
+    public static Stores connect(RedisPolicy policy, Duration commandTimeout, IoLoops loops) {
         requireNonNull(policy, "policy");
         Checks.positive(commandTimeout, "commandTimeout");
         LettuceResources lettuce = LettuceResources.create(loops);
         try {
-            return connectOnce(policy, commandTimeout, lettuce);
+            return connectOnce(policy, commandTimeout, lettuce).stores();
         } catch (RuntimeException e) {
             lettuce.close();
             throw e;
@@ -193,7 +197,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /**
      * A store that connects in the background, so that the proxy can start while Redis is away:
      * until it has connected, every operation fails at once with {@link StoreUnavailableException}
-     * and {@link IdempotencyStore#isAvailable()} is false; it tries again with growing pauses
+     * and {@link RecordStore#isAvailable()} is false; it tries again with growing pauses
      * (100 ms doubling to 5 s, jittered) and, once connected, is the store {@link #connect} would
      * have returned ({@code maxmemory-policy} checked, Sentinel heartbeat, cluster nodes). This
      * call waits up to 5 s for the first attempt, so a Redis that is up is connected when it
@@ -204,10 +208,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      *         will not mend: Redis refused the credentials, its TLS certificate did not verify, or
      *         the server speaks another protocol than the URI says
      */
-    public static IdempotencyStore start(RedisPolicy policy, Duration commandTimeout, IoLoops loops) {
+    public static Stores start(RedisPolicy policy, Duration commandTimeout, IoLoops loops) {
         requireNonNull(policy, "policy");
         Checks.positive(commandTimeout, "commandTimeout");
-        return ConnectingRedisStore.start(policy, commandTimeout, LettuceResources.create(loops));
+        return ConnectingRedisStore.start(policy, commandTimeout, LettuceResources.create(loops)).stores();
     }
 
     /**
@@ -215,12 +219,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * {@link #close()} shuts them down); on failure they are left as they were, for another
      * attempt or for the caller to close. Blocking.
      */
-    static RedisIdempotencyStore connectOnce(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce) {
+    static RedisStore connectOnce(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce) {
         ClientResources resources = lettuce.resources();
         TimeoutOptions timeouts = TimeoutOptions.enabled(commandTimeout);
         AutoCloseable made = null;
         try {
-            RedisIdempotencyStore store;
+            RedisStore store;
             if (policy.mode().equals("cluster")) {
                 RedisClusterClient client = RedisClusterClient.create(resources, clusterUris(policy.uri(), commandTimeout));
                 made = client::shutdown;
@@ -234,7 +238,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 // node connections open lazily, and a connecting one would reject commands: open them all now;
                 // a node that does not connect fails the attempt only when some slot has no other master
                 ClusterCoverage.connectNodes(c, policy.redactedUri(), NODE_CONNECT_WAIT);
-                store = new RedisIdempotencyStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
+                store = new RedisStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
             } else if (policy.mode().equals("sentinel")) {
                 // Master/replica over Sentinel, not a plain connection to the master Sentinel named at
                 // connect time: that one moves only when the old master drops it, which Sentinel does
@@ -248,7 +252,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 StatefulRedisMasterReplicaConnection<String, byte[]> c = MasterReplica.connect(client, CODEC,
                         redisUri(policy.uri(), commandTimeout));
                 c.setReadFrom(ReadFrom.UPSTREAM);  // reads too: a replica may lag behind a claim just made
-                store = new RedisIdempotencyStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
+                store = new RedisStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
                 store.startHeartbeat();
             } else {
                 RedisClient client = RedisClient.create(resources, redisUri(policy.uri(), commandTimeout));
@@ -256,7 +260,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 client.setOptions(ClientOptions.builder().timeoutOptions(timeouts).sslOptions(sslOptions(policy, commandTimeout))
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
                 StatefulRedisConnection<String, byte[]> c = client.connect(CODEC);
-                store = new RedisIdempotencyStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
+                store = new RedisStore(lettuce, client::shutdown, c, c.async(), policy.keyPrefix());
             }
             store.checkEvictionPolicy(policy, commandTimeout);
             return store;
@@ -693,6 +697,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public CompletionStage<Long> taskRetriesUsed(String windowKey) {
         return call(() -> taskCounters.used(windowKey));
+    }
+
+    /** This backend as its four stores. */
+    Stores stores() {
+        return new Stores(this, this, this, this);
     }
 
     @Override

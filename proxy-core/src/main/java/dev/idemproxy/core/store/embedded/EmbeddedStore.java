@@ -9,7 +9,11 @@ import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.DeadLetterPage;
 import dev.idemproxy.core.store.IdempotencyRecord;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.DeadLetterStore;
+import dev.idemproxy.core.store.ReceiptStore;
+import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.store.TaskBudgetStore;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
@@ -100,9 +104,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Exclusivity.</b> MVStore locks the file: a second process (or a second open in this one)
  * fails with "data directory X is in use by another process".
  */
-public final class EmbeddedIdempotencyStore implements IdempotencyStore {
+public final class EmbeddedStore implements RecordStore, ReceiptStore, DeadLetterStore, TaskBudgetStore {
     static final String FILE_NAME = "idemproxy.mv.db";
-    private static final Logger log = LoggerFactory.getLogger(EmbeddedIdempotencyStore.class);
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedStore.class);
     /** Entries the purge's sweep looks at in one turn of the store thread, at most. */
     private static final int SWEEP_SLICE = 4096;
     /**
@@ -171,7 +175,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     /** Forces the file to disk every {@link #SYNC_MILLIS}; its own thread, so an fsync never holds up the store thread. */
     private final ScheduledExecutorService syncThread;
 
-    private EmbeddedIdempotencyStore(Clock clock, MVStore mv, Duration purgeInterval, int syncMillis) {
+    private EmbeddedStore(Clock clock, MVStore mv, Duration purgeInterval, int syncMillis) {
         this.clock = clock;
         this.mv = mv;
         this.records = mv.openMap(RECORDS, bytesBy());
@@ -209,12 +213,15 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
      * @param purgeInterval how often expired entries are deleted from the file
      * @throws StoreUnavailableException when the directory is in use by another process or unusable
      */
-    public static EmbeddedIdempotencyStore open(Path directory, Clock clock, Duration purgeInterval) {
-        return open(directory, clock, purgeInterval, RETENTION_MILLIS);
+    public static Stores open(Path directory, Clock clock, Duration purgeInterval) {
+        return backend(directory, clock, purgeInterval, RETENTION_MILLIS).stores();
     }
 
-    /** As {@link #open(Path, Clock, Duration)} with another retention (and sync every tenth of it); for tests. */
-    static EmbeddedIdempotencyStore open(Path directory, Clock clock, Duration purgeInterval, int retentionMillis) {
+    /**
+     * As {@link #open(Path, Clock, Duration)}, the backend itself, with another retention (and sync
+     * every tenth of it); for tests and benchmarks that look inside it.
+     */
+    static EmbeddedStore backend(Path directory, Clock clock, Duration purgeInterval, int retentionMillis) {
         requireNonNull(directory, "directory");
         requireNonNull(clock, "clock");
         positive(purgeInterval, "purgeInterval");
@@ -224,7 +231,7 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             throw new StoreUnavailableException("cannot create data directory " + directory + ": " + e, e);
         }
         Path file = directory.resolve(FILE_NAME);
-        EmbeddedIdempotencyStore[] self = {null};
+        EmbeddedStore[] self = {null};
         MVStore mv;
         try {
             KeptLengthFileStore fileStore = new KeptLengthFileStore();
@@ -250,12 +257,12 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
             throw new StoreUnavailableException("cannot open embedded store " + file + ": " + e.getMessage(), e);
         }
         mv.setRetentionTime(retentionMillis);
-        self[0] = new EmbeddedIdempotencyStore(clock, mv, purgeInterval, Math.max(1, retentionMillis / 10));
+        self[0] = new EmbeddedStore(clock, mv, purgeInterval, Math.max(1, retentionMillis / 10));
         return self[0];
     }
 
     /** Opens the store with a one-minute purge interval. */
-    public static EmbeddedIdempotencyStore open(Path directory, Clock clock) {
+    public static Stores open(Path directory, Clock clock) {
         return open(directory, clock, Duration.ofMinutes(1));
     }
 
@@ -394,6 +401,16 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
     @Override
     public CompletionStage<Long> taskRetriesUsed(String windowKey) {
         return submit(() -> taskCounters.used(windowKey, now()));
+    }
+
+    /** The backend of {@code stores}, which {@link #open} made; for tests and benchmarks that look inside it. */
+    static EmbeddedStore of(Stores stores) {
+        return (EmbeddedStore) stores.records();
+    }
+
+    /** This backend as its four stores. */
+    Stores stores() {
+        return new Stores(this, this, this, this);
     }
 
     @Override

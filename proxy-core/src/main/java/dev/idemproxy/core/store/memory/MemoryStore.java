@@ -12,7 +12,11 @@ import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.DeadLetterPage;
 import dev.idemproxy.core.store.IdempotencyRecord;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.DeadLetterStore;
+import dev.idemproxy.core.store.ReceiptStore;
+import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.store.TaskBudgetStore;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
@@ -55,7 +59,7 @@ import java.util.function.Supplier;
  * <p>Thread-safe. Operations run on the caller's thread and return completed stages: they only
  * touch memory and never block on I/O.
  */
-public final class MemoryIdempotencyStore implements IdempotencyStore {
+public final class MemoryStore implements RecordStore, ReceiptStore, DeadLetterStore, TaskBudgetStore {
     /** The smallest byte bound: a few hundred small records. */
     public static final long MIN_BYTES = 1024 * 1024;
     private final Clock clock;
@@ -72,7 +76,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     private record TimedCount(long used, Instant expiresAt) {
     }
 
-    private MemoryIdempotencyStore(long maxEntries, long maxBytes, Clock clock) {
+    private MemoryStore(long maxEntries, long maxBytes, Clock clock) {
         this.clock = clock;
         Ticker ticker = () -> Math.multiplyExact(clock.millis(), 1_000_000L);
         WeightBudget recordShare = new WeightBudget(maxBytes / 2, maxEntries);
@@ -108,21 +112,26 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * A memory store holding at most {@code maxEntries} ended records (and as many receipts and
-     * dead letters), and about {@code maxBytes} of heap in all (see the class comment).
+     * The stores of a memory backend holding at most {@code maxEntries} ended records (and as many
+     * receipts and dead letters), and about {@code maxBytes} of heap in all (see the class comment).
      *
      * @param maxBytes at least {@link #MIN_BYTES}
      * @param clock    the time source for leases and expiry; tests pass a clock they advance by hand
      */
-    public static MemoryIdempotencyStore create(long maxEntries, long maxBytes, Clock clock) {
-        requireArgument(maxEntries >= 1, "maxEntries " + maxEntries + " (expected: >= 1)");
-        requireArgument(maxBytes >= MIN_BYTES, "maxBytes " + maxBytes + " (expected: >= " + MIN_BYTES + ")");
-        return new MemoryIdempotencyStore(maxEntries, maxBytes, requireNonNull(clock, "clock"));
+    public static Stores create(long maxEntries, long maxBytes, Clock clock) {
+        return backend(maxEntries, maxBytes, clock).stores();
     }
 
     /** As {@link #create(long, long, Clock)} with the default byte bound, a quarter of the heap. */
-    public static MemoryIdempotencyStore create(long maxEntries, Clock clock) {
+    public static Stores create(long maxEntries, Clock clock) {
         return create(maxEntries, defaultMaxBytes(), clock);
+    }
+
+    /** The backend itself, for tests that look inside it. */
+    static MemoryStore backend(long maxEntries, long maxBytes, Clock clock) {
+        requireArgument(maxEntries >= 1, "maxEntries " + maxEntries + " (expected: >= 1)");
+        requireArgument(maxBytes >= MIN_BYTES, "maxBytes " + maxBytes + " (expected: >= " + MIN_BYTES + ")");
+        return new MemoryStore(maxEntries, maxBytes, requireNonNull(clock, "clock"));
     }
 
     /** A quarter of the JVM's maximum heap ({@code -Xmx}) in whole MiB, and at least {@link #MIN_BYTES}. */
@@ -330,6 +339,11 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
             TimedCount c = taskCounters.getIfPresent(windowKey);
             return c == null || !c.expiresAt().isAfter(now()) ? 0L : c.used();
         });
+    }
+
+    /** This backend as its four stores. */
+    Stores stores() {
+        return new Stores(this, this, this, this);
     }
 
     @Override
