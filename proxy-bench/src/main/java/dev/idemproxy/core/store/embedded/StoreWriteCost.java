@@ -150,7 +150,7 @@ public final class StoreWriteCost {
                 long t0 = System.nanoTime();
                 d.run(prefill, callers);
                 System.out.printf("# prefill: %d calls in %.1f s; file %d MB%n", prefill, (System.nanoTime() - t0) / 1e9,
-                        Files.size(dir.resolve(EmbeddedStore.FILE_NAME)) >> 20);
+                        Files.size(dir.resolve(EmbeddedFile.FILE_NAME)) >> 20);
                 for (int r = 1; r <= rounds; r++) {
                     d.round(r, calls, callers);
                 }

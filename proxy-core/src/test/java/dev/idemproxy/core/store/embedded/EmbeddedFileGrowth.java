@@ -40,7 +40,7 @@ public final class EmbeddedFileGrowth {
         int rate = args.length > 2 ? Integer.parseInt(args[2]) : 90;
         Duration ttl = args.length > 3 ? Duration.parse(args[3]) : Duration.ofHours(24);
         Files.createDirectories(dir);
-        Files.deleteIfExists(dir.resolve(EmbeddedStore.FILE_NAME));
+        Files.deleteIfExists(dir.resolve(EmbeddedFile.FILE_NAME));
         Stores stores = EmbeddedStore.open(dir, Clock.systemUTC(), Duration.ofSeconds(60));
         EmbeddedStore store = EmbeddedStore.of(stores);
         AtomicLong calls = new AtomicLong();
@@ -83,7 +83,7 @@ public final class EmbeddedFileGrowth {
             Map<String, String> info = info(store);
             Runtime rt = Runtime.getRuntime();
             System.out.printf("%d %d %d %.1f %s %s %s %s/%s %d%n", t, calls.get(), errors.get(),
-                    Files.size(dir.resolve(EmbeddedStore.FILE_NAME)) / 1e6,
+                    Files.size(dir.resolve(EmbeddedFile.FILE_NAME)) / 1e6,
                     info.get("info.CHUNK_COUNT"), info.get("info.FILL_RATE"), info.get("info.CHUNKS_FILL_RATE"),
                     info.get("info.PAGE_COUNT_LIVE"), info.get("info.PAGE_COUNT"),
                     (rt.totalMemory() - rt.freeMemory()) >> 20);
@@ -92,7 +92,7 @@ public final class EmbeddedFileGrowth {
         driver.shutdown();
         driver.awaitTermination(10, TimeUnit.SECONDS);
         store.close();
-        System.out.printf("closed: file_MB=%.1f%n", Files.size(dir.resolve(EmbeddedStore.FILE_NAME)) / 1e6);
+        System.out.printf("closed: file_MB=%.1f%n", Files.size(dir.resolve(EmbeddedFile.FILE_NAME)) / 1e6);
     }
 
     private static Map<String, String> info(EmbeddedStore store) throws Exception {

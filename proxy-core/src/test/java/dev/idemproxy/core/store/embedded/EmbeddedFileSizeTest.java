@@ -2,6 +2,7 @@ package dev.idemproxy.core.store.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.core.Ticker;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
@@ -45,7 +46,7 @@ class EmbeddedFileSizeTest {
      */
     @Test
     void theFileReusesTheSpaceOfCommitsOlderThanTheRetention() throws Exception {
-        EmbeddedStore store = EmbeddedStore.backend(dir, Clock.systemUTC(), Duration.ofMinutes(1), 500);
+        EmbeddedStore store = EmbeddedStore.backend(dir, Clock.systemUTC(), Ticker.system(), Duration.ofMinutes(1), 500);
         Stores stores = store.stores();
         try {
             StoredResponse response = new StoredResponse(200, List.of(new StoredHeader("Content-Type", "application/json")),
@@ -63,7 +64,7 @@ class EmbeddedFileSizeTest {
             Map<String, String> info = new HashMap<>();
             store.mvStore().populateInfo(info::put);
             long written = Long.parseLong(info.get("info.FILE_WRITE_BYTES"));
-            long size = Files.size(dir.resolve(EmbeddedStore.FILE_NAME));
+            long size = Files.size(dir.resolve(EmbeddedFile.FILE_NAME));
             assertThat(size).as("file size after writing %d bytes", written).isLessThan(written / 2);
         } finally {
             stores.close();
@@ -78,7 +79,7 @@ class EmbeddedFileSizeTest {
     @Test
     void theFileKeepsItsLengthWhenItsTailIsFreed() throws Exception {
         ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
-        EmbeddedStore store = EmbeddedStore.backend(dir, clock, Duration.ofHours(1), 1);
+        EmbeddedStore store = EmbeddedStore.backend(dir, clock, Ticker.system(), Duration.ofHours(1), 1);
         Stores stores = store.stores();
         try {
             StoredResponse response = new StoredResponse(200, List.of(), new byte[4096]);
@@ -87,7 +88,7 @@ class EmbeddedFileSizeTest {
                 done(stores.records().claim(key, "fp", "o" + n, Duration.ofSeconds(30), new ClaimContext("c" + n)));
                 done(stores.records().complete(key, Claims.owned("o" + n), response, 1, Duration.ofMinutes(1)));
             }
-            Path file = dir.resolve(EmbeddedStore.FILE_NAME);
+            Path file = dir.resolve(EmbeddedFile.FILE_NAME);
             long peak = Files.size(file);
             clock.advance(Duration.ofMinutes(2));
             assertThat(done(store.purgeExpired())).isEqualTo(2000);

@@ -123,13 +123,13 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
      */
     @Test
     void theSweepPausesLessTheMoreOfASliceHadExpired() {
-        long full = EmbeddedStore.SWEEP_PAUSE_MILLIS;
-        assertThat(EmbeddedStore.pauseAfter(full, 4096, 0)).isEqualTo(full);
-        assertThat(EmbeddedStore.pauseAfter(full, 4096, 4096)).isZero();
-        assertThat(EmbeddedStore.pauseAfter(full, 4096, 1024)).isEqualTo(full * 3 / 4);
-        assertThat(EmbeddedStore.pauseAfter(full, 4096, 3072)).isEqualTo(full / 4);
-        assertThat(EmbeddedStore.pauseAfter(full, 0, 0)).isEqualTo(full);  // an empty slice: the map ended
-        assertThat(EmbeddedStore.pauseAfter(0, 4096, 0)).isZero();       // an unpaced sweep stays unpaced
+        long full = EmbeddedPurge.SWEEP_PAUSE_MILLIS;
+        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 0)).isEqualTo(full);
+        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 4096)).isZero();
+        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 1024)).isEqualTo(full * 3 / 4);
+        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 3072)).isEqualTo(full / 4);
+        assertThat(EmbeddedPurge.pauseAfter(full, 0, 0)).isEqualTo(full);  // an empty slice: the map ended
+        assertThat(EmbeddedPurge.pauseAfter(0, 4096, 0)).isZero();       // an unpaced sweep stays unpaced
     }
 
     /**
@@ -165,35 +165,35 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         assertThat(await(receipts.receiptsByBizId("biz1", 1000))).extracting(Receipt::callId)
                 .allSatisfy(id -> assertThat(Integer.parseInt(id.substring(1)) % 6).isEqualTo(1)).hasSize(34);
         assertThat(await(embedded.purgeExpired())).isZero();
-        assertThat(embedded.mvStore().openMap(EmbeddedStore.RECEIPTS_BY_BIZ).size()).isEqualTo(100);
+        assertThat(embedded.mvStore().openMap(EmbeddedFile.RECEIPTS_BY_BIZ).size()).isEqualTo(100);
     }
 
     /**
-     * A sweep whose slices get no time at all still gets on, {@value EmbeddedStore#SWEEP_CLOCK_EVERY}
+     * A sweep whose slices get no time at all still gets on, {@value EmbeddedPurge#SWEEP_CLOCK_EVERY}
      * entries a turn, and deletes exactly what expired: a slice cut short by its time resumes at
      * the next key, in the middle of a map or at the start of the next one.
      */
     @Test
     void aSweepCutShortByItsTimeResumesWhereItStopped() throws Exception {
         StoredResponse response = new StoredResponse(200, List.of(), "ok".getBytes(StandardCharsets.UTF_8));
-        int n = 3 * EmbeddedStore.SWEEP_CLOCK_EVERY + 5;  // a map ends mid-slice and exactly on one
+        int n = 3 * EmbeddedPurge.SWEEP_CLOCK_EVERY + 5;  // a map ends mid-slice and exactly on one
         for (int i = 0; i < n; i++) {
             Duration ttl = i % 3 == 0 ? Duration.ofHours(1) : Duration.ofMinutes(1);
             RecordKey key = new RecordKey("r", "s", "k" + i);
             await(store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i)));
             await(store.complete(key, Claims.owned("o" + i), response, 1, ttl));
         }
-        for (int i = 0; i < 2 * EmbeddedStore.SWEEP_CLOCK_EVERY; i++) {
+        for (int i = 0; i < 2 * EmbeddedPurge.SWEEP_CLOCK_EVERY; i++) {
             await(taskBudgets.chargeTaskRetry("t" + i + "@1", 5, i % 2 == 0 ? Duration.ofMinutes(1) : Duration.ofHours(1)));
         }
         clock.advance(Duration.ofMinutes(2));
 
-        int expired = n - (n + 2) / 3 + EmbeddedStore.SWEEP_CLOCK_EVERY;
+        int expired = n - (n + 2) / 3 + EmbeddedPurge.SWEEP_CLOCK_EVERY;
         assertThat(await(embedded.sweep(4096, 0))).isEqualTo(expired);
         for (int i = 0; i < n; i++) {
             assertThat(await(store.get(new RecordKey("r", "s", "k" + i))).isPresent()).as("record %d", i).isEqualTo(i % 3 == 0);
         }
-        for (int i = 0; i < 2 * EmbeddedStore.SWEEP_CLOCK_EVERY; i++) {
+        for (int i = 0; i < 2 * EmbeddedPurge.SWEEP_CLOCK_EVERY; i++) {
             assertThat(await(taskBudgets.taskRetriesUsed("t" + i + "@1"))).as("counter %d", i).isEqualTo(i % 2 == 0 ? 0L : 1L);
         }
         assertThat(await(embedded.purgeExpired())).isZero();
@@ -217,7 +217,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         RecordKey running = new RecordKey("r", "s", "running");
         Receipt receipt = new Receipt("c1", "order-7", "done", "r", "SUCCESS", null, 201, 1, now, now);
         org.h2.mvstore.MVStore mv = new org.h2.mvstore.MVStore.Builder()
-                .fileName(old.resolve(EmbeddedStore.FILE_NAME).toString()).open();
+                .fileName(old.resolve(EmbeddedFile.FILE_NAME).toString()).open();
         org.h2.mvstore.MVMap<String, byte[]> records = mv.openMap("records");
         records.put(done.id(), dev.idemproxy.core.store.StoreCodec.encodeRecord(new dev.idemproxy.core.store.IdempotencyRecord(
                 dev.idemproxy.core.store.IdempotencyRecord.State.COMPLETED, "o1", "c1", "fp", now.plusSeconds(30), now, now,
@@ -245,7 +245,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         assertThat(await(taskBudgets.taskRetriesUsed("t@1"))).isEqualTo(3L);
         org.h2.mvstore.MVStore reopened = embedded.mvStore();
         assertThat(reopened.getMapNames()).doesNotContain("records", "receipts", "receiptsByBiz", "tasks", "expiry")
-                .contains(EmbeddedStore.RECORDS, EmbeddedStore.RECEIPTS);
+                .contains(EmbeddedFile.RECORDS, EmbeddedFile.RECEIPTS);
         store.close();
         use(open(old));
         assertThat(await(store.claim(done, "fp", "o4", Duration.ofSeconds(30), new ClaimContext("c4"))))
@@ -266,7 +266,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
             store.complete(key, Claims.owned("o" + i), response, 1, Duration.ofMinutes(1));
         }
         await(store.get(new RecordKey("r", "s", "k" + (n - 1))));
-        org.h2.mvstore.MVMap<String, byte[]> records = often.mvStore().openMap(EmbeddedStore.RECORDS);
+        org.h2.mvstore.MVMap<String, byte[]> records = often.mvStore().openMap(EmbeddedFile.RECORDS);
         assertThat(records.size()).isEqualTo(n);
         clock.advance(Duration.ofMinutes(2));
         long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
