@@ -12,6 +12,8 @@ import dev.idemproxy.app.config.YamlConfigLoader;
 import dev.idemproxy.core.IoLoops;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ProxyServer;
+import dev.idemproxy.core.Ticker;
+import dev.idemproxy.core.retry.Backoff;
 import dev.idemproxy.core.store.Stores;
 import java.time.Clock;
 import java.net.BindException;
@@ -96,7 +98,7 @@ public final class Assembly implements AutoCloseable {
         }
         Stores stores;
         try {
-            stores = StoreFactory.open(config.store(), Clock.systemUTC(), loops);
+            stores = StoreFactory.open(config.store(), Clock.systemUTC(), Ticker.system(), Backoff.threadLocalRandom(), loops);
         } catch (StartupException | RuntimeException e) {
             loops.close();
             throw e;

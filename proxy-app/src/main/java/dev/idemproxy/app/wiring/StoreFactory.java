@@ -1,12 +1,14 @@
 package dev.idemproxy.app.wiring;
 
 import dev.idemproxy.core.IoLoops;
+import dev.idemproxy.core.Ticker;
 import dev.idemproxy.core.store.NearCachedStore;
 import dev.idemproxy.core.store.StorePolicy;
 import dev.idemproxy.core.store.Stores;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Clock;
+import java.util.random.RandomGenerator;
 
 /** Opens the stores that {@code store.type} names, with a one-line reason when it cannot. Stateless. */
 final class StoreFactory {
@@ -16,12 +18,14 @@ final class StoreFactory {
      * Opens the backend and, when {@code store.nearCache.enabled}, puts the near-cache of ended
      * records in front of its record store, so that every user of the stores (the proxy and the
      * admin API's evictions alike) goes through the same near-cache. A Redis store's connections
-     * run on {@code loops}, which the caller closes only after the stores.
+     * run on {@code loops}, which the caller closes only after the stores. The stores' time sources
+     * and randomness are given ({@code clock}, {@code ticker}, {@code random}).
      */
-    static Stores open(StorePolicy policy, Clock clock, IoLoops loops) throws StartupException {
+    static Stores open(StorePolicy policy, Clock clock, Ticker ticker, RandomGenerator random, IoLoops loops)
+            throws StartupException {
         Stores backend;
         try {
-            backend = Stores.open(policy, clock, loops);
+            backend = Stores.open(policy, clock, ticker, random, loops);
         } catch (RuntimeException e) {
             String where = policy.type() == StorePolicy.Type.REDIS ? " at " + policy.redis().redactedUri()
                     : policy.type() == StorePolicy.Type.EMBEDDED ? " at " + policy.embeddedPath() : "";

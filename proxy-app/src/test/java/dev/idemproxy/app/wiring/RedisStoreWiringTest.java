@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idemproxy.app.config.YamlConfigLoader;
 import dev.idemproxy.core.IoLoops;
+import dev.idemproxy.core.Ticker;
+import dev.idemproxy.core.retry.Backoff;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.RecordKey;
@@ -34,7 +36,7 @@ class RedisStoreWiringTest {
             StorePolicy policy = load(dir, Map.of("REDIS_PASSWORD", "env-secret"),
                     "  redis: { uri: \"redis://:${REDIS_PASSWORD}@127.0.0.1:" + redis.port() + "\" }\n");
 
-            try (IoLoops loops = IoLoops.start(1); Stores store = StoreFactory.open(policy, Clock.systemUTC(), loops)) {
+            try (IoLoops loops = IoLoops.start(1); Stores store = StoreFactory.open(policy, Clock.systemUTC(), Ticker.system(), Backoff.threadLocalRandom(), loops)) {
                 assertClaims(store);
             }
         }
@@ -49,13 +51,13 @@ class RedisStoreWiringTest {
             Files.copy(certs.unrelatedCaPemFile(), dir.resolve("certs/other-ca.pem"));
 
             StorePolicy good = load(dir, Map.of(), "  redis: { uri: \"" + redis.uri() + "\", tls: { caFile: certs/redis-ca.pem } }\n");
-            try (IoLoops loops = IoLoops.start(1); Stores store = StoreFactory.open(good, Clock.systemUTC(), loops)) {
+            try (IoLoops loops = IoLoops.start(1); Stores store = StoreFactory.open(good, Clock.systemUTC(), Ticker.system(), Backoff.threadLocalRandom(), loops)) {
                 assertClaims(store);
             }
 
             StorePolicy wrong = load(dir, Map.of(), "  redis: { uri: \"" + redis.uri() + "\", tls: { caFile: certs/other-ca.pem } }\n");
             try (IoLoops loops = IoLoops.start(1)) {
-                assertThatThrownBy(() -> StoreFactory.open(wrong, Clock.systemUTC(), loops))
+                assertThatThrownBy(() -> StoreFactory.open(wrong, Clock.systemUTC(), Ticker.system(), Backoff.threadLocalRandom(), loops))
                         .isInstanceOf(StartupException.class)
                         .hasMessageStartingWith("cannot open the redis store at " + redis.uri() + ": cannot connect to Redis at ")
                         .hasMessageContaining("certification path");

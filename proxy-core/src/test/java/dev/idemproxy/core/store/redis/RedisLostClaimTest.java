@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A claim Redis wrote but whose answer was lost on the way back (through a relay that drops the
  * reply and closes the connection): a native claim reports it as {@link ClaimAnswerLostException},
- * and {@link RedisStore#releaseLostClaim} frees the key; a claim run as the script (it
+ * and {@link RedisRecords#releaseLostClaim} frees the key; a claim run as the script (it
  * may have been a takeover) is not reported so, and the release never touches another owner's
  * record.
  */
@@ -77,7 +77,7 @@ class RedisLostClaimTest {
 
     @Test
     void aClaimRunAsTheScriptIsNotReportedAsLostAndKeepsItsRecord() throws Exception {
-        ((RedisStore) viaRelay.records()).scriptClaimsOnly();  // the script may take a record over: its lost answer must not be undone
+        ((RedisRecords) viaRelay.records()).scriptClaimsOnly();  // the script may take a record over: its lost answer must not be undone
         RecordKey first = key();  // loads the script, so that the dropped reply is the claim's own
         assertThat(await(viaRelay.records().claim(first, "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE))))
                 .isEqualTo(ClaimResult.Claimed.FRESH);

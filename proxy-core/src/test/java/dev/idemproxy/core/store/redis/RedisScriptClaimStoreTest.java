@@ -14,7 +14,7 @@ class RedisScriptClaimStoreTest extends RedisStandaloneStoreTest {
     protected Stores newStore() {
         Stores stores = RedisStore.connect(new RedisPolicy(redisUri(), "standalone", "test:"),
                 Duration.ofSeconds(5));
-        ((RedisStore) stores.records()).scriptClaimsOnly();
+        ((RedisRecords) stores.records()).scriptClaimsOnly();
         return stores;
     }
 }

@@ -60,7 +60,7 @@ class RedisSentinelFailoverTest {
             RecordKey after = new RecordKey("r", "s", "after-failover");
             assertThat(eventually(() -> store.records().claim(after, "fp", "o3", LONG, new ClaimContext("call-3"))))
                     .isInstanceOf(ClaimResult.Claimed.class);
-            assertThat(newMaster.command("EXISTS", ((RedisStore) store.records()).recordKey(after))).isEqualTo(":1");
+            assertThat(newMaster.command("EXISTS", ((RedisRecords) store.records()).recordKey(after))).isEqualTo(":1");
             assertThat(store.isAvailable()).isTrue();
         }
     }
@@ -90,7 +90,7 @@ class RedisSentinelFailoverTest {
                 RecordKey key = new RecordKey("r", "s", "after-switch-" + n++);
                 ClaimResult claimed = eventually(() -> store.records().claim(key, "fp", "o", LONG, new ClaimContext("c")));
                 assertThat(claimed).isInstanceOf(ClaimResult.Claimed.class);
-                if (":1".equals(newMaster.command("EXISTS", ((RedisStore) store.records()).recordKey(key)))) {
+                if (":1".equals(newMaster.command("EXISTS", ((RedisRecords) store.records()).recordKey(key)))) {
                     break;
                 }
                 assertThat(System.nanoTime()).as("the store still writes to the old master %d s after Sentinel switched"

@@ -60,7 +60,7 @@ class RedisSentinelStoreTest extends IdempotencyStoreContract {
         assertThat(await(store.claim(key, "fp", "o1", Duration.ofMinutes(1), new ClaimContext("c1"))))
                 .isInstanceOf(ClaimResult.Claimed.class);
 
-        String redisKey = ((RedisStore) store).recordKey(key);
+        String redisKey = ((RedisRecords) store).recordKey(key);
         assertThat(sentinel.master().command("EXISTS", redisKey)).isEqualTo(":1");
     }
 

@@ -257,7 +257,7 @@ class RedisStartWhileDownTest {
                         new RedisPolicy("redis://127.0.0.1:" + blackhole.port(), "standalone", "t:"), Duration.ofSeconds(30),
                         LettuceResources.create(null), ConnectingRedisStore.CONNECT_GRACE, Duration.ofMinutes(1))) {
             assertThat(store.failedAttempts()).as("the first attempt is still connecting").isZero();
-            assertThat(store.isAvailable()).isFalse();
+            assertThat(store.stores().isAvailable()).isFalse();
             assertUnavailable(store.stores());
             assertThat(infos()).contains("no connection to Redis at redis://127.0.0.1:" + blackhole.port()
                     + " within 500 ms: starting without it; /readyz is 503 until it connects");
