@@ -9,6 +9,7 @@ import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StoreRetries;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import io.netty.buffer.ByteBufUtil;
@@ -20,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,14 +53,18 @@ public final class CallRecorder {
     private final DeadLetterStore deadLetters;
     private final Set<String> secretHeaders;
     private final Clock clock;
+    /** The jitter of the pauses between tries of a write the store did not take. */
+    private final RandomGenerator random;
     private final dev.idemproxy.core.metrics.ProxyMetrics metrics;
 
     /**
      * @param receipts    null: nothing is recorded
      * @param deadLetters the same backend's dead letters; null exactly when {@code receipts} is
+     * @param random      the jitter of the pauses between tries of a write the store did not take
      */
     public CallRecorder(ReceiptStore receipts, DeadLetterStore deadLetters, List<String> secretHeaders, Clock clock,
-            dev.idemproxy.core.metrics.ProxyMetrics metrics) {
+            RandomGenerator random, dev.idemproxy.core.metrics.ProxyMetrics metrics) {
+        this.random = random;
         if ((receipts == null) != (deadLetters == null)) {
             throw new IllegalArgumentException("receipts and deadLetters: both or neither (expected: one backend's stores)");
         }
@@ -143,13 +149,13 @@ public final class CallRecorder {
                 failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now);
         java.time.Duration ttl = call.route().idempotency().ttl();
         if (writeReceipt) {
-            writeRetrying(() -> receipts.putReceipt(receipt, ttl), id, "receipt", 1);
+            writeRetrying(() -> receipts.putReceipt(receipt, ttl), id, "receipt", random, 1);
         }
         if (failed && call.route().deadLetter().enabled()) {
             RecordKey rk = recordKey != null ? recordKey : new RecordKey(call.route().name(), "-", id.key() == null ? "" : id.key());
             DeadLetter entry = new DeadLetter(CallId.next(), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
                     s.attempts(), now, snapshot(call), owner);
-            writeRetrying(() -> deadLetters.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", 1);
+            writeRetrying(() -> deadLetters.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", random, 1);
         }
         return new ReceiptPut(receipt, ttl);
     }
@@ -182,11 +188,14 @@ public final class CallRecorder {
 
     /**
      * A settled call's receipt and dead letter must not be lost to a store outage: a failed write
-     * is tried again with growing pauses (about ten minutes in all), off the event loops. Both
-     * writes replace by id, so a repeat is harmless.
+     * is tried again with growing pauses ({@link StoreRetries#WRITES}: about ten minutes in all),
+     * off the event loops. Both writes replace by id, so a repeat is harmless.
+     *
+     * @param random the jitter of the pauses
+     * @param n      the try about to be made, from 1
      */
     static void writeRetrying(java.util.function.Supplier<java.util.concurrent.CompletionStage<?>> op, CallIdentity id,
-            String what, int n) {
+            String what, RandomGenerator random, int n) {
         java.util.concurrent.CompletionStage<?> stage;
         try {
             stage = op.get();
@@ -197,7 +206,7 @@ public final class CallRecorder {
             if (err == null) {
                 return;
             }
-            if (n >= RecordedProtection.RECORD_TRIES) {
+            if (!StoreRetries.WRITES.triesAfter(n)) {
                 long held = GAVE_UP_LOG.pass();
                 if (held >= 0) {
                     LOG.error("[call={}] gave up writing the {}: {}{}", id.callId(), what, err.toString(), LogThrottle.more(held));
@@ -209,9 +218,9 @@ public final class CallRecorder {
                 LOG.warn("[call={}] could not write the {} (try {}): {}; trying again{}", id.callId(), what, n, err.toString(),
                         LogThrottle.more(held));
             }
-            long pause = Math.min(30_000L, 250L << Math.min(n, 7));
-            java.util.concurrent.CompletableFuture.delayedExecutor(pause, java.util.concurrent.TimeUnit.MILLISECONDS)
-                    .execute(() -> writeRetrying(op, id, what, n + 1));
+            long pause = StoreRetries.WRITES.pauseAfter(n, random).toNanos();
+            java.util.concurrent.CompletableFuture.delayedExecutor(pause, java.util.concurrent.TimeUnit.NANOSECONDS)
+                    .execute(() -> writeRetrying(op, id, what, random, n + 1));
         });
     }
 

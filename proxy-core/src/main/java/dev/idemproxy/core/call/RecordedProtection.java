@@ -9,9 +9,11 @@ import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.store.StoreRetries;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,8 +39,8 @@ public final class RecordedProtection implements CallProtection {
     private final boolean derivedKey;
     private final long claimedAtNanos = System.nanoTime();
     private final java.time.Instant createdAt;
-    /** About ten minutes of tries in all (pauses capped at 30 s). */
-    static final int RECORD_TRIES = 25;
+    /** The jitter of the pauses between tries of a write ({@link StoreRetries#WRITES}). */
+    private final RandomGenerator random;
 
     private ScheduledFuture<?> renewal;
     private String takenOverFrom;
@@ -47,9 +49,11 @@ public final class RecordedProtection implements CallProtection {
      * @param claim the claim the call made (its owner token is this execution's own, see
      *              {@link CallId#owner}); its {@code createdAt},
      *              when the call started, is also its receipts' {@code createdAt}, the first written with the claim
+     * @param random the jitter of the pauses between tries of a write the store did not take
      */
     public RecordedProtection(RecordStore store, ReceiptStore receipts, RecordKey key, OwnedClaim claim, CallIdentity identity,
-            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey) {
+            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey, RandomGenerator random) {
+        this.random = random;
         this.derivedKey = derivedKey;
         this.claim = claim;
         this.createdAt = claim.createdAt();
@@ -138,7 +142,7 @@ public final class RecordedProtection implements CallProtection {
 
     /** The receipt on its own: the record is released or not retained, or was no longer ours. */
     private void writeReceipt(ReceiptPut receipt) {
-        CallRecorder.writeRetrying(() -> receipts.putReceipt(receipt.receipt(), receipt.ttl()), identity, "receipt", 1);
+        CallRecorder.writeRetrying(() -> receipts.putReceipt(receipt.receipt(), receipt.ttl()), identity, "receipt", random, 1);
     }
 
     /**
@@ -161,8 +165,8 @@ public final class RecordedProtection implements CallProtection {
     }
 
     /**
-     * Writes the outcome; while the store does not answer, tries again with growing pauses (up
-     * to {@link #RECORD_TRIES} times), so an outcome reached during a store outage is still kept
+     * Writes the outcome; while the store does not answer, tries again with growing pauses
+     * ({@link StoreRetries#WRITES}), so an outcome reached during a store outage is still kept
      * once the store is back. {@code first} completes after the first try, whatever its result.
      */
     private void record(CallSettlement s, boolean keep, int n, java.util.concurrent.CompletableFuture<Void> first,
@@ -177,11 +181,11 @@ public final class RecordedProtection implements CallProtection {
         }
         done.whenComplete((ok, err) -> {
             first.complete(null);
-            if (err != null && n < RECORD_TRIES) {
+            if (err != null && StoreRetries.WRITES.triesAfter(n)) {
                 LOG.warn("[call={}] could not record the outcome of the call (try {}): {}; trying again",
                         identity.callId(), n, err.toString());
-                loop.schedule(() -> record(s, keep, n + 1, first, receipt, outcome), Math.min(30_000L, 250L << Math.min(n, 7)),
-                        TimeUnit.MILLISECONDS);
+                loop.schedule(() -> record(s, keep, n + 1, first, receipt, outcome),
+                        StoreRetries.WRITES.pauseAfter(n, random).toNanos(), TimeUnit.NANOSECONDS);
                 return;
             }
             if (err != null) {

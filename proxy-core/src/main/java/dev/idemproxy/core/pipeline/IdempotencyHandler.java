@@ -200,8 +200,9 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         if (result instanceof ClaimResult.Claimed) {
             pending = null;
             OwnedClaim claim = new OwnedClaim(p.owner, p.identity.callId(), p.fingerprint, p.createdAt, retention(p));
-            RecordedProtection protection = new RecordedProtection(services.records(), services.stores().receipts(), p.key, claim, p.identity,
-                    p.call.route().idempotency(), ctx.channel().eventLoop(), services.waiters(), p.derivedKey);
+            RecordedProtection protection = new RecordedProtection(services.records(), services.stores().receipts(), p.key, claim,
+                    p.identity, p.call.route().idempotency(), ctx.channel().eventLoop(), services.waiters(), p.derivedKey,
+                    services.random());
             protection.startRenewing();
             ClaimResult.Claimed claimed = (ClaimResult.Claimed) result;
             if (claimed.takeover()) {

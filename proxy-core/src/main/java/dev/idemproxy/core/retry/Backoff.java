@@ -61,6 +61,18 @@ public final class Backoff {
         return Duration.ofNanos((long) Math.max(0, d));
     }
 
+    /**
+     * The longest delay before {@code attempt} that the policy's jitter can give: the base for
+     * {@code full}, {@code equal} and {@code none}; base × (1 + f), capped at max, for a fraction f.
+     */
+    public static Duration ceiling(BackoffPolicy policy, int attempt) {
+        double base = baseNanos(policy, attempt);
+        if (policy.jitter().kind() != Jitter.Kind.FRACTION) {
+            return Duration.ofNanos((long) base);
+        }
+        return Duration.ofNanos((long) Math.min(nanos(policy.max()), base * (1 + policy.jitter().fraction())));
+    }
+
     /** The un-jittered delay before {@code attempt}: min(initial × multiplier^(attempt−2), max). */
     public static Duration base(BackoffPolicy policy, int attempt) {
         return Duration.ofNanos((long) baseNanos(policy, attempt));

@@ -92,7 +92,10 @@ final class ConnectingRedisStore implements AutoCloseable {
         return start(policy, commandTimeout, lettuce, clock, ticker, random, CONNECT_GRACE, FIRST_ATTEMPT_WAIT);
     }
 
-    /** As {@link #start(RedisPolicy, Duration, LettuceResources, Clock, Ticker, RandomGenerator)} on the system's time sources; for tests. */
+    /**
+     * As {@link #start(RedisPolicy, Duration, LettuceResources, Clock, Ticker, RandomGenerator)} on the
+     * system's time sources, with another grace and wait; for tests.
+     */
     static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce, Duration connectGrace,
             Duration wait) {
         return start(policy, commandTimeout, lettuce, Clock.systemUTC(), Ticker.system(), Backoff.threadLocalRandom(),
@@ -100,8 +103,8 @@ final class ConnectingRedisStore implements AutoCloseable {
     }
 
     /**
-     * As {@link #start(RedisPolicy, Duration, LettuceResources, Clock, Ticker, RandomGenerator)}: waits for the first attempt's
-     * outcome up to {@code wait}, but only up to {@code connectGrace} after its first connect
+     * As {@link #start(RedisPolicy, Duration, LettuceResources, Clock, Ticker, RandomGenerator)}:
+     * waits for the first attempt's outcome up to {@code wait}, but only up to {@code connectGrace} after its first connect
      * began ({@link LettuceResources#connectStarted}) while it has not made a single TCP
      * connection (Lettuce's {@link ConnectedEvent}); then it goes on in the background.
      */

@@ -145,9 +145,9 @@ final class RedisClaims {
         byte[][] args = {bytes(RecordValue.line(fingerprint)), bytes(RecordValue.line(owner)), bytes(RecordValue.line(ctx.callId())),
             RedisRecords.millis(lease), bytes(Long.toString(ctx.retention().toMillis()))};
         if (receipt != null && !cluster) {  // one script writes the claim and its receipt
-            return RecordScripts.CLAIM.<List<Object>>run(backend.commands(), receipts.scriptKeys(records.recordKey(key),
-                    receipt.receipt()), RedisRecords.concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl())))
-                    .thenApply(RecordValue::claimResult);
+            String[] keys = receipts.scriptKeys(records.recordKey(key), receipt.receipt());
+            byte[][] all = RedisRecords.concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl()));
+            return RecordScripts.CLAIM.<List<Object>>run(backend.commands(), keys, all).thenApply(RecordValue::claimResult);
         }
         return RecordScripts.CLAIM.<List<Object>>run(backend.commands(), records.recordKey(key), args)
                 .thenApply(RecordValue::claimResult)

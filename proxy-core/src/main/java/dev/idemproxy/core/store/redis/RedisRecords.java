@@ -12,6 +12,7 @@ import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.RecordStore;
 import dev.idemproxy.core.store.StoreCodec;
+import dev.idemproxy.core.store.StoreRetries;
 import dev.idemproxy.core.store.StoredResponse;
 import java.time.Clock;
 import java.time.Duration;
@@ -38,10 +39,10 @@ final class RedisRecords implements RecordStore {
     private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
     /**
      * How long a release ({@link #evict(RecordKey, String)}) keeps the settled call from writing
-     * its record back: longer than that call can still be writing. A call's dead letter is written as the call settles, next to its end,
-     * and the end is retried for about ten minutes while the store fails
-     * ({@code StoreRetries.WRITES}), each try up to the command timeout;
-     * a renewal sent before it may wait the command timeout for a cluster node.
+     * its record back: longer than that call can still be writing. A call's dead letter is written
+     * as the call settles, next to its end, and the end is retried for about ten minutes while the
+     * store fails ({@link StoreRetries#WRITES}), each try up to the command timeout; a renewal sent
+     * before it may wait the command timeout for a cluster node.
      */
     static final Duration EVICTION_FENCE = Duration.ofMinutes(15);
 
