@@ -1,5 +1,6 @@
 package dev.idemproxy.core.call;
 
+import dev.idemproxy.core.Ticker;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.ClaimResult;
@@ -37,7 +38,9 @@ public final class RecordedProtection implements CallProtection {
     private final EventLoop loop;
     private final InFlightWaiters waiters;
     private final boolean derivedKey;
-    private final long claimedAtNanos = System.nanoTime();
+    /** The time source of a derived key's window. */
+    private final Ticker ticker;
+    private final long claimedAtNanos;
     private final java.time.Instant createdAt;
     /** The jitter of the pauses between tries of a write ({@link StoreRetries#WRITES}). */
     private final RandomGenerator random;
@@ -50,10 +53,14 @@ public final class RecordedProtection implements CallProtection {
      *              {@link CallId#owner}); its {@code createdAt},
      *              when the call started, is also its receipts' {@code createdAt}, the first written with the claim
      * @param random the jitter of the pauses between tries of a write the store did not take
+     * @param ticker the time source of a derived key's window, which runs from now
      */
     public RecordedProtection(RecordStore store, ReceiptStore receipts, RecordKey key, OwnedClaim claim, CallIdentity identity,
-            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey, RandomGenerator random) {
+            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey, RandomGenerator random,
+            Ticker ticker) {
         this.random = random;
+        this.ticker = ticker;
+        this.claimedAtNanos = ticker.nanos();
         this.derivedKey = derivedKey;
         this.claim = claim;
         this.createdAt = claim.createdAt();
@@ -114,7 +121,7 @@ public final class RecordedProtection implements CallProtection {
         if (!derivedKey) {
             return policy.ttl();
         }
-        java.time.Duration left = policy.key().window().minusNanos(System.nanoTime() - claimedAtNanos);
+        java.time.Duration left = policy.key().window().minusNanos(ticker.nanos() - claimedAtNanos);
         java.time.Duration min = java.time.Duration.ofMillis(1);
         java.time.Duration kept = left.compareTo(min) < 0 ? min : left;
         return kept.compareTo(policy.ttl()) < 0 ? kept : policy.ttl();

@@ -202,7 +202,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             OwnedClaim claim = new OwnedClaim(p.owner, p.identity.callId(), p.fingerprint, p.createdAt, retention(p));
             RecordedProtection protection = new RecordedProtection(services.records(), services.stores().receipts(), p.key, claim,
                     p.identity, p.call.route().idempotency(), ctx.channel().eventLoop(), services.waiters(), p.derivedKey,
-                    services.random());
+                    services.random(), services.ticker());
             protection.startRenewing();
             ClaimResult.Claimed claimed = (ClaimResult.Claimed) result;
             if (claimed.takeover()) {
