@@ -2,12 +2,14 @@ package dev.idemproxy.bench;
 
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.OwnedClaim;
-import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.RecordStore;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
-import dev.idemproxy.core.store.embedded.EmbeddedIdempotencyStore;
+import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.store.embedded.EmbeddedStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -52,21 +54,25 @@ public class EmbeddedStoreBenchmark {
     private static final Duration TTL = Duration.ofHours(1);
 
     Path directory;
-    IdempotencyStore store;
+    Stores stores;
+    RecordStore store;
+    ReceiptStore receipts;
     StoredResponse response;
     final AtomicLong seq = new AtomicLong();
 
     @Setup
     public void open() throws IOException {
         directory = Files.createTempDirectory("idemproxy-bench-store");
-        store = EmbeddedIdempotencyStore.open(directory, Clock.systemUTC());
+        stores = EmbeddedStore.open(directory, Clock.systemUTC());
+        store = stores.records();
+        receipts = stores.receipts();
         response = new StoredResponse(201, List.of(new StoredHeader("content-type", "application/json")),
                 "{\"id\":\"T-1\",\"status\":\"open\"}".getBytes(StandardCharsets.UTF_8));
     }
 
     @TearDown
     public void close() throws IOException {
-        store.close();
+        stores.close();
         try (Stream<Path> files = Files.walk(directory)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> {
                 try {
@@ -94,9 +100,9 @@ public class EmbeddedStoreBenchmark {
         Instant created = Instant.now();
         ClaimContext ctx = new ClaimContext(id);
         store.claim(key, "fp", id, LEASE, ctx).toCompletableFuture().join();
-        store.putReceipt(new Receipt(id, null, id, "tickets", "PROCESSING", null, 0, 0, created, null), TTL);
+        receipts.putReceipt(new Receipt(id, null, id, "tickets", "PROCESSING", null, 0, 0, created, null), TTL);
         store.complete(key, OwnedClaim.of(id, "fp", ctx, created), response, 1, TTL).toCompletableFuture().join();
-        return store.putReceipt(new Receipt(id, null, id, "tickets", "SUCCESS", null, 201, 1, created, Instant.now()), TTL)
+        return receipts.putReceipt(new Receipt(id, null, id, "tickets", "SUCCESS", null, 201, 1, created, Instant.now()), TTL)
                 .toCompletableFuture().join();
     }
 }

@@ -10,9 +10,11 @@ import dev.idemproxy.core.idempotency.RequestView;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.RecordStore;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -52,7 +54,8 @@ public class HotPathBenchmark {
     KeyResolver clientResolver;
     KeyResolver derivingResolver;
     IdempotencyPolicy policy;
-    MemoryIdempotencyStore store;
+    Stores stores;
+    RecordStore store;
     StoredResponse response;
     byte[] encodedResponse;
     AtomicLong seq = new AtomicLong();
@@ -68,7 +71,8 @@ public class HotPathBenchmark {
                 RequestPart.parse("path"), RequestPart.parse("body:/userId"), RequestPart.parse("body:/op")),
                 Duration.ofMinutes(10), false), new SplittableRandom(1));
         policy = IdempotencyPolicy.DISABLED;
-        store = MemoryIdempotencyStore.create(1_000_000, Clock.systemUTC());
+        stores = MemoryStore.create(1_000_000, Clock.systemUTC());
+        store = stores.records();
         response = new StoredResponse(201, List.of(new StoredHeader("content-type", "application/json")),
                 "{\"id\":\"T-1\"}".getBytes(StandardCharsets.UTF_8));
         encodedResponse = dev.idemproxy.core.store.StoreCodec.encodeResponse(response);
@@ -80,7 +84,7 @@ public class HotPathBenchmark {
 
     @TearDown
     public void close() {
-        store.close();
+        stores.close();
     }
 
     static RequestView view(Map<String, String> headers) {

@@ -14,8 +14,8 @@ import dev.idemproxy.core.pipeline.ProxyChannelInitializer;
 import dev.idemproxy.core.retry.LocalTaskBudgets;
 import dev.idemproxy.core.retry.RetryRules;
 import dev.idemproxy.core.retry.TaskBudget;
-import dev.idemproxy.core.store.IdempotencyStore;
-import dev.idemproxy.core.store.MeteredStore;
+import dev.idemproxy.core.store.MeteredStores;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -66,22 +66,22 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     /**
-     * @param store    the idempotency store (owned by the caller, who closes it after {@link #stop}); may be null
+     * @param stores   the stores (owned by the caller, who closes them after {@link #stop}); may be null
      * @param registry where the engine's metrics go
      */
-    public ProxyServer(ProxyConfig config, IdempotencyStore store, MeterRegistry registry) {
-        this(config, store, registry, null);
+    public ProxyServer(ProxyConfig config, Stores stores, MeterRegistry registry) {
+        this(config, stores, registry, null);
     }
 
     /**
-     * @param store    the idempotency store (owned by the caller, who closes it after {@link #stop}); may be null
+     * @param stores   the stores (owned by the caller, who closes them after {@link #stop}); may be null
      * @param registry where the engine's metrics go
      * @param loops    the I/O event loops to serve on (owned by the caller, who closes them after
      *                 {@link #stop} and after the store); null: the server makes
      *                 {@code server.ioThreads} of its own and stops them in {@link #stop}
      */
-    public ProxyServer(ProxyConfig config, IdempotencyStore store, MeterRegistry registry, IoLoops loops) {
-        this(config, store, registry, loops, true);
+    public ProxyServer(ProxyConfig config, Stores stores, MeterRegistry registry, IoLoops loops) {
+        this(config, stores, registry, loops, true);
     }
 
     /**
@@ -89,18 +89,18 @@ public final class ProxyServer implements AutoCloseable {
      *                     layout that writes them (JSON), false for the text layout, which prints
      *                     the message alone
      */
-    public ProxyServer(ProxyConfig config, IdempotencyStore store, MeterRegistry registry, IoLoops loops,
+    public ProxyServer(ProxyConfig config, Stores stores, MeterRegistry registry, IoLoops loops,
             boolean logKeyValues) {
         this.config = requireNonNull(config, "config");
         this.sharedLoops = loops;
         ProxyMetrics metrics = new ProxyMetrics(registry);
-        IdempotencyStore metered = store == null ? null : new MeteredStore(store, metrics);
+        Stores metered = stores == null ? null : MeteredStores.wrap(stores, metrics, Ticker.system());
         this.transport = loops == null ? Transport.select(config.server().transport()) : loops.transport();
         this.pools = new UpstreamPools(transport);
         Clock clock = Clock.systemUTC();
         // With a store, task retries are counted there, so every proxy sharing it spends one budget.
         TaskBudgets taskBudgets = metered == null ? TaskBudgets.local(new LocalTaskBudgets(config.tasks(), clock))
-                : TaskBudgets.stored(new TaskBudget(config.tasks(), clock), metered);
+                : TaskBudgets.stored(new TaskBudget(config.tasks(), clock), metered.taskBudgets());
         this.services = new CallServices(pools, new RetryRules(ThreadLocalRandom.current(), clock), config.tasks(),
                 taskBudgets, config.retryBudget(), metered, config.store().onUnavailable(),
                 config.secretHeaders(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics, logKeyValues);

@@ -14,13 +14,14 @@ import dev.idemproxy.core.route.Timeouts;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyRecord;
-import dev.idemproxy.core.store.ForwardingStore;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.ForwardingRecordStore;
+import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredResponse;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.OneLoopProxy;
 import dev.idemproxy.core.testing.RawHttp;
@@ -57,18 +58,21 @@ class AnswerAfterRecordTest {
 
     TestUpstream upstream;
     SlowCompleteStore store;
+    /** The memory stores behind {@link #store}. */
+    Stores memory;
     ProxyServer proxy;
 
     @BeforeEach
     void start() throws Exception {
         upstream = TestUpstream.start();
-        store = new SlowCompleteStore(MemoryIdempotencyStore.create(1000, Clock.systemUTC()));
+        memory = MemoryStore.create(1000, Clock.systemUTC());
+        store = new SlowCompleteStore(memory.records());
         IdempotencyPolicy idem = OneLoopProxy.protectPosts(TTL);
         // No retries, a short perTry: the hanging upstream ends the call as an unknown outcome (504).
         Timeouts timeouts = new Timeouts(Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofSeconds(60), Duration.ofSeconds(10));
         Route route = new Route("tickets", new RouteMatch(null, "/tickets", Set.of()), upstream.uri(), Set.of(), timeouts,
                 idem, RetryPolicy.DEFAULT, IdsPolicy.DEFAULT, null, DeadLetterPolicy.DEFAULT, TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
-        proxy = OneLoopProxy.start(route, store);
+        proxy = OneLoopProxy.start(route, memory.withRecords(store));
     }
 
     @AfterEach
@@ -139,14 +143,21 @@ class AnswerAfterRecordTest {
     }
 
     /** The memory store, whose first {@code complete} is answered only when {@link #gate} completes; it notes every claim. */
-    static final class SlowCompleteStore extends ForwardingStore {
+    static final class SlowCompleteStore extends ForwardingRecordStore {
         final CompletableFuture<Void> gate = new CompletableFuture<>();
         final CountDownLatch completeAsked = new CountDownLatch(1);
         final List<RecordKey> claimed = new CopyOnWriteArrayList<>();
         final List<ClaimContext> contexts = new CopyOnWriteArrayList<>();
 
-        SlowCompleteStore(IdempotencyStore delegate) {
-            super(delegate);
+        private final RecordStore delegate;
+
+        SlowCompleteStore(RecordStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        protected RecordStore delegate() {
+            return delegate;
         }
 
         @Override

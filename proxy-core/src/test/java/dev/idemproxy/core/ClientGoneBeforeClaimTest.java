@@ -14,11 +14,12 @@ import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.ForwardingStore;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.ForwardingRecordStore;
+import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.OneLoopProxy;
 import dev.idemproxy.core.testing.RawHttp;
@@ -54,17 +55,20 @@ class ClientGoneBeforeClaimTest {
 
     TestUpstream upstream;
     GatedStore store;
+    /** The memory stores behind {@link #store}. */
+    Stores memory;
     ProxyServer proxy;
 
     @BeforeEach
     void start() throws Exception {
         upstream = TestUpstream.start();
-        store = new GatedStore(MemoryIdempotencyStore.create(1000, Clock.systemUTC()));
+        memory = MemoryStore.create(1000, Clock.systemUTC());
+        store = new GatedStore(memory.records());
         IdempotencyPolicy idem = OneLoopProxy.protectPosts(Duration.ofHours(1));
         Route route = new Route("tickets", new RouteMatch(null, "/tickets", Set.of()), upstream.uri(), Set.of(), Timeouts.DEFAULT,
                 idem, RetryPolicy.DEFAULT, IdsPolicy.DEFAULT, null, DeadLetterPolicy.DEFAULT, TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
         // One io thread: every client connection shares one event loop, which orders the steps below.
-        proxy = OneLoopProxy.start(route, store);
+        proxy = OneLoopProxy.start(route, memory.withRecords(store));
     }
 
     @AfterEach
@@ -102,7 +106,7 @@ class ClientGoneBeforeClaimTest {
 
         // The abandoned call's receipt, written PROCESSING with its claim, says what became of it.
         Receipt r = Await.value("the abandoned call's FAILED receipt", java.time.Duration.ofSeconds(10),
-                () -> store.receipt(store.firstCallId).toCompletableFuture().get(5, TimeUnit.SECONDS).orElse(null),
+                () -> memory.receipts().receipt(store.firstCallId).toCompletableFuture().get(5, TimeUnit.SECONDS).orElse(null),
                 got -> got != null && got.status().equals("FAILED"));
         assertThat(r.status()).isEqualTo("FAILED");
         assertThat(r.reason()).isEqualTo("client_gone");
@@ -110,13 +114,20 @@ class ClientGoneBeforeClaimTest {
     }
 
     /** The memory store, whose first claim is answered only when {@link #gate} completes. */
-    static final class GatedStore extends ForwardingStore {
+    static final class GatedStore extends ForwardingRecordStore {
         final CompletableFuture<Void> gate = new CompletableFuture<>();
         final CountDownLatch claimAsked = new CountDownLatch(1);
         volatile String firstCallId;
 
-        GatedStore(IdempotencyStore delegate) {
-            super(delegate);
+        private final RecordStore delegate;
+
+        GatedStore(RecordStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        protected RecordStore delegate() {
+            return delegate;
         }
 
         @Override

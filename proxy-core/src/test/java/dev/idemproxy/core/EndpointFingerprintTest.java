@@ -12,12 +12,12 @@ import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.OneLoopProxy;
 import dev.idemproxy.core.testing.TestUpstream;
@@ -49,14 +49,14 @@ class EndpointFingerprintTest {
     static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     TestUpstream upstream;
-    IdempotencyStore store;
+    Stores store;
     ProxyServer proxy;
     IdempotencyPolicy policy;
 
     @BeforeEach
     void start() throws Exception {
         upstream = TestUpstream.start();
-        store = MemoryIdempotencyStore.create(1000, Clock.systemUTC());
+        store = MemoryStore.create(1000, Clock.systemUTC());
         IdempotencyPolicy posts = OneLoopProxy.protectPosts(Duration.ofHours(1));
         policy = new IdempotencyPolicy(true, java.util.Set.of("POST", "PUT"), posts.key(), posts.scope(), posts.fingerprint(),
                 posts.ttl(), posts.lease(), posts.onConcurrent(), posts.waitTimeout(), posts.maxRequestBody(),
@@ -116,12 +116,12 @@ class EndpointFingerprintTest {
         assertThat(legacy).isNotEqualTo(Fingerprint.of(policy, false, view).value());
         String callId = CallId.next();
         String owner = CallId.owner(callId);
-        ClaimResult claimed = store.claim(rk, legacy, owner, Duration.ofSeconds(30), new ClaimContext(callId, Duration.ofHours(1)))
+        ClaimResult claimed = store.records().claim(rk, legacy, owner, Duration.ofSeconds(30), new ClaimContext(callId, Duration.ofHours(1)))
                 .toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertThat(claimed).isInstanceOf(ClaimResult.Claimed.class);
         StoredResponse response = new StoredResponse(201, List.of(new StoredHeader("Content-Length",
                 Integer.toString(responseBody.length()))), responseBody.getBytes(StandardCharsets.UTF_8));
-        assertThat(store.complete(rk, new OwnedClaim(owner, callId, legacy, Instant.now(), Duration.ofHours(1)), response, 1,
+        assertThat(store.records().complete(rk, new OwnedClaim(owner, callId, legacy, Instant.now(), Duration.ofHours(1)), response, 1,
                 Duration.ofHours(1)).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
     }
 

@@ -21,8 +21,8 @@ import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
 import dev.idemproxy.core.store.StorePolicy;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.memory.MemoryStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.RawHttp;
 import dev.idemproxy.core.testing.TestUpstream;
@@ -53,14 +53,14 @@ class InFlightGaugeTest {
     static final String PROTECTED = "protected";
 
     TestUpstream upstream;
-    IdempotencyStore store;
+    Stores store;
     SimpleMeterRegistry registry;
     ProxyServer proxy;
 
     @BeforeEach
     void start() throws Exception {
         upstream = TestUpstream.start();
-        store = MemoryIdempotencyStore.create(1000, Clock.systemUTC());
+        store = MemoryStore.create(1000, Clock.systemUTC());
         registry = new SimpleMeterRegistry();
         IdempotencyPolicy idem = new IdempotencyPolicy(true, Set.of("POST"), KeyPolicy.DEFAULT, List.of(), List.of(),
                 Duration.ofHours(1), Duration.ofSeconds(30), IdempotencyPolicy.OnConcurrent.WAIT, Duration.ofSeconds(20),

@@ -11,7 +11,8 @@ import dev.idemproxy.core.retry.RetryPolicy;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.OneLoopProxy;
 import dev.idemproxy.core.testing.RawHttp;
@@ -63,7 +64,7 @@ class LateConnectionTest {
     Channel server;
     final AtomicInteger requests = new AtomicInteger();
     final CountDownLatch closed = new CountDownLatch(2);
-    MemoryIdempotencyStore store;
+    Stores store;
     ProxyServer proxy;
 
     @BeforeEach
@@ -94,7 +95,7 @@ class LateConnectionTest {
                 }).bind("127.0.0.1", 0).sync().channel();
         URI upstream = URI.create("https://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort());
 
-        store = MemoryIdempotencyStore.create(1000, Clock.systemUTC());
+        store = MemoryStore.create(1000, Clock.systemUTC());
         IdempotencyPolicy idem = OneLoopProxy.protectPosts(Duration.ofHours(1));
         // An attempt has 200 ms; the retry waits 1.5 s, so attempt 1's late connection arrives before attempt 2 starts.
         Timeouts timeouts = new Timeouts(Duration.ofSeconds(5), Duration.ofMillis(200), Duration.ofSeconds(60), Duration.ofSeconds(10));

@@ -15,15 +15,16 @@ import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
 import dev.idemproxy.core.store.DeadLetter;
-import dev.idemproxy.core.store.ForwardingStore;
+import dev.idemproxy.core.store.ForwardingRecordStore;
 import dev.idemproxy.core.store.IdempotencyRecord;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredResponse;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.OneLoopProxy;
 import dev.idemproxy.core.testing.RawHttp;
@@ -58,18 +59,21 @@ class ReplayAfterLateEndTest {
 
     TestUpstream upstream;
     HeldFirstEndStore store;
+    /** The memory stores behind {@link #store}. */
+    Stores memory;
     ProxyServer proxy;
 
     @BeforeEach
     void start() throws Exception {
         upstream = TestUpstream.start();
-        store = new HeldFirstEndStore(MemoryIdempotencyStore.create(1000, Clock.systemUTC()));
+        memory = MemoryStore.create(1000, Clock.systemUTC());
+        store = new HeldFirstEndStore(memory.records());
         // No retries; a 1 s perTry ends the hanging first attempt as an unknown outcome (504, stored).
         Timeouts timeouts = new Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(10));
         Route route = new Route("tickets", new RouteMatch(null, "/tickets", Set.of()), upstream.uri(), Set.of(), timeouts,
                 OneLoopProxy.protectPosts(Duration.ofHours(1)), RetryPolicy.DEFAULT, IdsPolicy.DEFAULT, null,
                 DeadLetterPolicy.DEFAULT, TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
-        proxy = OneLoopProxy.start(route, store);
+        proxy = OneLoopProxy.start(route, memory.withRecords(store));
     }
 
     @AfterEach
@@ -144,7 +148,7 @@ class ReplayAfterLateEndTest {
         // The refused end's receipt, were it written, is a store write away: the replay's stays.
         Await.holdsFor("the call's receipt is the replay's", java.time.Duration.ofMillis(300),
                 () -> "SUCCESS".equals(receiptStatus(entry.callId())));
-        Receipt r = await(store.receipt(entry.callId())).orElseThrow();
+        Receipt r = await(memory.receipts().receipt(entry.callId())).orElseThrow();
         assertThat(r.status()).as("the call's receipt is the replay's").isEqualTo("SUCCESS");
         assertThat(r.httpStatus()).isEqualTo(201);
         assertThat(await(store.get(entry.recordKey())).orElseThrow().status()).isEqualTo(201);
@@ -167,19 +171,19 @@ class ReplayAfterLateEndTest {
 
     private Receipt awaitReceipt(String callId, String status) {
         return Await.value("a " + status + " receipt for " + callId, java.time.Duration.ofSeconds(5),
-                () -> await(store.receipt(callId)), r -> r.isPresent() && r.get().status().equals(status)).get();
+                () -> await(memory.receipts().receipt(callId)), r -> r.isPresent() && r.get().status().equals(status)).get();
     }
 
     private String receiptStatus(String callId) {
         try {
-            return await(store.receipt(callId)).map(Receipt::status).orElse(null);
+            return await(memory.receipts().receipt(callId)).map(Receipt::status).orElse(null);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
     }
 
     private DeadLetter awaitDeadLetter() {
-        return Await.value("a dead letter", java.time.Duration.ofSeconds(10), () -> await(store.deadLetters(null, 10)).entries(),
+        return Await.value("a dead letter", java.time.Duration.ofSeconds(10), () -> await(memory.deadLetters().deadLetters(null, 10)).entries(),
                 entries -> !entries.isEmpty()).get(0);
     }
 
@@ -188,12 +192,19 @@ class ReplayAfterLateEndTest {
     }
 
     /** The memory store, whose first {@code complete} (the original call's end) waits for {@link #firstEnd}. */
-    static final class HeldFirstEndStore extends ForwardingStore {
+    static final class HeldFirstEndStore extends ForwardingRecordStore {
         final CompletableFuture<Void> firstEnd = new CompletableFuture<>();
         final AtomicBoolean endAsked = new AtomicBoolean();
 
-        HeldFirstEndStore(IdempotencyStore delegate) {
-            super(delegate);
+        private final RecordStore delegate;
+
+        HeldFirstEndStore(RecordStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        protected RecordStore delegate() {
+            return delegate;
         }
 
         @Override

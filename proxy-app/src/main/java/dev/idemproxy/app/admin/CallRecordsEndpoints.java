@@ -2,7 +2,7 @@ package dev.idemproxy.app.admin;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Stores;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -22,22 +22,23 @@ public final class CallRecordsEndpoints {
      * {@code GET /receipts/{callId}}, {@code GET /receipts?bizId=}, {@code GET /dlq},
      * {@code GET /dlq/{id}}, {@code DELETE /dlq/{id}} and {@code POST /dlq/{id}/replay}.
      *
-     * @param store         where receipts, dead letters and idempotency records live
+     * @param stores        where receipts, dead letters and idempotency records live
      * @param proxyAddress  the proxy listener's bound address, where replays are sent; read per replay
      * @param replayTimeout how long a replay may take
      */
-    public static AdminRoutes routes(IdempotencyStore store, Supplier<InetSocketAddress> proxyAddress,
+    public static AdminRoutes routes(Stores stores, Supplier<InetSocketAddress> proxyAddress,
             Duration replayTimeout) {
-        return routes(store, proxyAddress, replayTimeout, null);
+        return routes(stores, proxyAddress, replayTimeout, null);
     }
 
     /** @param replayToken the proxy's replay token, so a DLQ replay keeps its call id (may be null) */
-    public static AdminRoutes routes(IdempotencyStore store, Supplier<InetSocketAddress> proxyAddress,
+    public static AdminRoutes routes(Stores stores, Supplier<InetSocketAddress> proxyAddress,
             Duration replayTimeout, String replayToken) {
-        requireNonNull(store, "store");
+        requireNonNull(stores, "stores");
         AdminRoutes.Builder b = AdminRoutes.builder();
-        new ReceiptsEndpoints(store).addTo(b);
-        new DlqEndpoints(store, new DlqReplayer(proxyAddress, replayTimeout, replayToken)).addTo(b);
+        new ReceiptsEndpoints(stores.receipts()).addTo(b);
+        new DlqEndpoints(stores.deadLetters(), stores.records(), stores.receipts(),
+                new DlqReplayer(proxyAddress, replayTimeout, replayToken)).addTo(b);
         return b.build();
     }
 }

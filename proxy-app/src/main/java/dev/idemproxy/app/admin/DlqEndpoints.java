@@ -3,9 +3,11 @@ package dev.idemproxy.app.admin;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.store.DeadLetter;
+import dev.idemproxy.core.store.DeadLetterStore;
 import dev.idemproxy.core.store.IdempotencyRecord;
-import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.ReceiptStore;
+import dev.idemproxy.core.store.RecordStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -33,18 +35,24 @@ final class DlqEndpoints {
     static final int DEFAULT_LIMIT = 50;
     static final int MAX_LIMIT = 500;
 
-    private final IdempotencyStore store;
+    private final DeadLetterStore deadLetters;
+    /** The records of the same backend: a release or a replay evicts the entry's record. */
+    private final RecordStore records;
+    /** The receipts of the same backend: a replay keeps its call's first start. */
+    private final ReceiptStore receipts;
     private final DlqReplayer replayer;
     private final Clock clock;
     /** The entries whose replay this process is running: a second replay of one waits for the first's answer. */
     private final Set<String> replaying = ConcurrentHashMap.newKeySet();
 
-    DlqEndpoints(IdempotencyStore store, DlqReplayer replayer) {
-        this(store, replayer, Clock.systemUTC());
+    DlqEndpoints(DeadLetterStore deadLetters, RecordStore records, ReceiptStore receipts, DlqReplayer replayer) {
+        this(deadLetters, records, receipts, replayer, Clock.systemUTC());
     }
 
-    DlqEndpoints(IdempotencyStore store, DlqReplayer replayer, Clock clock) {
-        this.store = requireNonNull(store, "store");
+    DlqEndpoints(DeadLetterStore deadLetters, RecordStore records, ReceiptStore receipts, DlqReplayer replayer, Clock clock) {
+        this.deadLetters = requireNonNull(deadLetters, "deadLetters");
+        this.records = requireNonNull(records, "records");
+        this.receipts = requireNonNull(receipts, "receipts");
         this.replayer = requireNonNull(replayer, "replayer");
         this.clock = requireNonNull(clock, "clock");
     }
@@ -67,7 +75,7 @@ final class DlqEndpoints {
         if (raw.isPresent() && cursor == null) {
             return badRequest("cursor '" + raw.get() + "' (expected: the nextCursor of an earlier page)");
         }
-        return StoreFailures.recover(store.deadLetters(cursor, limit.value()).thenApply(page -> {
+        return StoreFailures.recover(deadLetters.deadLetters(cursor, limit.value()).thenApply(page -> {
             List<Map<String, Object>> entries = new ArrayList<>(page.entries().size());
             for (DeadLetter d : page.entries()) {
                 entries.add(CallRecordsJson.entry(d));
@@ -82,7 +90,7 @@ final class DlqEndpoints {
     /** 200 with the entry and its request, or 404. */
     CompletionStage<AdminResponse> show(AdminRequest request) {
         String id = request.pathParam("id");
-        return StoreFailures.recover(store.deadLetter(id).thenApply(found -> found
+        return StoreFailures.recover(deadLetters.deadLetter(id).thenApply(found -> found
                 .map(d -> AdminResponse.json(200, CallRecordsJson.entryWithRequest(d)))
                 .orElseGet(() -> notFound(id))));
     }
@@ -100,7 +108,7 @@ final class DlqEndpoints {
             return badRequest("release '" + release.get() + "' (expected: true or false)");
         }
         boolean evict = release.isPresent() && release.get().equals("true");
-        return StoreFailures.recover(store.deadLetter(id).thenCompose(found -> {
+        return StoreFailures.recover(deadLetters.deadLetter(id).thenCompose(found -> {
             if (found.isEmpty()) {
                 return notFound(id).completed();
             }
@@ -109,13 +117,13 @@ final class DlqEndpoints {
                 return deleteEntry(id);
             }
             return runningAgain(entry).thenCompose(running -> running != null ? running.completed()
-                    : store.evict(entry.recordKey(), entry.owner())  // its owner's late writes are refused
+                    : records.evict(entry.recordKey(), entry.owner())  // its owner's late writes are refused
                             .thenCompose(ignored -> deleteEntry(id)));
         }));
     }
 
     private CompletionStage<AdminResponse> deleteEntry(String id) {
-        return store.deleteDeadLetter(id)
+        return deadLetters.deleteDeadLetter(id)
                 .thenApply(deleted -> deleted ? AdminResponse.of(204, AdminResponse.JSON, new byte[0]) : notFound(id));
     }
 
@@ -128,7 +136,7 @@ final class DlqEndpoints {
      * entry at a time) is not seen.
      */
     private CompletionStage<AdminResponse> runningAgain(DeadLetter entry) {
-        return store.get(entry.recordKey()).thenApply(found -> {
+        return records.get(entry.recordKey()).thenApply(found -> {
             if (found.isEmpty()) {
                 return null;
             }
@@ -169,7 +177,7 @@ final class DlqEndpoints {
     }
 
     private CompletionStage<AdminResponse> replayOnce(String id) {
-        return StoreFailures.recover(store.deadLetter(id).thenCompose(found -> {
+        return StoreFailures.recover(deadLetters.deadLetter(id).thenCompose(found -> {
             if (found.isEmpty()) {
                 return notFound(id).completed();
             }
@@ -181,8 +189,8 @@ final class DlqEndpoints {
     /** Evicts the entry's record (its owner fenced), then sends its request through the listener. */
     private CompletionStage<AdminResponse> replay(DeadLetter entry) {
         // The replay is the same call, so its receipt keeps the time the call was first made.
-        return store.receipt(entry.callId())
-                .thenCompose(first -> store.evict(entry.recordKey(), entry.owner())
+        return receipts.receipt(entry.callId())
+                .thenCompose(first -> records.evict(entry.recordKey(), entry.owner())
                         .thenApply(ignored -> first.map(Receipt::createdAt).orElse(null)))
                 .thenCompose(createdAt -> replayer.send(entry.request(), entry.callId(), entry.recordKey().id(), createdAt)
                         .handle((result, error) -> error == null
@@ -193,7 +201,7 @@ final class DlqEndpoints {
 
     private CompletionStage<AdminResponse> afterReplay(DeadLetter entry, DlqReplayer.Result result) {
         CompletionStage<Boolean> removed = result.succeeded()
-                ? store.deleteDeadLetter(entry.id())
+                ? deadLetters.deleteDeadLetter(entry.id())
                 : CompletableFuture.completedFuture(false);
         return removed.thenApply(r -> {
             Map<String, Object> body = new LinkedHashMap<>();

@@ -10,7 +10,7 @@ import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.store.StorePolicy;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import dev.idemproxy.core.store.StorePolicy.NearCachePolicy;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import java.nio.file.Path;
@@ -122,7 +122,7 @@ final class ConfigReader {
                 t -> Choices.of(StorePolicy.Type.values(), StorePolicy.Type::spelling, t));
         Path path = m.map("embedded").parsed("path", d.embeddedPath(), "a directory", ConfigReader::path);
         long maxEntries = m.map("memory").integer("maxEntries", d.memoryMaxEntries(), 1, Long.MAX_VALUE);
-        long maxBytes = m.map("memory").size("maxBytes", d.memoryMaxBytes(), MemoryIdempotencyStore.MIN_BYTES, Long.MAX_VALUE);
+        long maxBytes = m.map("memory").size("maxBytes", d.memoryMaxBytes(), MemoryStore.MIN_BYTES, Long.MAX_VALUE);
         RedisPolicy redis = redis(m.map("redis"));
         StorePolicy.OnUnavailable onUnavailable = m.parsed("onUnavailable", d.onUnavailable(), "reject or passthrough",
                 t -> Choices.of(StorePolicy.OnUnavailable.values(), StorePolicy.OnUnavailable::spelling, t));

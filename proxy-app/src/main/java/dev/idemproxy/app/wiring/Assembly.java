@@ -1,5 +1,7 @@
 package dev.idemproxy.app.wiring;
 
+import dev.idemproxy.core.pipeline.ServerPolicy;
+
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.app.admin.AdminServer;
@@ -13,8 +15,9 @@ import dev.idemproxy.app.config.YamlConfigLoader;
 import dev.idemproxy.core.net.IoLoops;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ProxyServer;
-import dev.idemproxy.core.pipeline.ServerPolicy;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.util.Ticker;
+import dev.idemproxy.core.retry.Backoff;
+import dev.idemproxy.core.store.Stores;
 import java.time.Clock;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -51,24 +54,24 @@ public final class Assembly implements AutoCloseable {
     private final MetricsSetup metrics;
     /** The proxy's I/O event loops, shared with the Redis store's connections; closed after the store. */
     private final IoLoops loops;
-    private final IdempotencyStore store;
+    private final Stores stores;
     private final ProxyServer proxy;
     private final AdminServer admin;
     private final Object reloadLock = new Object();
 
-    private Assembly(ProxyConfig config, Path configFile, YamlConfigLoader loader, IoLoops loops, IdempotencyStore store,
+    private Assembly(ProxyConfig config, Path configFile, YamlConfigLoader loader, IoLoops loops, Stores stores,
             boolean logKeyValues) {
         this.configFile = configFile;
         this.loader = loader;
         this.current = new AtomicReference<>(config);
         this.loops = loops;
-        this.store = store;
+        this.stores = stores;
         this.metrics = new MetricsSetup(BuildVersion.get());
-        StoreFactory.bindMetrics(store, metrics.registry());
-        this.proxy = new ProxyServer(config, store, metrics.registry(), loops, logKeyValues);
-        this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
+        StoreFactory.bindMetrics(stores, metrics.registry());
+        this.proxy = new ProxyServer(config, stores, metrics.registry(), loops, logKeyValues);
+        this.admin = new AdminServer(config.admin(), metrics.registry(), stores::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get(), pendingRestart),
-                CallRecordsEndpoints.routes(store, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
+                CallRecordsEndpoints.routes(stores, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
                         proxy.replayToken()));
     }
 
@@ -97,14 +100,14 @@ public final class Assembly implements AutoCloseable {
         } catch (IllegalStateException e) {
             throw new StartupException("server.transport: " + e.getMessage(), e);
         }
-        IdempotencyStore store;
+        Stores stores;
         try {
-            store = StoreFactory.open(config.store(), Clock.systemUTC(), loops);
+            stores = StoreFactory.open(config.store(), Clock.systemUTC(), Ticker.system(), Backoff.threadLocalRandom(), loops);
         } catch (StartupException | RuntimeException e) {
             loops.close();
             throw e;
         }
-        Assembly a = new Assembly(config, configFile, loader, loops, store, logKeyValues);
+        Assembly a = new Assembly(config, configFile, loader, loops, stores, logKeyValues);
         try {
             a.proxy.start();
         } catch (BindException e) {
@@ -154,7 +157,7 @@ public final class Assembly implements AutoCloseable {
 
     /** How many entries the dead-letter queue holds (the store's count; completes off the caller's thread). */
     public CompletionStage<Long> deadLetterCount() {
-        return store.deadLetterCount();
+        return stores.deadLetters().deadLetterCount();
     }
 
     /**
@@ -257,7 +260,7 @@ public final class Assembly implements AutoCloseable {
     /** The store first (its Redis connections run on the loops), then the loops, then the metrics. */
     private void closeStoreLoopsAndMetrics() {
         try {
-            store.close();
+            stores.close();
         } finally {
             loops.close();
             metrics.close();

@@ -16,7 +16,8 @@ import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import dev.idemproxy.core.store.StoredResponse;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import dev.idemproxy.core.testing.Claims;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -43,8 +44,8 @@ class CallRecordsEndpointsTest {
     private static final Duration TTL = Duration.ofHours(1);
 
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final MemoryIdempotencyStore store =
-            MemoryIdempotencyStore.create(1000, Clock.fixed(CallRecordsFixture.T0, ZoneOffset.UTC));
+    private final Stores store =
+            MemoryStore.create(1000, Clock.fixed(CallRecordsFixture.T0, ZoneOffset.UTC));
     private final AtomicReference<InetSocketAddress> proxyAddress = new AtomicReference<>();
     private MetricsSetup metrics;
     private FakeProxyListener proxy;
@@ -88,22 +89,22 @@ class CallRecordsEndpointsTest {
 
     private void put(DeadLetter... entries) {
         for (DeadLetter d : entries) {
-            store.addDeadLetter(d).toCompletableFuture().join();
+            store.deadLetters().addDeadLetter(d).toCompletableFuture().join();
         }
     }
 
     private void completeRecord(RecordKey key) {
-        store.claim(key, "fp", "owner-1", Duration.ofSeconds(30), new ClaimContext("call-x")).toCompletableFuture().join();
-        store.complete(key, Claims.owned("owner-1"), new StoredResponse(503, List.of(), new byte[0]), 3, TTL)
+        store.records().claim(key, "fp", "owner-1", Duration.ofSeconds(30), new ClaimContext("call-x")).toCompletableFuture().join();
+        store.records().complete(key, Claims.owned("owner-1"), new StoredResponse(503, List.of(), new byte[0]), 3, TTL)
                 .toCompletableFuture().join();
-        assertThat(store.get(key).toCompletableFuture().join()).isPresent();
+        assertThat(store.records().get(key).toCompletableFuture().join()).isPresent();
     }
 
     // --- receipts
 
     @Test
     void receiptByCallIdHasExactlyTheContractFields() throws Exception {
-        store.putReceipt(receipt("c-1", "order-42", 0), TTL).toCompletableFuture().join();
+        store.receipts().putReceipt(receipt("c-1", "order-42", 0), TTL).toCompletableFuture().join();
 
         HttpResponse<String> r = send("GET", "/receipts/c-1");
 
@@ -121,7 +122,7 @@ class CallRecordsEndpointsTest {
 
     @Test
     void nullableReceiptFieldsAreJsonNulls() throws Exception {
-        store.putReceipt(new dev.idemproxy.core.store.Receipt("c-2", null, "k", "tickets", "IN_FLIGHT", null, 0, 0,
+        store.receipts().putReceipt(new dev.idemproxy.core.store.Receipt("c-2", null, "k", "tickets", "IN_FLIGHT", null, 0, 0,
                 CallRecordsFixture.T0, null), TTL).toCompletableFuture().join();
 
         JsonNode n = json(send("GET", "/receipts/c-2"));
@@ -142,9 +143,9 @@ class CallRecordsEndpointsTest {
 
     @Test
     void receiptsByBizIdAreListedOldestFirst() throws Exception {
-        store.putReceipt(receipt("c-b", "order-42", 5), TTL).toCompletableFuture().join();
-        store.putReceipt(receipt("c-a", "order-42", 1), TTL).toCompletableFuture().join();
-        store.putReceipt(receipt("c-z", "order-99", 0), TTL).toCompletableFuture().join();
+        store.receipts().putReceipt(receipt("c-b", "order-42", 5), TTL).toCompletableFuture().join();
+        store.receipts().putReceipt(receipt("c-a", "order-42", 1), TTL).toCompletableFuture().join();
+        store.receipts().putReceipt(receipt("c-z", "order-99", 0), TTL).toCompletableFuture().join();
 
         HttpResponse<String> r = send("GET", "/receipts?bizId=order-42");
 
@@ -280,8 +281,8 @@ class CallRecordsEndpointsTest {
         HttpResponse<String> r = send("DELETE", "/dlq/d-1");
 
         assertThat(r.statusCode()).isEqualTo(204);
-        assertThat(store.deadLetter("d-1").toCompletableFuture().join()).isEmpty();
-        assertThat(store.get(d.recordKey()).toCompletableFuture().join()).isPresent();
+        assertThat(store.deadLetters().deadLetter("d-1").toCompletableFuture().join()).isEmpty();
+        assertThat(store.records().get(d.recordKey()).toCompletableFuture().join()).isPresent();
     }
 
     @Test
@@ -293,8 +294,8 @@ class CallRecordsEndpointsTest {
         HttpResponse<String> r = send("DELETE", "/dlq/d-1?release=true");
 
         assertThat(r.statusCode()).isEqualTo(204);
-        assertThat(store.deadLetter("d-1").toCompletableFuture().join()).isEmpty();
-        assertThat(store.get(d.recordKey()).toCompletableFuture().join()).isEmpty();
+        assertThat(store.deadLetters().deadLetter("d-1").toCompletableFuture().join()).isEmpty();
+        assertThat(store.records().get(d.recordKey()).toCompletableFuture().join()).isEmpty();
     }
 
     @Test
@@ -302,7 +303,7 @@ class CallRecordsEndpointsTest {
         put(deadLetter("d-1", 0));
 
         assertThat(send("DELETE", "/dlq/d-1?release=yes").statusCode()).isEqualTo(400);
-        assertThat(store.deadLetter("d-1").toCompletableFuture().join()).isPresent();
+        assertThat(store.deadLetters().deadLetter("d-1").toCompletableFuture().join()).isPresent();
     }
 
     // --- replay
@@ -345,8 +346,8 @@ class CallRecordsEndpointsTest {
         JsonNode n = json(send("POST", "/dlq/d-1/replay"));
 
         assertThat(n.get("removed").asBoolean()).isTrue();
-        assertThat(store.deadLetter("d-1").toCompletableFuture().join()).isEmpty();
-        assertThat(store.get(d.recordKey()).toCompletableFuture().join()).isEmpty();
+        assertThat(store.deadLetters().deadLetter("d-1").toCompletableFuture().join()).isEmpty();
+        assertThat(store.records().get(d.recordKey()).toCompletableFuture().join()).isEmpty();
     }
 
     @Test
@@ -359,7 +360,7 @@ class CallRecordsEndpointsTest {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(json(r).get("status").asInt()).isEqualTo(503);
         assertThat(json(r).get("removed").asBoolean()).isFalse();
-        assertThat(store.deadLetter("d-1").toCompletableFuture().join()).isPresent();
+        assertThat(store.deadLetters().deadLetter("d-1").toCompletableFuture().join()).isPresent();
     }
 
     @Test
@@ -389,6 +390,6 @@ class CallRecordsEndpointsTest {
 
         assertThat(r.statusCode()).isEqualTo(502);
         assertThat(json(r).get("type").asText()).isEqualTo("urn:idemproxy:problem:replay-failed");
-        assertThat(store.deadLetter("d-1").toCompletableFuture().join()).isPresent();
+        assertThat(store.deadLetters().deadLetter("d-1").toCompletableFuture().join()).isPresent();
     }
 }

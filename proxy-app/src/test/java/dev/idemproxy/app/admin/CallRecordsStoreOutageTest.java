@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idemproxy.core.AdminPolicy;
 import dev.idemproxy.core.HostPort;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.DeadLetterStore;
+import dev.idemproxy.core.store.ReceiptStore;
+import dev.idemproxy.core.store.RecordStore;
 import dev.idemproxy.core.store.StoreUnavailableException;
+import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.store.TaskBudgetStore;
 import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -31,15 +35,19 @@ class CallRecordsStoreOutageTest {
         metrics.close();
     }
 
-    /** A store whose every asynchronous operation fails as an unreachable backend does. */
-    private static IdempotencyStore unreachableStore() {
-        return (IdempotencyStore) Proxy.newProxyInstance(IdempotencyStore.class.getClassLoader(),
-                new Class<?>[] {IdempotencyStore.class}, (proxy, method, args) -> {
-                    if (method.getReturnType().isAssignableFrom(CompletableFuture.class)) {
-                        return CompletableFuture.failedFuture(new StoreUnavailableException("redis down"));
-                    }
-                    throw new UnsupportedOperationException(method.getName());
-                });
+    /** Stores whose every asynchronous operation fails as an unreachable backend does. */
+    private static Stores unreachableStore() {
+        return new Stores(unreachable(RecordStore.class), unreachable(ReceiptStore.class), unreachable(DeadLetterStore.class),
+                unreachable(TaskBudgetStore.class));
+    }
+
+    private static <T> T unreachable(Class<T> type) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
+            if (method.getReturnType().isAssignableFrom(CompletableFuture.class)) {
+                return CompletableFuture.failedFuture(new StoreUnavailableException("redis down"));
+            }
+            throw new UnsupportedOperationException(method.getName());
+        }));
     }
 
     @Test

@@ -8,11 +8,11 @@ import dev.idemproxy.core.HostPort;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.DeadLetter;
-import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoredResponse;
-import dev.idemproxy.core.store.redis.RedisIdempotencyStore;
+import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.store.redis.RedisStore;
 import dev.idemproxy.core.testing.RedisServerFixture;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -37,14 +37,14 @@ class DlqReleaseOnRedisTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private RedisServerFixture redis;
-    private IdempotencyStore store;
+    private Stores store;
     private MetricsSetup metrics;
     private AdminServer server;
 
     @BeforeEach
     void setUp() {
         redis = RedisServerFixture.startStandalone();
-        store = RedisIdempotencyStore.connect(new RedisPolicy(redis.uri(), "standalone", "dlq:"), Duration.ofSeconds(2));
+        store = RedisStore.connect(new RedisPolicy(redis.uri(), "standalone", "dlq:"), Duration.ofSeconds(2));
         metrics = new MetricsSetup();
         server = new AdminServer(new AdminPolicy(new HostPort("127.0.0.1", 0), ""), metrics.registry(), () -> true, Map::of,
                 CallRecordsEndpoints.routes(store, () -> null, Duration.ofSeconds(10))).start();
@@ -62,15 +62,15 @@ class DlqReleaseOnRedisTest {
     void theReleasedCallsLateEndDoesNotWriteItsRecordBack() throws Exception {
         DeadLetter d = deadLetter("d-1", 0);
         String owner = d.callId();  // a call's owner token is its call id
-        assertThat(await(store.claim(d.recordKey(), "fp", owner, LEASE, new ClaimContext(owner)))).isEqualTo(ClaimResult.Claimed.FRESH);
-        await(store.addDeadLetter(d));  // the call settled: its end has not reached Redis yet
+        assertThat(await(store.records().claim(d.recordKey(), "fp", owner, LEASE, new ClaimContext(owner)))).isEqualTo(ClaimResult.Claimed.FRESH);
+        await(store.deadLetters().addDeadLetter(d));  // the call settled: its end has not reached Redis yet
 
         assertThat(send("DELETE", "/dlq/d-1?release=true").statusCode()).isEqualTo(204);
 
         OwnedClaim claim = new OwnedClaim(owner, owner, "fp", d.failedAt(), Duration.ZERO);
-        assertThat(await(store.complete(d.recordKey(), claim, new StoredResponse(503, List.of(), new byte[0]), 3,
+        assertThat(await(store.records().complete(d.recordKey(), claim, new StoredResponse(503, List.of(), new byte[0]), 3,
                 Duration.ofHours(1)))).as("the end, retried after the release").isFalse();
-        assertThat(await(store.claim(d.recordKey(), "fp", "next", LEASE, new ClaimContext("next"))))
+        assertThat(await(store.records().claim(d.recordKey(), "fp", "next", LEASE, new ClaimContext("next"))))
                 .as("the next duplicate executes").isEqualTo(ClaimResult.Claimed.FRESH);
     }
 

@@ -13,7 +13,8 @@ import dev.idemproxy.app.admin.FakeProxyListener;
 import dev.idemproxy.app.admin.MetricsSetup;
 import dev.idemproxy.core.AdminPolicy;
 import dev.idemproxy.core.HostPort;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -33,8 +34,8 @@ class CallRecordsCommandsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TOKEN = "cli-token";
 
-    private final MemoryIdempotencyStore store =
-            MemoryIdempotencyStore.create(1000, Clock.fixed(CallRecordsFixture.T0, ZoneOffset.UTC));
+    private final Stores store =
+            MemoryStore.create(1000, Clock.fixed(CallRecordsFixture.T0, ZoneOffset.UTC));
     private StringWriter out;
     private StringWriter err;
     private MetricsSetup metrics;
@@ -48,9 +49,9 @@ class CallRecordsCommandsTest {
         server = new AdminServer(new AdminPolicy(new HostPort("127.0.0.1", 0), TOKEN), metrics.registry(),
                 () -> true, Map::of, CallRecordsEndpoints.routes(store, proxy::address, Duration.ofSeconds(10)))
                 .start();
-        store.putReceipt(receipt("c-1", "order-42", 0), Duration.ofHours(1)).toCompletableFuture().join();
+        store.receipts().putReceipt(receipt("c-1", "order-42", 0), Duration.ofHours(1)).toCompletableFuture().join();
         for (int i = 1; i <= 3; i++) {
-            store.addDeadLetter(deadLetter("d-" + i, i)).toCompletableFuture().join();
+            store.deadLetters().addDeadLetter(deadLetter("d-" + i, i)).toCompletableFuture().join();
         }
     }
 
@@ -155,7 +156,7 @@ class CallRecordsCommandsTest {
         assertThat(output().get("replayed").asBoolean()).isTrue();
         assertThat(output().get("status").asInt()).isEqualTo(200);
         assertThat(proxy.received()).hasSize(1);
-        assertThat(store.deadLetter("d-1").toCompletableFuture().join()).isEmpty();
+        assertThat(store.deadLetters().deadLetter("d-1").toCompletableFuture().join()).isEmpty();
     }
 
     @Test
@@ -164,7 +165,7 @@ class CallRecordsCommandsTest {
 
         assertThat(output().get("deleted").asBoolean()).isTrue();
         assertThat(output().get("released").asBoolean()).isTrue();
-        assertThat(store.deadLetter("d-2").toCompletableFuture().join()).isEmpty();
+        assertThat(store.deadLetters().deadLetter("d-2").toCompletableFuture().join()).isEmpty();
         assertThat(admin("dlq", "delete", "d-2")).isEqualTo(1);
     }
 

@@ -30,7 +30,9 @@ import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
 import dev.idemproxy.core.store.StorePolicy;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.route.PoolPolicy;
+import dev.idemproxy.core.route.TlsPolicy;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import dev.idemproxy.core.route.PoolPolicy;
 import dev.idemproxy.core.route.TlsPolicy;
 import java.net.URI;
@@ -59,7 +61,7 @@ class YamlConfigLoaderTest {
                 new AdminPolicy(new HostPort("127.0.0.1", 9901), ""),
                 ServerPolicy.DEFAULT,
                 new StorePolicy(StorePolicy.Type.EMBEDDED, Path.of("./idemproxy-data"), 1_000_000,
-                        MemoryIdempotencyStore.defaultMaxBytes(),
+                        MemoryStore.defaultMaxBytes(),
                         new StorePolicy.RedisPolicy("redis://127.0.0.1:6379", "standalone", "idemproxy:"),
                         StorePolicy.OnUnavailable.REJECT, StorePolicy.NearCachePolicy.ENABLED),
                 new TaskPolicy("X-Task-Id", 20, Duration.ofHours(1)),
@@ -289,7 +291,7 @@ class YamlConfigLoaderTest {
     void theMemoryStoresByteBoundIsASizeOfAtLeastOneMebibyteDefaultingToAQuarterOfTheHeap(@TempDir Path dir)
             throws Exception {
         assertThat(loader.parse("store: { type: memory }\n", "test.yaml", dir).store().memoryMaxBytes())
-                .isEqualTo(MemoryIdempotencyStore.defaultMaxBytes());
+                .isEqualTo(MemoryStore.defaultMaxBytes());
         assertThat(loader.parse("store: { type: memory, memory: { maxEntries: 5000, maxBytes: 64MiB } }\n", "test.yaml", dir)
                 .store()).satisfies(s -> {
                     assertThat(s.memoryMaxEntries()).isEqualTo(5000);

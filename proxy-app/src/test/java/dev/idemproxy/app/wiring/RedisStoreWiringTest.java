@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idemproxy.app.config.YamlConfigLoader;
 import dev.idemproxy.core.net.IoLoops;
+import dev.idemproxy.core.net.IoLoops;
+import dev.idemproxy.core.util.Ticker;
+import dev.idemproxy.core.retry.Backoff;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.testing.RedisServerFixture;
 import dev.idemproxy.core.testing.TestCertificates;
 import java.nio.file.Files;
@@ -34,7 +37,7 @@ class RedisStoreWiringTest {
             StorePolicy policy = load(dir, Map.of("REDIS_PASSWORD", "env-secret"),
                     "  redis: { uri: \"redis://:${REDIS_PASSWORD}@127.0.0.1:" + redis.port() + "\" }\n");
 
-            try (IoLoops loops = IoLoops.start(1); IdempotencyStore store = StoreFactory.open(policy, Clock.systemUTC(), loops)) {
+            try (IoLoops loops = IoLoops.start(1); Stores store = StoreFactory.open(policy, Clock.systemUTC(), Ticker.system(), Backoff.threadLocalRandom(), loops)) {
                 assertClaims(store);
             }
         }
@@ -49,13 +52,13 @@ class RedisStoreWiringTest {
             Files.copy(certs.unrelatedCaPemFile(), dir.resolve("certs/other-ca.pem"));
 
             StorePolicy good = load(dir, Map.of(), "  redis: { uri: \"" + redis.uri() + "\", tls: { caFile: certs/redis-ca.pem } }\n");
-            try (IoLoops loops = IoLoops.start(1); IdempotencyStore store = StoreFactory.open(good, Clock.systemUTC(), loops)) {
+            try (IoLoops loops = IoLoops.start(1); Stores store = StoreFactory.open(good, Clock.systemUTC(), Ticker.system(), Backoff.threadLocalRandom(), loops)) {
                 assertClaims(store);
             }
 
             StorePolicy wrong = load(dir, Map.of(), "  redis: { uri: \"" + redis.uri() + "\", tls: { caFile: certs/other-ca.pem } }\n");
             try (IoLoops loops = IoLoops.start(1)) {
-                assertThatThrownBy(() -> StoreFactory.open(wrong, Clock.systemUTC(), loops))
+                assertThatThrownBy(() -> StoreFactory.open(wrong, Clock.systemUTC(), Ticker.system(), Backoff.threadLocalRandom(), loops))
                         .isInstanceOf(StartupException.class)
                         .hasMessageStartingWith("cannot open the redis store at " + redis.uri() + ": cannot connect to Redis at ")
                         .hasMessageContaining("certification path");
@@ -69,8 +72,8 @@ class RedisStoreWiringTest {
         return new YamlConfigLoader(env::get).load(file).store();
     }
 
-    private static void assertClaims(IdempotencyStore store) throws Exception {
-        assertThat(store.claim(new RecordKey("r", "s", "wired"), "fp", "o", Duration.ofMinutes(1), new ClaimContext("c"))
+    private static void assertClaims(Stores store) throws Exception {
+        assertThat(store.records().claim(new RecordKey("r", "s", "wired"), "fp", "o", Duration.ofMinutes(1), new ClaimContext("c"))
                 .toCompletableFuture().get(10, TimeUnit.SECONDS)).isInstanceOf(ClaimResult.Claimed.class);
     }
 }

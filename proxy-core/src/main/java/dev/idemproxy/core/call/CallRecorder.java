@@ -4,10 +4,12 @@ import dev.idemproxy.core.util.LogThrottle;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.DeadLetter;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.DeadLetterStore;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
+import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.StoreRetries;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import io.netty.buffer.ByteBufUtil;
@@ -19,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,15 +49,27 @@ public final class CallRecorder {
     /** Headers the proxy itself set on the forwarded request; the client's request had its own or none. */
     private static final Set<String> REWRITTEN = caseInsensitive("Host", "X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host");
 
-    private final IdempotencyStore store;
+    private final ReceiptStore receipts;
+    private final DeadLetterStore deadLetters;
     private final Set<String> secretHeaders;
     private final Clock clock;
+    /** The jitter of the pauses between tries of a write the store did not take. */
+    private final RandomGenerator random;
     private final dev.idemproxy.core.metrics.ProxyMetrics metrics;
 
-    /** @param store null: nothing is recorded */
-    public CallRecorder(IdempotencyStore store, List<String> secretHeaders, Clock clock,
-            dev.idemproxy.core.metrics.ProxyMetrics metrics) {
-        this.store = store;
+    /**
+     * @param receipts    null: nothing is recorded
+     * @param deadLetters the same backend's dead letters; null exactly when {@code receipts} is
+     * @param random      the jitter of the pauses between tries of a write the store did not take
+     */
+    public CallRecorder(ReceiptStore receipts, DeadLetterStore deadLetters, List<String> secretHeaders, Clock clock,
+            RandomGenerator random, dev.idemproxy.core.metrics.ProxyMetrics metrics) {
+        this.random = random;
+        if ((receipts == null) != (deadLetters == null)) {
+            throw new IllegalArgumentException("receipts and deadLetters: both or neither (expected: one backend's stores)");
+        }
+        this.receipts = receipts;
+        this.deadLetters = deadLetters;
         this.metrics = metrics;
         refreshDeadLetterCount();
         this.clock = clock;
@@ -66,8 +81,8 @@ public final class CallRecorder {
 
     /** Sets {@code idemproxy_dlq_entries} from the store's own count (entries deleted through the admin API included). */
     public void refreshDeadLetterCount() {
-        if (store != null) {
-            store.deadLetterCount().whenComplete((n, err) -> {
+        if (deadLetters != null) {
+            deadLetters.deadLetterCount().whenComplete((n, err) -> {
                 if (err == null) {
                     metrics.deadLetters(n);
                 }
@@ -81,7 +96,7 @@ public final class CallRecorder {
 
     /** The receipt of a call that has started (PROCESSING), for the claim to write with its record; null without a store. */
     public ReceiptPut startReceipt(ProxyCall call, CallIdentity id, Instant createdAt) {
-        if (store == null) {
+        if (receipts == null) {
             return null;
         }
         return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), PROCESSING, null, 0, 0,
@@ -92,7 +107,7 @@ public final class CallRecorder {
     public void started(ProxyCall call, CallIdentity id, Instant createdAt) {
         ReceiptPut r = startReceipt(call, id, createdAt);
         if (r != null) {
-            write(store.putReceipt(r.receipt(), r.ttl()), id, "receipt");
+            write(receipts.putReceipt(r.receipt(), r.ttl()), id, "receipt");
         }
     }
 
@@ -101,10 +116,10 @@ public final class CallRecorder {
      * the PROCESSING receipt, was released): FAILED, reason {@value #CLIENT_GONE}, no attempts.
      */
     public void abandoned(ProxyCall call, CallIdentity id, Instant createdAt) {
-        if (store != null) {
+        if (receipts != null) {
             Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0, createdAt,
                     clock.instant());
-            write(store.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
+            write(receipts.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
         }
     }
 
@@ -119,7 +134,7 @@ public final class CallRecorder {
      */
     public ReceiptPut settled(ProxyCall call, CallIdentity id, RecordKey recordKey, String owner, Instant createdAt,
             CallSettlement s, boolean writeReceipt) {
-        if (store == null) {
+        if (receipts == null) {
             return null;
         }
         RetryDecision d = s.decision();
@@ -134,13 +149,13 @@ public final class CallRecorder {
                 failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now);
         java.time.Duration ttl = call.route().idempotency().ttl();
         if (writeReceipt) {
-            writeRetrying(() -> store.putReceipt(receipt, ttl), id, "receipt", 1);
+            writeRetrying(() -> receipts.putReceipt(receipt, ttl), id, "receipt", random, 1);
         }
         if (failed && call.route().deadLetter().enabled()) {
             RecordKey rk = recordKey != null ? recordKey : new RecordKey(call.route().name(), "-", id.key() == null ? "" : id.key());
             DeadLetter entry = new DeadLetter(CallId.next(), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
                     s.attempts(), now, snapshot(call), owner);
-            writeRetrying(() -> store.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", 1);
+            writeRetrying(() -> deadLetters.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", random, 1);
         }
         return new ReceiptPut(receipt, ttl);
     }
@@ -173,11 +188,14 @@ public final class CallRecorder {
 
     /**
      * A settled call's receipt and dead letter must not be lost to a store outage: a failed write
-     * is tried again with growing pauses (about ten minutes in all), off the event loops. Both
-     * writes replace by id, so a repeat is harmless.
+     * is tried again with growing pauses ({@link StoreRetries#WRITES}: about ten minutes in all),
+     * off the event loops. Both writes replace by id, so a repeat is harmless.
+     *
+     * @param random the jitter of the pauses
+     * @param n      the try about to be made, from 1
      */
     static void writeRetrying(java.util.function.Supplier<java.util.concurrent.CompletionStage<?>> op, CallIdentity id,
-            String what, int n) {
+            String what, RandomGenerator random, int n) {
         java.util.concurrent.CompletionStage<?> stage;
         try {
             stage = op.get();
@@ -188,7 +206,7 @@ public final class CallRecorder {
             if (err == null) {
                 return;
             }
-            if (n >= RecordedProtection.RECORD_TRIES) {
+            if (!StoreRetries.WRITES.triesAfter(n)) {
                 long held = GAVE_UP_LOG.pass();
                 if (held >= 0) {
                     LOG.error("[call={}] gave up writing the {}: {}{}", id.callId(), what, err.toString(), LogThrottle.more(held));
@@ -200,9 +218,9 @@ public final class CallRecorder {
                 LOG.warn("[call={}] could not write the {} (try {}): {}; trying again{}", id.callId(), what, n, err.toString(),
                         LogThrottle.more(held));
             }
-            long pause = Math.min(30_000L, 250L << Math.min(n, 7));
-            java.util.concurrent.CompletableFuture.delayedExecutor(pause, java.util.concurrent.TimeUnit.MILLISECONDS)
-                    .execute(() -> writeRetrying(op, id, what, n + 1));
+            long pause = StoreRetries.WRITES.pauseAfter(n, random).toNanos();
+            java.util.concurrent.CompletableFuture.delayedExecutor(pause, java.util.concurrent.TimeUnit.NANOSECONDS)
+                    .execute(() -> writeRetrying(op, id, what, random, n + 1));
         });
     }
 

@@ -9,8 +9,9 @@ import dev.idemproxy.core.retry.RouteRetryBudget;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.idempotency.RequestValues;
 import dev.idemproxy.core.idempotency.RequestView;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.RecordStore;
 import dev.idemproxy.core.store.StorePolicy;
+import dev.idemproxy.core.store.Stores;
 import java.util.random.RandomGenerator;
 import io.netty.handler.codec.http.HttpRequest;
 import dev.idemproxy.core.route.Route;
@@ -30,7 +31,7 @@ public final class CallServices {
     private final Clock clock;
     private final dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy;
     private final TaskPolicy tasks;
-    private final IdempotencyStore store;
+    private final Stores stores;
     private final StorePolicy.OnUnavailable onUnavailable;
     private final InFlightWaiters waiters = new InFlightWaiters();
     private final RandomGenerator random;
@@ -42,19 +43,20 @@ public final class CallServices {
 
     /**
      * @param taskBudgets where task retries are counted: the store's counters when there is a store
-     * @param store null when no store is configured (idempotency then cannot be enforced)
+     * @param stores null when no store is configured (idempotency then cannot be enforced)
      * @param logKeyValues whether call lines carry their fields as key-value pairs (see {@link CallLog})
      */
     public CallServices(UpstreamPools pools, RetryRules rules, TaskPolicy tasks, TaskBudgets taskBudgets,
-            dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, IdempotencyStore store,
+            dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, Stores stores,
             StorePolicy.OnUnavailable onUnavailable, java.util.List<String> secretHeaders, RandomGenerator random, Ticker ticker,
             Clock clock, ProxyMetrics metrics, boolean logKeyValues) {
         this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues, requireNonNull(ticker, "ticker"));
         this.receipts = new dev.idemproxy.core.receipt.ReceiptClient(pools);
-        this.store = store;
+        this.stores = stores;
         this.onUnavailable = requireNonNull(onUnavailable, "onUnavailable");
         this.random = requireNonNull(random, "random");
-        this.recorder = new CallRecorder(store, secretHeaders, clock, metrics);
+        this.recorder = new CallRecorder(stores == null ? null : stores.receipts(), stores == null ? null : stores.deadLetters(),
+                secretHeaders, clock, random, metrics);
         this.tasks = requireNonNull(tasks, "tasks");
         this.pools = requireNonNull(pools, "pools");
         this.rules = requireNonNull(rules, "rules");
@@ -64,9 +66,14 @@ public final class CallServices {
         this.clock = requireNonNull(clock, "clock");
     }
 
-    /** The idempotency store, or null when none is configured. */
-    public IdempotencyStore store() {
-        return store;
+    /** The stores, or null when none is configured. */
+    public Stores stores() {
+        return stores;
+    }
+
+    /** The idempotency record store, or null when none is configured. */
+    public RecordStore records() {
+        return stores == null ? null : stores.records();
     }
 
     public StorePolicy.OnUnavailable onUnavailable() {

@@ -121,7 +121,7 @@ public final class ClaimAttempt {
      * with the reads of the same turn; a later answer comes back to the loop as a task of its own.
      */
     private void claim() {
-        OnLoop.then(services.store().claim(plan.record(), fingerprint, owner, call.route().idempotency().lease(),
+        OnLoop.then(services.records().claim(plan.record(), fingerprint, owner, call.route().idempotency().lease(),
                 claimContext()), loop, this::onClaim);
     }
 
@@ -149,7 +149,7 @@ public final class ClaimAttempt {
             ClaimResult known = settled != null ? settled : services.waiters().settled(key);
             if (known != null) {
                 if (result instanceof ClaimResult.Claimed && !((ClaimResult.Claimed) result).takeover()) {
-                    services.store().release(key, owner);  // the fresh claim is ours to undo
+                    services.records().release(key, owner);  // the fresh claim is ours to undo
                 }
                 result = known;
             }
@@ -162,7 +162,7 @@ public final class ClaimAttempt {
             // Nothing is forwarded for this claim (its client left, or it is answered 503), so a
             // claim the store may have written without answering is undone once the store answers
             // again, instead of holding the key for a lease. Under passthrough the call goes on.
-            services.store().releaseLostClaim(key, owner, lost);
+            services.records().releaseLostClaim(key, owner, lost);
         }
         if (!live) {
             // A fresh claim whose client left is released; a takeover is not: the earlier owner
@@ -197,8 +197,9 @@ public final class ClaimAttempt {
 
     private RecordedProtection protection(ClaimResult.Claimed claimed) {
         OwnedClaim claim = new OwnedClaim(owner, identity.callId(), fingerprint, createdAt, retention());
-        RecordedProtection protection = new RecordedProtection(services.store(), plan.record(), claim, identity,
-                call.route().idempotency(), loop, services.waiters(), plan.derivedKey(), services.ticker());
+        RecordedProtection protection = new RecordedProtection(services.records(), services.stores().receipts(), plan.record(),
+                claim, identity, call.route().idempotency(), loop, services.waiters(), plan.derivedKey(), services.random(),
+                services.ticker());
         protection.startRenewing();
         if (claimed.takeover()) {
             protection.tookOver(claimed.previousCallId());
@@ -288,7 +289,7 @@ public final class ClaimAttempt {
      */
     private void releaseOrphanedClaim() {
         services.recorder().abandoned(call, identity, createdAt);  // the claim wrote it as PROCESSING
-        services.store().release(plan.record(), owner).whenComplete((ok, err) -> {
+        services.records().release(plan.record(), owner).whenComplete((ok, err) -> {
             if (err != null) {
                 LOG.warn("[call={}] could not release the key of a call whose client left before it was claimed: {}",
                         identity.callId(), err.toString());

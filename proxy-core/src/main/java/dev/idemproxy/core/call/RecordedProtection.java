@@ -1,17 +1,21 @@
 package dev.idemproxy.core.call;
 
+import dev.idemproxy.core.util.Ticker;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.util.Ticker;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyRecord;
-import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.ReceiptPut;
+import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.store.StoreRetries;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +28,9 @@ import org.slf4j.LoggerFactory;
 public final class RecordedProtection implements CallProtection {
     private static final Logger LOG = LoggerFactory.getLogger(RecordedProtection.class);
 
-    private final IdempotencyStore store;
+    private final RecordStore store;
+    /** The receipts of the same backend: a receipt the record's end did not write goes here. */
+    private final ReceiptStore receipts;
     private final RecordKey key;
     /** The claim as this call holds it: every renewal and end names it, and writes it back should the record be gone. */
     private final OwnedClaim claim;
@@ -33,11 +39,12 @@ public final class RecordedProtection implements CallProtection {
     private final EventLoop loop;
     private final InFlightWaiters waiters;
     private final boolean derivedKey;
+    /** The time source of a derived key's window. */
     private final Ticker ticker;
     private final long claimedAtNanos;
     private final java.time.Instant createdAt;
-    /** About ten minutes of tries in all (pauses capped at 30 s). */
-    static final int RECORD_TRIES = 25;
+    /** The jitter of the pauses between tries of a write ({@link StoreRetries#WRITES}). */
+    private final RandomGenerator random;
 
     private ScheduledFuture<?> renewal;
     private String takenOverFrom;
@@ -46,15 +53,20 @@ public final class RecordedProtection implements CallProtection {
      * @param claim the claim the call made (its owner token is this execution's own, see
      *              {@link CallId#owner}); its {@code createdAt},
      *              when the call started, is also its receipts' {@code createdAt}, the first written with the claim
+     * @param random the jitter of the pauses between tries of a write the store did not take
+     * @param ticker the time source of a derived key's window, which runs from now
      */
-    public RecordedProtection(IdempotencyStore store, RecordKey key, OwnedClaim claim, CallIdentity identity,
-            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey, Ticker ticker) {
+    public RecordedProtection(RecordStore store, ReceiptStore receipts, RecordKey key, OwnedClaim claim, CallIdentity identity,
+            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey, RandomGenerator random,
+            Ticker ticker) {
+        this.random = random;
         this.ticker = ticker;
         this.claimedAtNanos = ticker.nanos();
         this.derivedKey = derivedKey;
         this.claim = claim;
         this.createdAt = claim.createdAt();
         this.store = store;
+        this.receipts = receipts;
         this.key = key;
         this.identity = identity;
         this.policy = policy;
@@ -138,7 +150,7 @@ public final class RecordedProtection implements CallProtection {
 
     /** The receipt on its own: the record is released or not retained, or was no longer ours. */
     private void writeReceipt(ReceiptPut receipt) {
-        CallRecorder.writeRetrying(() -> store.putReceipt(receipt.receipt(), receipt.ttl()), identity, "receipt", 1);
+        CallRecorder.writeRetrying(() -> receipts.putReceipt(receipt.receipt(), receipt.ttl()), identity, "receipt", random, 1);
     }
 
     /**
@@ -161,8 +173,8 @@ public final class RecordedProtection implements CallProtection {
     }
 
     /**
-     * Writes the outcome; while the store does not answer, tries again with growing pauses (up
-     * to {@link #RECORD_TRIES} times), so an outcome reached during a store outage is still kept
+     * Writes the outcome; while the store does not answer, tries again with growing pauses
+     * ({@link StoreRetries#WRITES}), so an outcome reached during a store outage is still kept
      * once the store is back. {@code first} completes after the first try, whatever its result.
      */
     private void record(CallSettlement s, boolean keep, int n, java.util.concurrent.CompletableFuture<Void> first,
@@ -177,11 +189,11 @@ public final class RecordedProtection implements CallProtection {
         }
         done.whenComplete((ok, err) -> {
             first.complete(null);
-            if (err != null && n < RECORD_TRIES) {
+            if (err != null && StoreRetries.WRITES.triesAfter(n)) {
                 LOG.warn("[call={}] could not record the outcome of the call (try {}): {}; trying again",
                         identity.callId(), n, err.toString());
-                loop.schedule(() -> record(s, keep, n + 1, first, receipt, outcome), Math.min(30_000L, 250L << Math.min(n, 7)),
-                        TimeUnit.MILLISECONDS);
+                loop.schedule(() -> record(s, keep, n + 1, first, receipt, outcome),
+                        StoreRetries.WRITES.pauseAfter(n, random).toNanos(), TimeUnit.NANOSECONDS);
                 return;
             }
             if (err != null) {

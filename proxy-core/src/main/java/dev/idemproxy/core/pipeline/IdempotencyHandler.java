@@ -46,7 +46,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof ProxyCall) {
             ProxyCall c = (ProxyCall) msg;
-            if (c.body() != null && c.route().idempotency().protects(c.request().method().name()) && services.store() != null) {
+            if (c.body() != null && c.route().idempotency().protects(c.request().method().name()) && services.records() != null) {
                 gate(c);
                 return;
             }

@@ -4,6 +4,7 @@ import static dev.idemproxy.core.util.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 
 /**
@@ -17,7 +18,7 @@ import java.util.random.RandomGenerator;
  * </ul>
  * The arithmetic is done in doubles and saturates at {@code max}, so a large n never overflows.
  * This class is immutable and thread-safe when its random source is (pass
- * {@link java.util.concurrent.ThreadLocalRandom#current()} in production, a seeded generator in tests).
+ * {@link #threadLocalRandom()} in production, a seeded generator in tests).
  */
 public final class Backoff {
     private final BackoffPolicy policy;
@@ -26,6 +27,15 @@ public final class Backoff {
     public Backoff(BackoffPolicy policy, RandomGenerator random) {
         this.policy = requireNonNull(policy, "policy");
         this.random = requireNonNull(random, "random");
+    }
+
+    /**
+     * A thread-safe random source for jitter: every draw comes from the calling thread's
+     * {@link ThreadLocalRandom}, asked for anew each time (an instance of it kept and used from
+     * another thread would draw from that thread's uninitialised seed).
+     */
+    public static RandomGenerator threadLocalRandom() {
+        return () -> ThreadLocalRandom.current().nextLong();
     }
 
     /** The jittered delay before attempt {@code attempt} (2 or more). */
@@ -49,6 +59,18 @@ public final class Backoff {
                 break;
         }
         return Duration.ofNanos((long) Math.max(0, d));
+    }
+
+    /**
+     * The longest delay before {@code attempt} that the policy's jitter can give: the base for
+     * {@code full}, {@code equal} and {@code none}; base × (1 + f), capped at max, for a fraction f.
+     */
+    public static Duration ceiling(BackoffPolicy policy, int attempt) {
+        double base = baseNanos(policy, attempt);
+        if (policy.jitter().kind() != Jitter.Kind.FRACTION) {
+            return Duration.ofNanos((long) base);
+        }
+        return Duration.ofNanos((long) Math.min(nanos(policy.max()), base * (1 + policy.jitter().fraction())));
     }
 
     /** The un-jittered delay before {@code attempt}: min(initial × multiplier^(attempt−2), max). */

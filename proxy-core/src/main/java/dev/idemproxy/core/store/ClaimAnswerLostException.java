@@ -9,7 +9,7 @@ import java.time.Duration;
  * lost while the command was in flight): the store may or may not have written it. A store
  * throws it only where a claim written that way can only be a <em>fresh</em> record under the
  * caller's owner token, never a takeover of someone else's, so that
- * {@link IdempotencyStore#releaseLostClaim} can undo it exactly: nothing else ever holds that
+ * {@link RecordStore#releaseLostClaim} can undo it exactly: nothing else ever holds that
  * token. To everyone else it is the {@link StoreUnavailableException} it extends.
  */
 public final class ClaimAnswerLostException extends StoreUnavailableException {

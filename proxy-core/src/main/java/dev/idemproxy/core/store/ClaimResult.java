@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.time.Instant;
 
 /**
- * What {@link IdempotencyStore#claim} found. Expected outcomes are values, not exceptions; the
+ * What {@link RecordStore#claim} found. Expected outcomes are values, not exceptions; the
  * engine maps them: {@link Claimed} → forward, {@link InFlight} → wait or 409 {@code key-in-flight},
  * {@link Completed} → replay, {@link NotRetained} → 409 {@code result-not-retained},
  * {@link FingerprintMismatch} → 422 {@code key-reused-with-different-payload}.

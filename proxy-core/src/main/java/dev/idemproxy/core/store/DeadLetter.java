@@ -21,7 +21,7 @@ import java.time.Instant;
  * @param request    the request, for {@code POST /dlq/{id}/replay}
  * @param owner      the owner token of the execution that ended so (its claim of the record), which
  *                   a release or replay fences from writing that record back
- *                   ({@link IdempotencyStore#evict(RecordKey, String)}); null in the constructor, or
+ *                   ({@link RecordStore#evict(RecordKey, String)}); null in the constructor, or
  *                   in an entry written before entries kept it: the call id, as owners were then
  */
 public record DeadLetter(

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A store in front of another that keeps ended records ({@code COMPLETED} and
+ * A record store in front of another that keeps ended records ({@code COMPLETED} and
  * {@code NOT_RETAINED}) in a local Caffeine cache, so a duplicate of an ended call is answered
  * without a round trip to the backend.
  *
@@ -56,10 +56,11 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Every other operation goes straight to the backend. Claims count as near-cache hits or misses
  * ({@code idemproxy_store_near_cache_total{result}}, bound with {@link #bindTo}). Thread-safe.
  */
-public final class NearCachedStore extends ForwardingStore implements MeterBinder {
+public final class NearCachedStore extends ForwardingRecordStore implements MeterBinder {
     /** Bytes an entry costs besides its body and headers (keys, record fields, cache node). */
     private static final int ENTRY_OVERHEAD = 256;
 
+    private final RecordStore backend;
     private final Clock clock;
     private final long ttlMillis;
     private final WeightBudget budget;
@@ -76,8 +77,8 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
     private record Ended(String fingerprint, String callId, ClaimResult answer, long expiresAtMillis, int weight) {
     }
 
-    private NearCachedStore(IdempotencyStore backend, NearCachePolicy policy, Clock clock) {
-        super(backend);
+    private NearCachedStore(RecordStore backend, NearCachePolicy policy, Clock clock) {
+        this.backend = backend;
         this.clock = clock;
         this.ttlMillis = policy.ttl().toMillis();
         this.budget = new WeightBudget(policy.maxBytes(), policy.maxEntries());
@@ -96,11 +97,16 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
      *
      * @param clock the time source for the entries' expiry
      */
-    public static NearCachedStore wrap(IdempotencyStore backend, NearCachePolicy policy, Clock clock) {
+    public static NearCachedStore wrap(RecordStore backend, NearCachePolicy policy, Clock clock) {
         requireNonNull(backend, "backend");
         requireNonNull(policy, "policy");
         requireNonNull(clock, "clock");
         return new NearCachedStore(backend, policy, clock);
+    }
+
+    @Override
+    protected RecordStore delegate() {
+        return backend;
     }
 
     @Override
@@ -112,7 +118,7 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
                     e.fingerprint().equals(fingerprint) ? e.answer() : new ClaimResult.FingerprintMismatch(e.callId()));
         }
         misses.increment();
-        return delegate.claim(key, fingerprint, owner, lease, ctx).thenApply(result -> {
+        return backend.claim(key, fingerprint, owner, lease, ctx).thenApply(result -> {
             if (result instanceof ClaimResult.Completed || result instanceof ClaimResult.NotRetained) {
                 readBack(key);
             }
@@ -131,7 +137,7 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
         long generation = evictions.get();
         CompletionStage<Optional<IdempotencyRecord>> read;
         try {
-            read = delegate.get(key);
+            read = backend.get(key);
         } catch (RuntimeException e) {
             loading.remove(key);
             return;
@@ -166,7 +172,7 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
         // Read before the backend's own clock: the record expires no earlier than start + ttl.
         long start = clock.millis();
         long generation = evictions.get();
-        return delegate.complete(key, claim, response, attempts, ttl, receipt).thenApply(ok -> {
+        return backend.complete(key, claim, response, attempts, ttl, receipt).thenApply(ok -> {
             if (ok) {
                 cache(key, claim.fingerprint(), claim.callId(), new ClaimResult.Completed(response, claim.callId(), attempts),
                         expiry(start, ttl), generation);
@@ -179,7 +185,7 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
     public CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl) {
         long start = clock.millis();
         long generation = evictions.get();
-        return delegate.markNotRetained(key, claim, status, attempts, ttl).thenApply(ok -> {
+        return backend.markNotRetained(key, claim, status, attempts, ttl).thenApply(ok -> {
             if (ok) {
                 cache(key, claim.fingerprint(), claim.callId(), new ClaimResult.NotRetained(claim.callId(), status, attempts),
                         expiry(start, ttl), generation);
@@ -190,12 +196,12 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
 
     @Override
     public CompletionStage<Boolean> evict(RecordKey key) {
-        return evicting(key, () -> delegate.evict(key));
+        return evicting(key, () -> backend.evict(key));
     }
 
     @Override
     public CompletionStage<Boolean> evict(RecordKey key, String settledOwner) {
-        return evicting(key, () -> delegate.evict(key, settledOwner));
+        return evicting(key, () -> backend.evict(key, settledOwner));
     }
 
     private CompletionStage<Boolean> evicting(RecordKey key, java.util.function.Supplier<CompletionStage<Boolean>> evict) {
@@ -257,7 +263,7 @@ public final class NearCachedStore extends ForwardingStore implements MeterBinde
     @Override
     public void close() {
         ended.invalidateAll();
-        delegate.close();
+        backend.close();
     }
 
     /** Expires an entry at its own instant, on the cache's ticker (epoch milliseconds in nanoseconds). */

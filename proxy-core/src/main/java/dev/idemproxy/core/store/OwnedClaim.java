@@ -6,8 +6,8 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * A claim as its owner holds it, for the owner's later writes ({@link IdempotencyStore#renew},
- * {@link IdempotencyStore#complete}, {@link IdempotencyStore#markNotRetained}): the owner token
+ * A claim as its owner holds it, for the owner's later writes ({@link RecordStore#renew},
+ * {@link RecordStore#complete}, {@link RecordStore#markNotRetained}): the owner token
  * that fences them, and what the claim wrote, so that a write finding the record gone (a Redis
  * restarted empty, flushed or evicting; a record expired under a stalled owner; an operator's
  * evict) can write it back as it was. This class is immutable.

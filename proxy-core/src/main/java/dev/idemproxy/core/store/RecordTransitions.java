@@ -5,10 +5,10 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The record state machine of {@link IdempotencyStore}, as pure functions of (record, now), for
+ * The record state machine of {@link RecordStore}, as pure functions of (record, now), for
  * backends that serialise access themselves (memory, embedded); the Redis backend runs the same
  * rules in Lua. A null record means "none, or expired": a claim claims it, and the owner's
- * renewal or end writes it back from its {@link OwnedClaim} (see {@link IdempotencyStore}). Stateless.
+ * renewal or end writes it back from its {@link OwnedClaim} (see {@link RecordStore}). Stateless.
  */
 public final class RecordTransitions {
 

@@ -13,7 +13,7 @@ import java.time.Duration;
  *
  * @param memoryMaxEntries the memory store's most records (and receipts, and dead letters)
  * @param memoryMaxBytes   about how much heap the memory store may hold in all (see
- *                         {@code store.memory.MemoryIdempotencyStore})
+ *                         {@code store.memory.MemoryStore})
  */
 public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, long memoryMaxBytes, RedisPolicy redis,
         OnUnavailable onUnavailable, NearCachePolicy nearCache) {

@@ -109,4 +109,29 @@ class BackoffTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("(expected: >= 2");
     }
+
+    @Test
+    void noSeededDelayExceedsTheCeilingOfItsJitter() {
+        SplittableRandom random = new SplittableRandom(35);
+        for (String jitter : new String[] {"full", "equal", "none", "0.2", "1.0"}) {
+            BackoffPolicy p = policy(jitter);
+            Backoff backoff = new Backoff(p, random);
+            for (int attempt = 2; attempt < 12; attempt++) {
+                Duration ceiling = Backoff.ceiling(p, attempt);
+                for (int i = 0; i < 200; i++) {
+                    assertThat(backoff.delayBefore(attempt)).as("%s, attempt %d", jitter, attempt).isLessThanOrEqualTo(ceiling);
+                }
+            }
+        }
+    }
+
+    @Test
+    void theCeilingIsTheBaseButForAFractionWhichMayExceedItUpToMax() {
+        assertThat(Backoff.ceiling(policy("full"), 3)).isEqualTo(Duration.ofMillis(400));
+        assertThat(Backoff.ceiling(policy("equal"), 3)).isEqualTo(Duration.ofMillis(400));
+        assertThat(Backoff.ceiling(policy("none"), 3)).isEqualTo(Duration.ofMillis(400));
+        assertThat(Backoff.ceiling(policy("0.25"), 3)).isEqualTo(Duration.ofMillis(500));
+        assertThat(Backoff.ceiling(policy("0.25"), 40)).isEqualTo(Duration.ofSeconds(10));
+        assertThat(Backoff.ceiling(policy("0.5"), 7)).isEqualTo(Duration.ofMillis(9600));
+    }
 }

@@ -28,20 +28,25 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The behaviour every {@link IdempotencyStore} backend must have: claims, leases and fencing,
- * completion and replay, fingerprints, release, expiry, receipts and the dead-letter queue.
- * Subclasses only supply the store and a way to let time pass (a hand-advanced clock, or the
+ * The behaviour every backend's {@link Stores} must have: claims, leases and fencing,
+ * completion and replay, fingerprints, release, expiry ({@link RecordStore}), receipts, the
+ * dead-letter queue and task retry counters. Subclasses only supply the stores and a way to let time pass (a hand-advanced clock, or the
  * Redis server's own clock). Records and receipts go through {@link RecordKeys#unique()} so tests
  * sharing one backend do not see each other's keys.
  */
 public abstract class IdempotencyStoreContract {
     private static final Duration LONG = Duration.ofMinutes(5);
 
-    protected IdempotencyStore store;
+    /** The stores under test ({@link #use}), and each of the four. */
+    protected Stores stores;
+    protected RecordStore store;
+    protected ReceiptStore receipts;
+    protected DeadLetterStore deadLetters;
+    protected TaskBudgetStore taskBudgets;
     private RecordKeys keys;
 
-    /** A new store over a clean backend (or one shared backend with unique key names). */
-    protected abstract IdempotencyStore newStore() throws Exception;
+    /** New stores over a clean backend (or one shared backend with unique key names). */
+    protected abstract Stores newStore() throws Exception;
 
     /** A lease (or TTL) short enough to let lapse in a test: any length for a hand-advanced clock. */
     protected abstract Duration shortLease();
@@ -51,14 +56,23 @@ public abstract class IdempotencyStoreContract {
 
     @BeforeEach
     void openStore() throws Exception {
-        store = newStore();
+        use(newStore());
         keys = new RecordKeys();
+    }
+
+    /** Makes {@code s} the stores under test (closed after the test). */
+    protected void use(Stores s) {
+        stores = s;
+        store = s.records();
+        receipts = s.receipts();
+        deadLetters = s.deadLetters();
+        taskBudgets = s.taskBudgets();
     }
 
     @AfterEach
     void closeStore() {
-        if (store != null) {
-            store.close();
+        if (stores != null) {
+            stores.close();
         }
     }
 
@@ -380,7 +394,7 @@ public abstract class IdempotencyStoreContract {
                 RecordKeys.T0.plusMillis(5));
 
         assertThat(await(store.complete(key, Claims.owned("o1", "fp"), response, 2, LONG, new ReceiptPut(done, LONG)))).isTrue();
-        assertThat(await(store.receipt(done.callId()))).contains(done);
+        assertThat(await(receipts.receipt(done.callId()))).contains(done);
 
         ClaimResult again = claim(key, "fp", "o2", LONG);
         assertThat(again).isInstanceOf(Completed.class);
@@ -468,13 +482,13 @@ public abstract class IdempotencyStoreContract {
     void receiptsAreFoundByCallIdAndReplacedByALaterPut() throws Exception {
         String callId = keys.name("call");
         Receipt started = new Receipt(callId, null, "k1", "tickets", "IN_FLIGHT", null, 0, 0, RecordKeys.T0, null);
-        await(store.putReceipt(started, LONG));
-        assertThat(await(store.receipt(callId))).contains(started);
+        await(receipts.putReceipt(started, LONG));
+        assertThat(await(receipts.receipt(callId))).contains(started);
         Receipt failed = new Receipt(callId, null, "k1", "tickets", "FAILED", "retries-exhausted \u2713", 503, 4,
                 RecordKeys.T0, RecordKeys.T0.plusMillis(1234));
-        await(store.putReceipt(failed, LONG));
-        assertThat(await(store.receipt(callId))).contains(failed);
-        assertThat(await(store.receipt(keys.name("unknown")))).isEmpty();
+        await(receipts.putReceipt(failed, LONG));
+        assertThat(await(receipts.receipt(callId))).contains(failed);
+        assertThat(await(receipts.receipt(keys.name("unknown")))).isEmpty();
     }
 
     @Test
@@ -484,8 +498,8 @@ public abstract class IdempotencyStoreContract {
         Receipt first = new Receipt(keys.name("call"), biz, "k1", "tickets", "PROCESSING", null, 0, 0, RecordKeys.T0, null);
         assertThat(await(store.claim(key, "fp", "o1", LONG, new ClaimContext(first.callId(), Duration.ZERO,
                 new ReceiptPut(first, LONG))))).isEqualTo(new Claimed(false, null));
-        assertThat(await(store.receipt(first.callId()))).contains(first);
-        assertThat(await(store.receiptsByBizId(biz, 10))).containsExactly(first);
+        assertThat(await(receipts.receipt(first.callId()))).contains(first);
+        assertThat(await(receipts.receiptsByBizId(biz, 10))).containsExactly(first);
 
         // a duplicate that does not claim (in flight, mismatch) writes nothing
         Receipt dup = new Receipt(keys.name("call"), null, "k1", "tickets", "PROCESSING", null, 0, 0, RecordKeys.T0, null);
@@ -493,7 +507,7 @@ public abstract class IdempotencyStoreContract {
                 new ReceiptPut(dup, LONG))))).isInstanceOf(InFlight.class);
         assertThat(await(store.claim(key, "other", "o3", LONG, new ClaimContext(dup.callId(), Duration.ZERO,
                 new ReceiptPut(dup, LONG))))).isInstanceOf(FingerprintMismatch.class);
-        assertThat(await(store.receipt(dup.callId()))).isEmpty();
+        assertThat(await(receipts.receipt(dup.callId()))).isEmpty();
     }
 
     @Test
@@ -505,7 +519,7 @@ public abstract class IdempotencyStoreContract {
         Receipt mine = new Receipt(keys.name("call"), null, "k1", "tickets", "PROCESSING", null, 0, 0, RecordKeys.T0, null);
         assertThat(await(store.claim(key, "fp", "o2", LONG, new ClaimContext(mine.callId(), Duration.ZERO,
                 new ReceiptPut(mine, LONG))))).isEqualTo(new Claimed(true, "call-o1"));
-        assertThat(await(store.receipt(mine.callId()))).contains(mine);
+        assertThat(await(receipts.receipt(mine.callId()))).contains(mine);
     }
 
     @Test
@@ -516,14 +530,14 @@ public abstract class IdempotencyStoreContract {
         Receipt done = new Receipt(keys.name("call"), biz, "k1", "tickets", "SUCCESS", null, 201, 2, RecordKeys.T0,
                 RecordKeys.T0.plusMillis(5));
         assertThat(await(store.complete(key, Claims.owned("o1"), response(), 2, LONG, new ReceiptPut(done, LONG)))).isTrue();
-        assertThat(await(store.receipt(done.callId()))).contains(done);
-        assertThat(await(store.receiptsByBizId(biz, 10))).containsExactly(done);
+        assertThat(await(receipts.receipt(done.callId()))).contains(done);
+        assertThat(await(receipts.receiptsByBizId(biz, 10))).containsExactly(done);
         assertThat(claim(key, "fp", "o2", LONG)).isInstanceOf(Completed.class);
 
         Receipt late = new Receipt(keys.name("call"), null, "k1", "tickets", "SUCCESS", null, 201, 1, RecordKeys.T0, RecordKeys.T0);
         assertThat(await(store.complete(key, Claims.owned("o1"), response(), 1, LONG, new ReceiptPut(late, LONG))))
                 .as("already completed: no longer in flight").isFalse();
-        assertThat(await(store.receipt(late.callId()))).isEmpty();
+        assertThat(await(receipts.receipt(late.callId()))).isEmpty();
     }
 
     @Test
@@ -535,28 +549,28 @@ public abstract class IdempotencyStoreContract {
                     RecordKeys.T0.plusSeconds(i), RecordKeys.T0.plusSeconds(i + 1)));
         }
         for (int i : new int[] {3, 0, 4, 1, 2}) {
-            await(store.putReceipt(expected.get(i), LONG));
+            await(receipts.putReceipt(expected.get(i), LONG));
         }
-        await(store.putReceipt(new Receipt(keys.name("other"), keys.name("biz"), "k", "r", "SUCCESS", null, 200, 1,
+        await(receipts.putReceipt(new Receipt(keys.name("other"), keys.name("biz"), "k", "r", "SUCCESS", null, 200, 1,
                 RecordKeys.T0, null), LONG));
-        assertThat(await(store.receiptsByBizId(biz, 100))).containsExactlyElementsOf(expected);
-        assertThat(await(store.receiptsByBizId(biz, 2))).containsExactlyElementsOf(expected.subList(0, 2));
-        assertThat(await(store.receiptsByBizId(keys.name("nobody"), 10))).isEmpty();
+        assertThat(await(receipts.receiptsByBizId(biz, 100))).containsExactlyElementsOf(expected);
+        assertThat(await(receipts.receiptsByBizId(biz, 2))).containsExactlyElementsOf(expected.subList(0, 2));
+        assertThat(await(receipts.receiptsByBizId(keys.name("nobody"), 10))).isEmpty();
     }
 
     @Test
     void receiptsExpireAfterTheirTtl() throws Exception {
         String biz = keys.name("biz");
         Receipt r = new Receipt(keys.name("call"), biz, "k", "r", "SUCCESS", null, 200, 1, RecordKeys.T0, null);
-        await(store.putReceipt(r, shortLease()));
+        await(receipts.putReceipt(r, shortLease()));
         elapse(shortLease().plusMillis(1));
-        assertThat(await(store.receipt(r.callId()))).isEmpty();
-        assertThat(await(store.receiptsByBizId(biz, 10))).isEmpty();
+        assertThat(await(receipts.receipt(r.callId()))).isEmpty();
+        assertThat(await(receipts.receiptsByBizId(biz, 10))).isEmpty();
     }
 
     @Test
     void deadLettersArePagedInFailedAtThenIdOrder() throws Exception {
-        long before = await(store.deadLetterCount());
+        long before = await(deadLetters.deadLetterCount());
         List<DeadLetter> expected = new ArrayList<>();
         String prefix = keys.name("dlq");
         for (int i = 0; i < 5; i++) {
@@ -564,25 +578,25 @@ public abstract class IdempotencyStoreContract {
             expected.add(deadLetter(prefix + "-" + i, RecordKeys.FUTURE.plusSeconds(i / 2)));
         }
         for (int i : new int[] {4, 1, 3, 0, 2}) {
-            await(store.addDeadLetter(expected.get(i)));
+            await(deadLetters.addDeadLetter(expected.get(i)));
         }
-        assertThat(await(store.deadLetterCount())).isEqualTo(before + 5);
+        assertThat(await(deadLetters.deadLetterCount())).isEqualTo(before + 5);
 
         List<DeadLetter> seen = new ArrayList<>();
         String cursor = expected.get(0).sortKey().substring(0, 16) + " ";  // start right before our entries
         do {
-            DeadLetterPage page = await(store.deadLetters(cursor, 2));
+            DeadLetterPage page = await(deadLetters.deadLetters(cursor, 2));
             assertThat(page.entries().size()).isLessThanOrEqualTo(2);
             seen.addAll(page.entries());
             cursor = page.nextCursor();
         } while (cursor != null);
         assertThat(seen.stream().filter(d -> d.id().startsWith(prefix)).toList()).containsExactlyElementsOf(expected);
 
-        assertThat(await(store.deadLetter(expected.get(2).id()))).contains(expected.get(2));
-        assertThat(await(store.deleteDeadLetter(expected.get(2).id()))).isTrue();
-        assertThat(await(store.deleteDeadLetter(expected.get(2).id()))).isFalse();
-        assertThat(await(store.deadLetter(expected.get(2).id()))).isEmpty();
-        assertThat(await(store.deadLetterCount())).isEqualTo(before + 4);
+        assertThat(await(deadLetters.deadLetter(expected.get(2).id()))).contains(expected.get(2));
+        assertThat(await(deadLetters.deleteDeadLetter(expected.get(2).id()))).isTrue();
+        assertThat(await(deadLetters.deleteDeadLetter(expected.get(2).id()))).isFalse();
+        assertThat(await(deadLetters.deadLetter(expected.get(2).id()))).isEmpty();
+        assertThat(await(deadLetters.deadLetterCount())).isEqualTo(before + 4);
     }
 
     /** A dead letter keeps the owner token of its execution (for a release to fence), or its call id when given none. */
@@ -592,12 +606,12 @@ public abstract class IdempotencyStoreContract {
         assertThat(plain.owner()).isEqualTo(plain.callId());
         DeadLetter owned = new DeadLetter(keys.name("dlq"), plain.callId(), plain.taskId(), plain.bizId(), plain.recordKey(),
                 plain.reason(), plain.lastStatus(), plain.attempts(), plain.failedAt(), plain.request(), plain.callId() + ".00000000000000ab");
-        await(store.addDeadLetter(plain));
-        await(store.addDeadLetter(owned));
-        assertThat(await(store.deadLetter(plain.id())).orElseThrow().owner()).isEqualTo(plain.callId());
-        assertThat(await(store.deadLetter(owned.id())).orElseThrow().owner()).isEqualTo(plain.callId() + ".00000000000000ab");
-        await(store.deleteDeadLetter(plain.id()));
-        await(store.deleteDeadLetter(owned.id()));
+        await(deadLetters.addDeadLetter(plain));
+        await(deadLetters.addDeadLetter(owned));
+        assertThat(await(deadLetters.deadLetter(plain.id())).orElseThrow().owner()).isEqualTo(plain.callId());
+        assertThat(await(deadLetters.deadLetter(owned.id())).orElseThrow().owner()).isEqualTo(plain.callId() + ".00000000000000ab");
+        await(deadLetters.deleteDeadLetter(plain.id()));
+        await(deadLetters.deleteDeadLetter(owned.id()));
     }
 
     @Test
@@ -605,41 +619,41 @@ public abstract class IdempotencyStoreContract {
         java.time.Instant longAgo = RecordKeys.T0.minusSeconds(365L * 24 * 3600 * 20);
         DeadLetter oldest = deadLetter(keys.name("dlq"), longAgo);
         DeadLetter next = deadLetter(keys.name("dlq"), longAgo.plusMillis(1));
-        await(store.addDeadLetter(next));
-        await(store.addDeadLetter(oldest));
-        DeadLetterPage first = await(store.deadLetters(null, 1));
+        await(deadLetters.addDeadLetter(next));
+        await(deadLetters.addDeadLetter(oldest));
+        DeadLetterPage first = await(deadLetters.deadLetters(null, 1));
         assertThat(first.entries()).containsExactly(oldest);
         assertThat(first.nextCursor()).isNotNull();
-        assertThat(await(store.deadLetters(first.nextCursor(), 1)).entries()).containsExactly(next);
-        await(store.deleteDeadLetter(oldest.id()));
-        await(store.deleteDeadLetter(next.id()));
+        assertThat(await(deadLetters.deadLetters(first.nextCursor(), 1)).entries()).containsExactly(next);
+        await(deadLetters.deleteDeadLetter(oldest.id()));
+        await(deadLetters.deleteDeadLetter(next.id()));
     }
 
     @Test
     void taskRetriesAreChargedUpToTheMaximumAndThenRefused() throws Exception {
         String window = keys.name("task") + "@1";
-        assertThat(await(store.taskRetriesUsed(window))).isZero();
-        assertThat(await(store.chargeTaskRetry(window, 2, LONG))).isEqualTo(1L);
-        assertThat(await(store.chargeTaskRetry(window, 2, LONG))).isEqualTo(2L);
-        assertThat(await(store.chargeTaskRetry(window, 2, LONG))).isEqualTo(-1L);
-        assertThat(await(store.taskRetriesUsed(window))).isEqualTo(2L);
+        assertThat(await(taskBudgets.taskRetriesUsed(window))).isZero();
+        assertThat(await(taskBudgets.chargeTaskRetry(window, 2, LONG))).isEqualTo(1L);
+        assertThat(await(taskBudgets.chargeTaskRetry(window, 2, LONG))).isEqualTo(2L);
+        assertThat(await(taskBudgets.chargeTaskRetry(window, 2, LONG))).isEqualTo(-1L);
+        assertThat(await(taskBudgets.taskRetriesUsed(window))).isEqualTo(2L);
     }
 
     @Test
     void aBudgetOfZeroRefusesTheFirstChargeAndCountsNothing() throws Exception {
         String window = keys.name("task") + "@1";
-        assertThat(await(store.chargeTaskRetry(window, 0, LONG))).isEqualTo(-1L);
-        assertThat(await(store.taskRetriesUsed(window))).isZero();
+        assertThat(await(taskBudgets.chargeTaskRetry(window, 0, LONG))).isEqualTo(-1L);
+        assertThat(await(taskBudgets.taskRetriesUsed(window))).isZero();
     }
 
     @Test
     void eachWindowKeyCountsOnItsOwn() throws Exception {
         String task = keys.name("task");
-        await(store.chargeTaskRetry(task + "@1", 5, LONG));
-        await(store.chargeTaskRetry(task + "@1", 5, LONG));
-        assertThat(await(store.chargeTaskRetry(task + "@2", 5, LONG))).isEqualTo(1L);
-        assertThat(await(store.taskRetriesUsed(task + "@1"))).isEqualTo(2L);
-        assertThat(await(store.taskRetriesUsed(task + "@3"))).isZero();
+        await(taskBudgets.chargeTaskRetry(task + "@1", 5, LONG));
+        await(taskBudgets.chargeTaskRetry(task + "@1", 5, LONG));
+        assertThat(await(taskBudgets.chargeTaskRetry(task + "@2", 5, LONG))).isEqualTo(1L);
+        assertThat(await(taskBudgets.taskRetriesUsed(task + "@1"))).isEqualTo(2L);
+        assertThat(await(taskBudgets.taskRetriesUsed(task + "@3"))).isZero();
     }
 
     @Test
@@ -653,7 +667,7 @@ public abstract class IdempotencyStoreContract {
             for (int i = 0; i < n; i++) {
                 results.add(pool.submit(() -> {
                     go.await();
-                    return await(store.chargeTaskRetry(window, 10, LONG));
+                    return await(taskBudgets.chargeTaskRetry(window, 10, LONG));
                 }));
             }
             go.countDown();
@@ -666,18 +680,18 @@ public abstract class IdempotencyStoreContract {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(await(store.taskRetriesUsed(window))).isEqualTo(10L);
+        assertThat(await(taskBudgets.taskRetriesUsed(window))).isEqualTo(10L);
     }
 
     @Test
     void aTaskCounterExpiresAfterItsTtl() throws Exception {
         String window = keys.name("task") + "@1";
         Duration ttl = shortLease();
-        await(store.chargeTaskRetry(window, 1, ttl));
-        assertThat(await(store.chargeTaskRetry(window, 1, ttl))).isEqualTo(-1L);
+        await(taskBudgets.chargeTaskRetry(window, 1, ttl));
+        assertThat(await(taskBudgets.chargeTaskRetry(window, 1, ttl))).isEqualTo(-1L);
         elapse(ttl);
-        assertThat(await(store.taskRetriesUsed(window))).isZero();
-        assertThat(await(store.chargeTaskRetry(window, 1, ttl))).isEqualTo(1L);
+        assertThat(await(taskBudgets.taskRetriesUsed(window))).isZero();
+        assertThat(await(taskBudgets.chargeTaskRetry(window, 1, ttl))).isEqualTo(1L);
     }
 
     private DeadLetter deadLetter(String id, java.time.Instant failedAt) {

@@ -1,7 +1,7 @@
 package dev.idemproxy.core.store;
 
 import dev.idemproxy.core.store.StorePolicy.NearCachePolicy;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import dev.idemproxy.core.testing.TestClock;
 import java.time.Duration;
 
@@ -10,9 +10,10 @@ class NearCachedStoreContractTest extends IdempotencyStoreContract {
     private final TestClock clock = new TestClock();
 
     @Override
-    protected IdempotencyStore newStore() {
-        return NearCachedStore.wrap(MemoryIdempotencyStore.create(10_000, clock),
-                new NearCachePolicy(true, 1000, 64L * 1024 * 1024, Duration.ofMinutes(10)), clock);
+    protected Stores newStore() {
+        Stores memory = MemoryStore.create(10_000, clock);
+        return memory.withRecords(NearCachedStore.wrap(memory.records(),
+                new NearCachePolicy(true, 1000, 64L * 1024 * 1024, Duration.ofMinutes(10)), clock));
     }
 
     @Override

@@ -8,7 +8,7 @@ import dev.idemproxy.core.store.ClaimResult.Completed;
 import dev.idemproxy.core.store.ClaimResult.FingerprintMismatch;
 import dev.idemproxy.core.store.ClaimResult.NotRetained;
 import dev.idemproxy.core.store.StorePolicy.NearCachePolicy;
-import dev.idemproxy.core.store.memory.MemoryIdempotencyStore;
+import dev.idemproxy.core.store.memory.MemoryStore;
 import dev.idemproxy.core.testing.Claims;
 import dev.idemproxy.core.testing.TestClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -29,7 +29,7 @@ class NearCachedStoreTest {
             List.of(new StoredHeader("Content-Type", "application/json")), "{\"id\":1}".getBytes(StandardCharsets.UTF_8));
 
     private final TestClock clock = new TestClock();
-    private final MemoryIdempotencyStore backend = MemoryIdempotencyStore.create(10_000, clock);
+    private final RecordStore backend = MemoryStore.create(10_000, clock).records();
     private final NearCachedStore store = NearCachedStore.wrap(backend, policy(1000, 64L * 1024 * 1024), clock);
 
     private static NearCachePolicy policy(long maxEntries, long maxBytes) {
@@ -45,11 +45,11 @@ class NearCachedStoreTest {
         return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
-    private static ClaimResult claim(IdempotencyStore s, String fp, String owner) throws Exception {
+    private static ClaimResult claim(RecordStore s, String fp, String owner) throws Exception {
         return await(s.claim(KEY, fp, owner, LONG, new ClaimContext("call-" + owner)));
     }
 
-    private void completed(IdempotencyStore s) throws Exception {
+    private void completed(RecordStore s) throws Exception {
         assertThat(claim(s, "fp", "o1")).isEqualTo(Claimed.FRESH);
         assertThat(await(s.complete(KEY, Claims.owned("o1"), RESPONSE, 2, LONG))).isTrue();
     }

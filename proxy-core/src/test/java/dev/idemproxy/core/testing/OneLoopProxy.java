@@ -10,8 +10,8 @@ import dev.idemproxy.core.idempotency.KeyPolicy;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
-import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.StorePolicy;
+import dev.idemproxy.core.store.Stores;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -31,10 +31,10 @@ public final class OneLoopProxy {
     }
 
     /** Starts a proxy on a free loopback port; the caller stops it. */
-    public static ProxyServer start(Route route, IdempotencyStore store) throws Exception {
+    public static ProxyServer start(Route route, Stores stores) throws Exception {
         ServerPolicy oneLoop = new ServerPolicy(1, 16 * 1024, 8 * 1024);
         ProxyServer proxy = new ProxyServer(new ProxyConfig(new HostPort("127.0.0.1", 0), Duration.ofSeconds(1), AdminPolicy.DEFAULT,
-                oneLoop, StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(route)), store,
+                oneLoop, StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(route)), stores,
                 new SimpleMeterRegistry());
         proxy.start();
         return proxy;

@@ -6,8 +6,10 @@ import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.RecordStore;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.store.Stores;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -69,7 +71,7 @@ import org.h2.mvstore.MVStore;
  * all, among the last 10,000 calls' and of one record, with the store threads' CPU and the file
  * bytes read per replay), {@code dir} (none: a new temporary directory, deleted at the end; a
  * path: that directory, kept, so that a file can be filled by one build and opened by another).
- * In this package for {@link EmbeddedIdempotencyStore#mvStore()}. Run it with
+ * In this package for {@link EmbeddedStore#of} and {@link EmbeddedStore#mvStore()}. Run it with
  * {@code java -cp proxy-bench/target/idemproxy-bench.jar dev.idemproxy.core.store.embedded.StoreWriteCost}.
  */
 public final class StoreWriteCost {
@@ -81,7 +83,7 @@ public final class StoreWriteCost {
     private static final String FINGERPRINT = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
     private static final String[] STORE_THREADS = {"idemproxy-embedded", "H2-", "MVStore"};
 
-    private final EmbeddedIdempotencyStore store;
+    private final RecordStore store;
     private final MVStore mv;
     private final FileStore<?> fileStore;
     private final StoredResponse response;
@@ -104,10 +106,10 @@ public final class StoreWriteCost {
     private int minId;
     private int maxId;
 
-    private StoreWriteCost(EmbeddedIdempotencyStore store, String keyShape, boolean biz, int allCalls) {
+    private StoreWriteCost(Stores stores, String keyShape, boolean biz, int allCalls) {
         this.keys = new String[allCalls];
-        this.store = store;
-        this.mv = store.mvStore();
+        this.store = stores.records();
+        this.mv = EmbeddedStore.of(stores).mvStore();
         this.fileStore = mv.getFileStore();
         this.keyShape = keyShape;
         this.biz = biz;
@@ -140,7 +142,7 @@ public final class StoreWriteCost {
         Path dir = keep ? Path.of(a.get("dir")) : Files.createTempDirectory("idemproxy-write-cost");
         try {
             long opening = System.nanoTime();
-            EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC(), Duration.ofHours(1));
+            Stores store = EmbeddedStore.open(dir, Clock.systemUTC(), Duration.ofHours(1));
             System.out.printf("# opened %s in %.1f s%n", dir, (System.nanoTime() - opening) / 1e9);
             try {
                 StoreWriteCost d = new StoreWriteCost(store, a.get("keys"), a.get("biz").equals("1"),
@@ -148,7 +150,7 @@ public final class StoreWriteCost {
                 long t0 = System.nanoTime();
                 d.run(prefill, callers);
                 System.out.printf("# prefill: %d calls in %.1f s; file %d MB%n", prefill, (System.nanoTime() - t0) / 1e9,
-                        Files.size(dir.resolve(EmbeddedIdempotencyStore.FILE_NAME)) >> 20);
+                        Files.size(dir.resolve(EmbeddedFile.FILE_NAME)) >> 20);
                 for (int r = 1; r <= rounds; r++) {
                     d.round(r, calls, callers);
                 }

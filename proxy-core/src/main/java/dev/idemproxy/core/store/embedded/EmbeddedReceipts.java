@@ -1,30 +1,67 @@
 package dev.idemproxy.core.store.embedded;
 
+import static dev.idemproxy.core.util.Checks.requireArgument;
+
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.StoreCodec;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import org.h2.mvstore.MVMap;
 
 /**
- * Receipts in MVStore: {@code receipts} (call id → expiry millis + encoded receipt) and
- * {@code receiptsByBiz} ({@code bizId NUL sortKey} → call id). A call's receipts (PROCESSING,
- * then its end) share its call id, business id and creation time, so a later one replaces the
- * receipt and its index entry in place: a put writes, it never reads first. Expired receipts
- * stay until the store's purge sweeps them ({@link #purgeIfExpired}); reads skip them. Not
- * thread-safe: used only on the store thread.
+ * The embedded backend's receipts ({@link EmbeddedStore}): {@code receipts} (call id → expiry
+ * millis + encoded receipt) and {@code receiptsByBiz} ({@code bizId NUL sortKey} → call id). A
+ * call's receipts (PROCESSING, then its end) share its call id, business id and creation time, so
+ * a later one replaces the receipt and its index entry in place: a put writes, it never reads
+ * first. Expired receipts stay until the purge sweeps them ({@link #purgeIfExpired}); reads skip
+ * them. A receipt written on its own is committed within about a second (the next group commit,
+ * or MVStore's background writer). The maps are used on the store thread only; thread-safe as
+ * used through {@link StoreThread}.
  */
-final class EmbeddedReceipts {
+final class EmbeddedReceipts implements ReceiptStore {
+    private final StoreThread thread;
     private final MVMap<String, byte[]> receipts;
     private final MVMap<String, String> byBiz;
+    private final Clock clock;
 
-    EmbeddedReceipts(MVMap<String, byte[]> receipts, MVMap<String, String> byBiz) {
+    EmbeddedReceipts(StoreThread thread, MVMap<String, byte[]> receipts, MVMap<String, String> byBiz, Clock clock) {
+        this.thread = thread;
         this.receipts = receipts;
         this.byBiz = byBiz;
+        this.clock = clock;
     }
 
+    @Override
+    public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
+        return thread.submit(() -> {
+            put(receipt, now().plus(ttl));
+            return null;
+        });
+    }
+
+    @Override
+    public CompletionStage<Optional<Receipt>> receipt(String callId) {
+        return thread.submit(() -> Optional.ofNullable(get(callId, now())));
+    }
+
+    @Override
+    public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
+        requireArgument(limit >= 1, "limit " + limit + " (expected: >= 1)");
+        return thread.submit(() -> byBizId(bizId, limit, now()));
+    }
+
+    private Instant now() {
+        return Instant.ofEpochMilli(clock.millis());
+    }
+
+    /** Writes the receipt now. Store thread only: also in a claim's or a completion's own operation. */
     void put(Receipt receipt, Instant expiresAt) {
         byte[] encoded = StoreCodec.encodeReceipt(receipt);
         byte[] value = new byte[Long.BYTES + encoded.length];
@@ -39,12 +76,12 @@ final class EmbeddedReceipts {
         }
     }
 
-    Receipt get(String callId, Instant now) {
+    private Receipt get(String callId, Instant now) {
         byte[] value = receipts.get(callId);
         return value == null || expiresAt(value) <= now.toEpochMilli() ? null : decode(value);
     }
 
-    List<Receipt> byBizId(String bizId, int limit, Instant now) {
+    private List<Receipt> byBizId(String bizId, int limit, Instant now) {
         String from = bizId + '\0';
         List<Receipt> found = new ArrayList<>();
         for (Iterator<String> keys = byBiz.keyIterator(from); keys.hasNext() && found.size() < limit; ) {
@@ -62,7 +99,7 @@ final class EmbeddedReceipts {
 
     /**
      * Deletes the receipt {@code value} (found under {@code callId} by the purge's sweep) and its
-     * index entry if it expired by {@code nowMillis}; returns whether it did.
+     * index entry if it expired by {@code nowMillis}; returns whether it did. Store thread only.
      */
     boolean purgeIfExpired(String callId, byte[] value, long nowMillis) {
         if (expiresAt(value) > nowMillis) {
@@ -76,7 +113,7 @@ final class EmbeddedReceipts {
         return true;
     }
 
-    /** Deletes an index entry (seen by the sweep) whose receipt is gone; returns whether it did. */
+    /** Deletes an index entry (seen by the sweep) whose receipt is gone; returns whether it did. Store thread only. */
     boolean purgeIfOrphaned(String indexKey, String callId) {
         if (receipts.containsKey(callId)) {
             return false;

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * the connector tries again (its log is throttled). Stateless.
  */
 final class ClusterCoverage {
-    private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
 
     private ClusterCoverage() {
     }

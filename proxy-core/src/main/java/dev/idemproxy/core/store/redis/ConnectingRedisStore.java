@@ -1,51 +1,40 @@
 package dev.idemproxy.core.store.redis;
 
-import dev.idemproxy.core.store.ClaimAnswerLostException;
-import dev.idemproxy.core.store.ClaimContext;
-import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.DeadLetter;
-import dev.idemproxy.core.store.DeadLetterPage;
-import dev.idemproxy.core.store.IdempotencyRecord;
-import dev.idemproxy.core.store.IdempotencyStore;
-import dev.idemproxy.core.store.OwnedClaim;
-import dev.idemproxy.core.store.Receipt;
-import dev.idemproxy.core.store.ReceiptPut;
-import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.util.Ticker;
+import dev.idemproxy.core.retry.Backoff;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
-import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.store.Stores;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.event.connection.ConnectedEvent;
 import java.security.GeneralSecurityException;
+import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 
 /**
- * A Redis store that connects in the background ({@link RedisIdempotencyStore#start}): attempts
- * run one after another on a thread of their own (a connect blocks, and never on an event loop),
- * paced by {@link ConnectAttempts}; the first that succeeds yields the {@link RedisIdempotencyStore}
- * every operation then goes to (one volatile read each), and the thread ends. Until then every
- * operation fails at once with {@link StoreUnavailableException}, so the proxy answers as for a
- * Redis outage ({@code onUnavailable}, 503 on the admin's receipts and DLQ), and
- * {@link #isAvailable()} is false ({@code /readyz} 503). After that first connection, Lettuce
- * reconnects by itself, as before. {@link #start} waits for the first attempt (up to
- * {@link #FIRST_ATTEMPT_WAIT}), but not while it has made no TCP connection after
- * {@link #CONNECT_GRACE}. Thread-safe.
+ * Redis stores that connect in the background ({@link RedisStore#start}): attempts run one after
+ * another on a thread of their own (a connect blocks, and never on an event loop), paced by
+ * {@link ConnectAttempts}; the first that succeeds yields the {@link RedisStore} every operation
+ * then goes to. The four stores this hands out ({@link #stores()}, {@link LateStores}) forward to
+ * the connected backend's, and until then fail every operation at once with
+ * {@link StoreUnavailableException}, so the proxy answers as for a Redis outage
+ * ({@code onUnavailable}, 503 on the admin's receipts and DLQ), and is not available
+ * ({@code /readyz} 503). After that first connection, Lettuce reconnects by itself, as before.
+ * {@link #start} waits for the first attempt (up to {@link #FIRST_ATTEMPT_WAIT}), but not while
+ * it has made no TCP connection after {@link #CONNECT_GRACE}. Thread-safe.
  */
-final class ConnectingRedisStore implements IdempotencyStore {
+final class ConnectingRedisStore implements AutoCloseable {
     /** How long {@link #start} waits for the first attempt, so that a Redis that is up is connected when it returns. */
     static final Duration FIRST_ATTEMPT_WAIT = Duration.ofSeconds(5);
     /**
@@ -56,29 +45,40 @@ final class ConnectingRedisStore implements IdempotencyStore {
      * the proxy would not listen meanwhile.
      */
     static final Duration CONNECT_GRACE = Duration.ofMillis(500);
-    private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
 
     private final RedisPolicy policy;
     private final Duration commandTimeout;
+    /** The connected backend's time sources and randomness. */
+    private final Clock clock;
+    private final Ticker ticker;
+    private final RandomGenerator random;
     /** Made once for every attempt; the connected store owns them, else this store closes them. */
     private final LettuceResources lettuce;
     private final ScheduledExecutorService connector;
     /** Connector thread only. */
-    private final ConnectAttempts attempts = new ConnectAttempts(ThreadLocalRandom.current());
+    private final ConnectAttempts attempts;
     /**
      * The first attempt's outcome for {@link #start}: null when it connected, else its failure.
      * Completed by {@link #start} itself (with null) when it stops waiting first.
      */
     private final CompletableFuture<StoreUnavailableException> first = new CompletableFuture<>();
-    private volatile RedisIdempotencyStore store;
+    private volatile RedisStore store;
     private volatile boolean closed;
+    /** The stores handed out: the connected backend's once {@link #store} is set. */
+    private final LateStores late = new LateStores(this, this::notConnectedYet);
     /** {@link ConnectAttempts#failures()}, readable from any thread: for tests. */
     private volatile int failedAttempts;
 
-    private ConnectingRedisStore(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce) {
+    private ConnectingRedisStore(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce, Clock clock, Ticker ticker,
+            RandomGenerator random) {
         this.policy = policy;
         this.commandTimeout = commandTimeout;
         this.lettuce = lettuce;
+        this.clock = clock;
+        this.ticker = ticker;
+        this.random = random;
+        this.attempts = new ConnectAttempts(random);
         this.connector = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "idemproxy-redis-connect");
             t.setDaemon(true);
@@ -86,20 +86,31 @@ final class ConnectingRedisStore implements IdempotencyStore {
         });
     }
 
-    /** Starts connecting on {@code lettuce} (which it then owns); see {@link RedisIdempotencyStore#start}. */
-    static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce) {
-        return start(policy, commandTimeout, lettuce, CONNECT_GRACE, FIRST_ATTEMPT_WAIT);
+    /** Starts connecting on {@code lettuce} (which it then owns); see {@link RedisStore#start}. */
+    static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce, Clock clock,
+            Ticker ticker, RandomGenerator random) {
+        return start(policy, commandTimeout, lettuce, clock, ticker, random, CONNECT_GRACE, FIRST_ATTEMPT_WAIT);
     }
 
     /**
-     * As {@link #start(RedisPolicy, Duration, LettuceResources)}: waits for the first attempt's
-     * outcome up to {@code wait}, but only up to {@code connectGrace} after its first connect
+     * As {@link #start(RedisPolicy, Duration, LettuceResources, Clock, Ticker, RandomGenerator)} on the
+     * system's time sources, with another grace and wait; for tests.
+     */
+    static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce, Duration connectGrace,
+            Duration wait) {
+        return start(policy, commandTimeout, lettuce, Clock.systemUTC(), Ticker.system(), Backoff.threadLocalRandom(),
+                connectGrace, wait);
+    }
+
+    /**
+     * As {@link #start(RedisPolicy, Duration, LettuceResources, Clock, Ticker, RandomGenerator)}:
+     * waits for the first attempt's outcome up to {@code wait}, but only up to {@code connectGrace} after its first connect
      * began ({@link LettuceResources#connectStarted}) while it has not made a single TCP
      * connection (Lettuce's {@link ConnectedEvent}); then it goes on in the background.
      */
-    static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce,
-            Duration connectGrace, Duration wait) {
-        ConnectingRedisStore s = new ConnectingRedisStore(policy, commandTimeout, lettuce);
+    static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce, Clock clock,
+            Ticker ticker, RandomGenerator random, Duration connectGrace, Duration wait) {
+        ConnectingRedisStore s = new ConnectingRedisStore(policy, commandTimeout, lettuce, clock, ticker, random);
         CompletableFuture<Void> connected = new CompletableFuture<>();
         Disposable watch = lettuce.resources().eventBus().get().filter(ConnectedEvent.class::isInstance)
                 .subscribe(e -> connected.complete(null));  // on a Lettuce I/O thread: completes a future, no more
@@ -124,7 +135,7 @@ final class ConnectingRedisStore implements IdempotencyStore {
     /** The first attempt's settings error, or null: it connected, failed otherwise, or was not waited for. */
     private StoreUnavailableException awaitFirst(CompletableFuture<Void> connected, Duration connectGrace, Duration wait)
             throws InterruptedException {
-        long deadline = System.nanoTime() + wait.toNanos();
+        long deadline = ticker.nanos() + wait.toNanos();
         try {
             // the grace runs from the first connect on: a cold JVM's first use of Lettuce and Netty takes time too
             CompletableFuture.anyOf(first, lettuce.connectStarted()).get(wait.toNanos(), TimeUnit.NANOSECONDS);
@@ -147,8 +158,8 @@ final class ConnectingRedisStore implements IdempotencyStore {
         }
     }
 
-    private static long left(long deadlineNanos) {
-        return Math.max(0, deadlineNanos - System.nanoTime());
+    private long left(long deadlineNanos) {
+        return Math.max(0, deadlineNanos - ticker.nanos());
     }
 
     /** Stops waiting for the first attempt (logging why, unless it has just ended); its settings error, if it had one. */
@@ -164,9 +175,9 @@ final class ConnectingRedisStore implements IdempotencyStore {
         if (closed) {
             return;
         }
-        RedisIdempotencyStore connected;
+        RedisStore connected;
         try {
-            connected = RedisIdempotencyStore.connectOnce(policy, commandTimeout, lettuce);
+            connected = RedisStore.connectOnce(policy, commandTimeout, lettuce, clock, ticker, random);
         } catch (StoreUnavailableException e) {
             failed(e);
             return;
@@ -175,10 +186,11 @@ final class ConnectingRedisStore implements IdempotencyStore {
             return;
         }
         store = connected;
+        late.connected(connected.stores());
         if (!first.complete(null)) {  // start() went on without it: say that it is here now
             if (attempts.failures() > 0) {
                 log.info("connected to Redis at {} after {} failed attempts in {} s", policy.redactedUri(), attempts.failures(),
-                        attempts.failingFor(System.nanoTime()).toSeconds());
+                        attempts.failingFor(ticker.nanos()).toSeconds());
             } else {
                 log.info("connected to Redis at {}", policy.redactedUri());
             }
@@ -190,7 +202,7 @@ final class ConnectingRedisStore implements IdempotencyStore {
         if (closed) {
             return;
         }
-        long now = System.nanoTime();
+        long now = ticker.nanos();
         Duration pause = attempts.failed(now);
         failedAttempts = attempts.failures();
         if (attempts.failures() == 1 && isSettingsError(e) && first.complete(e)) {
@@ -247,133 +259,19 @@ final class ConnectingRedisStore implements IdempotencyStore {
         return failedAttempts;
     }
 
-    private <T> CompletionStage<T> notConnected() {
-        return CompletableFuture.failedFuture(new StoreUnavailableException(closed ? "Redis store is closed"
-                : "Redis at " + policy.redactedUri() + " is not connected yet"));
+    /** The four stores: each forwards to the connected backend's, or fails while there is none ({@link LateStores}). */
+    Stores stores() {
+        return late.stores();
     }
 
-    @Override
-    public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.claim(key, fingerprint, owner, lease, ctx) : notConnected();
+    /** The connector behind {@code stores}, which {@link RedisStore#start} made; for tests. */
+    static ConnectingRedisStore of(Stores stores) {
+        return LateStores.connectorOf(stores);
     }
 
-    @Override
-    public CompletionStage<Boolean> renew(RecordKey key, OwnedClaim claim, Duration lease) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.renew(key, claim, lease) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
-            ReceiptPut receipt) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.complete(key, claim, response, attempts, ttl, receipt) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.markNotRetained(key, claim, status, attempts, ttl) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Boolean> release(RecordKey key, String owner) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.release(key, owner) : notConnected();
-    }
-
-    /** Before the first connection no claim was made, so there is none to undo. */
-    @Override
-    public void releaseLostClaim(RecordKey key, String owner, ClaimAnswerLostException lost) {
-        RedisIdempotencyStore s = store;
-        if (s != null) {
-            s.releaseLostClaim(key, owner, lost);
-        }
-    }
-
-    @Override
-    public CompletionStage<Boolean> evict(RecordKey key) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.evict(key) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Boolean> evict(RecordKey key, String settledOwner) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.evict(key, settledOwner) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.get(key) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.putReceipt(receipt, ttl) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Optional<Receipt>> receipt(String callId) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.receipt(callId) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.receiptsByBizId(bizId, limit) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.addDeadLetter(entry) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.deadLetters(cursor, limit) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.deadLetter(id) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Boolean> deleteDeadLetter(String id) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.deleteDeadLetter(id) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Long> deadLetterCount() {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.deadLetterCount() : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Long> chargeTaskRetry(String windowKey, int maxRetries, Duration ttl) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.chargeTaskRetry(windowKey, maxRetries, ttl) : notConnected();
-    }
-
-    @Override
-    public CompletionStage<Long> taskRetriesUsed(String windowKey) {
-        RedisIdempotencyStore s = store;
-        return s != null ? s.taskRetriesUsed(windowKey) : notConnected();
-    }
-
-    @Override
-    public boolean isAvailable() {
-        RedisIdempotencyStore s = store;
-        return s != null && s.isAvailable();
+    private StoreUnavailableException notConnectedYet() {
+        return new StoreUnavailableException(closed ? "Redis store is closed"
+                : "Redis at " + policy.redactedUri() + " is not connected yet");
     }
 
     /**
@@ -394,7 +292,7 @@ final class ConnectingRedisStore implements IdempotencyStore {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        RedisIdempotencyStore s = store;  // published before the connector ended
+        RedisStore s = store;  // published before the connector ended
         if (s != null) {
             s.close();
         } else {

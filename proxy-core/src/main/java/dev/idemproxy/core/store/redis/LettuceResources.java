@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * holds them last: the store once connected, else the connector. Thread-safe.
  */
 final class LettuceResources implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
 
     /**
      * Signals the first connect ({@link #connectStarted}), and: every call on an event loop sends its commands as it goes, and Lettuce flushes each one: a

@@ -2,7 +2,9 @@ package dev.idemproxy.core.store.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import dev.idemproxy.core.util.Checks;
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.StoreCodec;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
@@ -20,9 +22,11 @@ import java.util.concurrent.CompletionStage;
  * Receipts in Redis: each under {@code <prefix>receipt:{callId}} (SET with PX), and a per-business-id
  * sorted set {@code <prefix>receipts-by-biz:{bizId}} of sort keys (createdAt, call id), kept alive
  * as long as its longest-lived receipt. Index members whose receipt expired or changed are skipped
- * on read and removed. Immutable; thread-safe.
+ * on read and removed. A claim's or a completion's receipt is written by {@link RedisRecords} (in the
+ * record's own script outside a cluster, with {@link #scriptKeys} and {@link #scriptArgs}). Part of
+ * the {@link RedisStore} backend. Immutable; thread-safe.
  */
-final class RedisReceipts {
+final class RedisReceipts implements ReceiptStore {
     /** At most this many index members are looked at per listing. */
     private static final int MAX_SCAN = 1000;
 
@@ -33,12 +37,30 @@ final class RedisReceipts {
             return 1
             """, ScriptOutputType.INTEGER);
 
+    private final RedisStore backend;
     private final RedisClusterAsyncCommands<String, byte[]> redis;
     private final String prefix;
 
-    RedisReceipts(RedisClusterAsyncCommands<String, byte[]> redis, String prefix) {
-        this.redis = redis;
+    RedisReceipts(RedisStore backend, String prefix) {
+        this.backend = backend;
+        this.redis = backend.commands();
         this.prefix = prefix;
+    }
+
+    @Override
+    public CompletionStage<Void> putReceipt(Receipt receipt, Duration ttl) {
+        return backend.call(() -> put(receipt, ttl));
+    }
+
+    @Override
+    public CompletionStage<Optional<Receipt>> receipt(String callId) {
+        return backend.call(() -> get(callId));
+    }
+
+    @Override
+    public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
+        Checks.requireArgument(limit >= 1, "limit " + limit + " (expected: >= 1)");
+        return backend.call(() -> byBizId(bizId, limit));
     }
 
     private String key(String callId) {
@@ -63,6 +85,7 @@ final class RedisReceipts {
         return new byte[][] {StoreCodec.encodeReceipt(receipt), ms, receipt.bizId() == null ? new byte[0] : receipt.sortKey().getBytes(UTF_8)};
     }
 
+    /** Writes the receipt: its key and, with a business id, its index entry, sent together. */
     CompletionStage<Void> put(Receipt receipt, Duration ttl) {
         long ms = Math.max(1, ttl.toMillis());
         CompletionStage<String> set = redis.set(key(receipt.callId()), StoreCodec.encodeReceipt(receipt), SetArgs.Builder.px(ms));
@@ -77,11 +100,11 @@ final class RedisReceipts {
         return set.thenCombine(index, (x, y) -> null);
     }
 
-    CompletionStage<Optional<Receipt>> get(String callId) {
+    private CompletionStage<Optional<Receipt>> get(String callId) {
         return redis.get(key(callId)).thenApply(v -> Optional.ofNullable(v).map(StoreCodec::decodeReceipt));
     }
 
-    CompletionStage<List<Receipt>> byBizId(String bizId, int limit) {
+    private CompletionStage<List<Receipt>> byBizId(String bizId, int limit) {
         String index = bizKey(bizId);
         return redis.zrangebylex(index, Range.unbounded(), Limit.create(0, MAX_SCAN)).thenCompose(members -> {
             List<CompletableFuture<Optional<Receipt>>> reads = new ArrayList<>(members.size());

@@ -3,7 +3,7 @@ package dev.idemproxy.core.store.embedded;
 import dev.idemproxy.core.testing.Await;
 
 import dev.idemproxy.core.store.ClaimContext;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.RecordStore;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
@@ -28,7 +28,7 @@ public final class CrashingWriter {
     static final int CALLERS = 32;
 
     public static void main(String[] args) throws Exception {
-        IdempotencyStore store = EmbeddedIdempotencyStore.open(Path.of(args[0]), Clock.systemUTC());
+        RecordStore store = EmbeddedStore.open(Path.of(args[0]), Clock.systemUTC()).records();
         if (args.length > 1 && args[1].equals("stream")) {
             stream(store);
             return;
@@ -42,7 +42,7 @@ public final class CrashingWriter {
         new java.util.concurrent.CountDownLatch(1).await();  // until killed
     }
 
-    private static void stream(IdempotencyStore store) throws InterruptedException {
+    private static void stream(RecordStore store) throws InterruptedException {
         AtomicLong seq = new AtomicLong();
         StoredResponse response = new StoredResponse(200, List.of(), "kept".getBytes(StandardCharsets.UTF_8));
         for (int i = 0; i < CALLERS; i++) {
@@ -52,7 +52,7 @@ public final class CrashingWriter {
     }
 
     /** One caller: claim, complete, repeat; each acknowledgement printed once the store gave it. */
-    private static void next(IdempotencyStore store, AtomicLong seq, StoredResponse response) {
+    private static void next(RecordStore store, AtomicLong seq, StoredResponse response) {
         String id = "k" + seq.incrementAndGet();
         RecordKey key = new RecordKey("r", "s", id);
         store.claim(key, "fp", id, Duration.ofMinutes(1), new ClaimContext(id))

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.RecordKey;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -42,7 +43,8 @@ class EmbeddedCrashTest {
             child.destroyForcibly();
         }
 
-        try (IdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC())) {
+        try (Stores stores = EmbeddedStore.open(dir, Clock.systemUTC())) {
+            RecordStore store = stores.records();
             ClaimResult r = store.claim(new RecordKey("r", "s", "crash"), "fp", "o2", Duration.ofMinutes(1),
                     new ClaimContext("c2")).toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertThat(r).isInstanceOf(ClaimResult.Completed.class);
@@ -82,7 +84,8 @@ class EmbeddedCrashTest {
         }
         assertThat(completed).hasSizeGreaterThanOrEqualTo(500);
 
-        try (IdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC())) {
+        try (Stores stores = EmbeddedStore.open(dir, Clock.systemUTC())) {
+            RecordStore store = stores.records();
             for (String id : claimed) {
                 ClaimResult r = store.claim(new RecordKey("r", "s", id), "fp", "after", Duration.ofMinutes(1),
                         new ClaimContext("after")).toCompletableFuture().get(10, TimeUnit.SECONDS);

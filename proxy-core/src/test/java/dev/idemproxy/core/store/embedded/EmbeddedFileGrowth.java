@@ -9,6 +9,7 @@ import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.testing.Claims;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,8 +42,9 @@ public final class EmbeddedFileGrowth {
         int rate = args.length > 2 ? Integer.parseInt(args[2]) : 90;
         Duration ttl = args.length > 3 ? Duration.parse(args[3]) : Duration.ofHours(24);
         Files.createDirectories(dir);
-        Files.deleteIfExists(dir.resolve(EmbeddedIdempotencyStore.FILE_NAME));
-        EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC(), Duration.ofSeconds(60));
+        Files.deleteIfExists(dir.resolve(EmbeddedFile.FILE_NAME));
+        Stores stores = EmbeddedStore.open(dir, Clock.systemUTC(), Duration.ofSeconds(60));
+        EmbeddedStore store = EmbeddedStore.of(stores);
         AtomicLong calls = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         Random random = new Random(42);
@@ -60,13 +62,13 @@ public final class EmbeddedFileGrowth {
             RecordKey key = new RecordKey("plain", "scope" + (n % 7), UUID.randomUUID().toString());
             Instant start = Instant.now();
             Receipt inFlight = new Receipt(callId, "order-" + n, key.key(), key.route(), "IN_FLIGHT", null, 0, 0, start, null);
-            store.claim(key, "fp" + n, callId, Duration.ofSeconds(30), new ClaimContext(callId))
-                    .thenCompose(c -> store.putReceipt(inFlight, ttl))
-                    .thenCompose(v -> store.complete(key, Claims.owned(callId), response, 1, ttl))
-                    .thenCompose(ok -> store.putReceipt(new Receipt(callId, "order-" + n, key.key(), key.route(),
+            stores.records().claim(key, "fp" + n, callId, Duration.ofSeconds(30), new ClaimContext(callId))
+                    .thenCompose(c -> stores.receipts().putReceipt(inFlight, ttl))
+                    .thenCompose(v -> stores.records().complete(key, Claims.owned(callId), response, 1, ttl))
+                    .thenCompose(ok -> stores.receipts().putReceipt(new Receipt(callId, "order-" + n, key.key(), key.route(),
                             "SUCCESS", null, 200, 1, start, Instant.now()), ttl))
-                    .thenCompose(v -> n % 20 != 0 ? store.putReceipt(inFlight, ttl)
-                            : store.addDeadLetter(new DeadLetter(UUID.randomUUID().toString(), callId, null, null, key,
+                    .thenCompose(v -> n % 20 != 0 ? stores.receipts().putReceipt(inFlight, ttl)
+                            : stores.deadLetters().addDeadLetter(new DeadLetter(UUID.randomUUID().toString(), callId, null, null, key,
                                     "upstream_5xx", 503, 3, Instant.now(),
                                     new StoredRequest("POST", "/tickets", List.of(new StoredHeader("Content-Type", "application/json")), requestBody))))
                     .whenComplete((v, e) -> {
@@ -83,7 +85,7 @@ public final class EmbeddedFileGrowth {
             Map<String, String> info = info(store);
             Runtime rt = Runtime.getRuntime();
             System.out.printf("%d %d %d %.1f %s %s %s %s/%s %d%n", t, calls.get(), errors.get(),
-                    Files.size(dir.resolve(EmbeddedIdempotencyStore.FILE_NAME)) / 1e6,
+                    Files.size(dir.resolve(EmbeddedFile.FILE_NAME)) / 1e6,
                     info.get("info.CHUNK_COUNT"), info.get("info.FILL_RATE"), info.get("info.CHUNKS_FILL_RATE"),
                     info.get("info.PAGE_COUNT_LIVE"), info.get("info.PAGE_COUNT"),
                     (rt.totalMemory() - rt.freeMemory()) >> 20);
@@ -92,17 +94,17 @@ public final class EmbeddedFileGrowth {
         driver.shutdown();
         driver.awaitTermination(10, TimeUnit.SECONDS);
         store.close();
-        System.out.printf("closed: file_MB=%.1f%n", Files.size(dir.resolve(EmbeddedIdempotencyStore.FILE_NAME)) / 1e6);
+        System.out.printf("closed: file_MB=%.1f%n", Files.size(dir.resolve(EmbeddedFile.FILE_NAME)) / 1e6);
     }
 
-    private static Map<String, String> info(EmbeddedIdempotencyStore store) throws Exception {
+    private static Map<String, String> info(EmbeddedStore store) throws Exception {
         Map<String, String> info = new HashMap<>();
         store.mvStore().populateInfo(info::put);
         return info;
     }
 
     /** Reads MVStore's chunk table by reflection (diagnostics only). */
-    private static String chunkStats(EmbeddedIdempotencyStore store) throws Exception {
+    private static String chunkStats(EmbeddedStore store) throws Exception {
         Object fs = store.mvStore().getFileStore();
         java.lang.reflect.Method m = org.h2.mvstore.FileStore.class.getDeclaredMethod("getChunks");
         m.setAccessible(true);

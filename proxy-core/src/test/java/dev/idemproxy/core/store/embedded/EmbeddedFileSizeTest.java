@@ -4,11 +4,13 @@ import dev.idemproxy.core.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.core.util.Ticker;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.testing.Claims;
 import dev.idemproxy.core.testing.TestClock;
 import java.nio.file.Files;
@@ -31,11 +33,11 @@ class EmbeddedFileSizeTest {
 
     @Test
     void theDefaultsKeepOldChunksTenSeconds() {
-        EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC());
+        Stores stores = EmbeddedStore.open(dir, Clock.systemUTC());
         try {
-            assertThat(store.mvStore().getRetentionTime()).isEqualTo(10_000);  // MVStore's default: 45 000
+            assertThat(EmbeddedStore.of(stores).mvStore().getRetentionTime()).isEqualTo(10_000);  // MVStore's default: 45 000
         } finally {
-            store.close();
+            stores.close();
         }
     }
 
@@ -46,7 +48,8 @@ class EmbeddedFileSizeTest {
      */
     @Test
     void theFileReusesTheSpaceOfCommitsOlderThanTheRetention() throws Exception {
-        EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC(), Duration.ofMinutes(1), 500);
+        EmbeddedStore store = EmbeddedStore.backend(dir, Clock.systemUTC(), Ticker.system(), Duration.ofMinutes(1), 500);
+        Stores stores = store.stores();
         try {
             StoredResponse response = new StoredResponse(200, List.of(new StoredHeader("Content-Type", "application/json")),
                     new byte[1024]);
@@ -55,18 +58,18 @@ class EmbeddedFileSizeTest {
             for (int n = 0; System.nanoTime() < end; n++) {
                 RecordKey key = new RecordKey("r", "s", "key-" + n);
                 String callId = "call-" + n;
-                done(store.claim(key, "fp", callId, Duration.ofSeconds(30), new ClaimContext(callId)));
-                done(store.complete(key, Claims.owned(callId), response, 1, ttl));
-                done(store.putReceipt(new Receipt(callId, null, key.key(), "r", "SUCCESS", null, 200, 1,
+                done(stores.records().claim(key, "fp", callId, Duration.ofSeconds(30), new ClaimContext(callId)));
+                done(stores.records().complete(key, Claims.owned(callId), response, 1, ttl));
+                done(stores.receipts().putReceipt(new Receipt(callId, null, key.key(), "r", "SUCCESS", null, 200, 1,
                         Instant.now(), Instant.now()), ttl));
             }
             Map<String, String> info = new HashMap<>();
             store.mvStore().populateInfo(info::put);
             long written = Long.parseLong(info.get("info.FILE_WRITE_BYTES"));
-            long size = Files.size(dir.resolve(EmbeddedIdempotencyStore.FILE_NAME));
+            long size = Files.size(dir.resolve(EmbeddedFile.FILE_NAME));
             assertThat(size).as("file size after writing %d bytes", written).isLessThan(written / 2);
         } finally {
-            store.close();
+            stores.close();
         }
     }
 
@@ -78,15 +81,16 @@ class EmbeddedFileSizeTest {
     @Test
     void theFileKeepsItsLengthWhenItsTailIsFreed() throws Exception {
         TestClock clock = new TestClock(Instant.parse("2026-12-01T00:00:00Z"));
-        EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, clock, Duration.ofHours(1), 1);
+        EmbeddedStore store = EmbeddedStore.backend(dir, clock, Ticker.system(), Duration.ofHours(1), 1);
+        Stores stores = store.stores();
         try {
             StoredResponse response = new StoredResponse(200, List.of(), new byte[4096]);
             for (int n = 0; n < 2000; n++) {
                 RecordKey key = new RecordKey("r", "s", "key-" + n);
-                done(store.claim(key, "fp", "o" + n, Duration.ofSeconds(30), new ClaimContext("c" + n)));
-                done(store.complete(key, Claims.owned("o" + n), response, 1, Duration.ofMinutes(1)));
+                done(stores.records().claim(key, "fp", "o" + n, Duration.ofSeconds(30), new ClaimContext("c" + n)));
+                done(stores.records().complete(key, Claims.owned("o" + n), response, 1, Duration.ofMinutes(1)));
             }
-            Path file = dir.resolve(EmbeddedIdempotencyStore.FILE_NAME);
+            Path file = dir.resolve(EmbeddedFile.FILE_NAME);
             long peak = Files.size(file);
             clock.advance(Duration.ofMinutes(2));
             assertThat(done(store.purgeExpired())).isEqualTo(2000);
@@ -94,12 +98,12 @@ class EmbeddedFileSizeTest {
             for (int n = 0; n < 50; n++) {  // commits after the dead chunks' retention (1 ms): the tail is free
                 Await.realTime(java.time.Duration.ofMillis(2));
                 RecordKey key = new RecordKey("r", "s", "after-" + n);
-                done(store.claim(key, "fp", "a" + n, Duration.ofSeconds(30), new ClaimContext("a" + n)));
+                done(stores.records().claim(key, "fp", "a" + n, Duration.ofSeconds(30), new ClaimContext("a" + n)));
                 smallest = Math.min(smallest, Files.size(file));
             }
             assertThat(smallest).as("file size after the purge; %d bytes at its peak", peak).isGreaterThanOrEqualTo(peak);
         } finally {
-            store.close();
+            stores.close();
         }
     }
 

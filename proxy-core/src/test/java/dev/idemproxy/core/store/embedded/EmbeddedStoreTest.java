@@ -7,13 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.IdempotencyStoreContract;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.testing.Claims;
 import dev.idemproxy.core.testing.TestClock;
 import java.nio.charset.StandardCharsets;
@@ -28,10 +28,19 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
 
     @TempDir
     Path dir;
+    /** The backend of the stores under test, to look inside it. */
+    private EmbeddedStore embedded;
 
     @Override
-    protected IdempotencyStore newStore() {
-        return EmbeddedIdempotencyStore.open(dir, clock);
+    protected Stores newStore() {
+        return open(dir);
+    }
+
+    /** {@link EmbeddedStore#open(Path, java.time.Clock)}, keeping the backend. */
+    private Stores open(Path directory) {
+        Stores opened = EmbeddedStore.open(directory, clock);
+        embedded = EmbeddedStore.of(opened);
+        return opened;
     }
 
     @Override
@@ -53,14 +62,14 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         assertThat(await(store.complete(key, Claims.owned("o1"), response, 2, Duration.ofHours(1)))).isTrue();
         store.close();
 
-        store = EmbeddedIdempotencyStore.open(dir, clock);
+        use(open(dir));
         assertThat(await(store.claim(key, "fp", "o2", Duration.ofSeconds(30), new ClaimContext("c2"))))
                 .isEqualTo(new ClaimResult.Completed(response, "c1", 2));
     }
 
     @Test
     void aSecondOpenOfTheSameDirectoryFailsClearly() {
-        assertThatThrownBy(() -> EmbeddedIdempotencyStore.open(dir, clock))
+        assertThatThrownBy(() -> EmbeddedStore.open(dir, clock))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessage("data directory " + dir + " is in use by another process");
     }
@@ -77,11 +86,10 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
 
     @Test
     void purgeDeletesExpiredRecordsAndReceiptsFromTheFile() throws Exception {
-        EmbeddedIdempotencyStore embedded = (EmbeddedIdempotencyStore) store;
         RecordKey key = new RecordKey("r", "s", "k");
         await(store.claim(key, "fp", "o1", Duration.ofSeconds(30), new ClaimContext("c1")));
         await(store.complete(key, Claims.owned("o1"), new StoredResponse(204, List.of(), new byte[0]), 1, Duration.ofMinutes(1)));
-        await(store.putReceipt(new Receipt("c1", "b1", "k", "r", "SUCCESS", null, 204, 1, clock.instant(), null),
+        await(receipts.putReceipt(new Receipt("c1", "b1", "k", "r", "SUCCESS", null, 204, 1, clock.instant(), null),
                 Duration.ofMinutes(1)));
         assertThat(await(embedded.purgeExpired())).isZero();
         clock.advance(Duration.ofMinutes(2));
@@ -91,24 +99,23 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
 
     @Test
     void purgeDeletesExpiredTaskCountersAndARechargedCounterKeepsOnlyItsLatestExpiry() throws Exception {
-        EmbeddedIdempotencyStore embedded = (EmbeddedIdempotencyStore) store;
-        await(store.chargeTaskRetry("t@1", 5, Duration.ofMinutes(1)));
+        await(taskBudgets.chargeTaskRetry("t@1", 5, Duration.ofMinutes(1)));
         clock.advance(Duration.ofSeconds(30));
-        await(store.chargeTaskRetry("t@1", 5, Duration.ofMinutes(1)));
+        await(taskBudgets.chargeTaskRetry("t@1", 5, Duration.ofMinutes(1)));
         clock.advance(Duration.ofSeconds(45));
         assertThat(await(embedded.purgeExpired())).isZero();
-        assertThat(await(store.taskRetriesUsed("t@1"))).isEqualTo(2L);
+        assertThat(await(taskBudgets.taskRetriesUsed("t@1"))).isEqualTo(2L);
         clock.advance(Duration.ofMinutes(1));
         assertThat(await(embedded.purgeExpired())).isEqualTo(1);
-        assertThat(await(store.taskRetriesUsed("t@1"))).isZero();
+        assertThat(await(taskBudgets.taskRetriesUsed("t@1"))).isZero();
     }
 
     @Test
     void taskCountersSurviveCloseAndReopen() throws Exception {
-        await(store.chargeTaskRetry("t@1", 5, Duration.ofHours(1)));
+        await(taskBudgets.chargeTaskRetry("t@1", 5, Duration.ofHours(1)));
         store.close();
-        store = EmbeddedIdempotencyStore.open(dir, clock);
-        assertThat(await(store.taskRetriesUsed("t@1"))).isEqualTo(1L);
+        use(open(dir));
+        assertThat(await(taskBudgets.taskRetriesUsed("t@1"))).isEqualTo(1L);
     }
 
     /**
@@ -118,13 +125,13 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
      */
     @Test
     void theSweepPausesLessTheMoreOfASliceHadExpired() {
-        long full = EmbeddedIdempotencyStore.SWEEP_PAUSE_MILLIS;
-        assertThat(EmbeddedIdempotencyStore.pauseAfter(full, 4096, 0)).isEqualTo(full);
-        assertThat(EmbeddedIdempotencyStore.pauseAfter(full, 4096, 4096)).isZero();
-        assertThat(EmbeddedIdempotencyStore.pauseAfter(full, 4096, 1024)).isEqualTo(full * 3 / 4);
-        assertThat(EmbeddedIdempotencyStore.pauseAfter(full, 4096, 3072)).isEqualTo(full / 4);
-        assertThat(EmbeddedIdempotencyStore.pauseAfter(full, 0, 0)).isEqualTo(full);  // an empty slice: the map ended
-        assertThat(EmbeddedIdempotencyStore.pauseAfter(0, 4096, 0)).isZero();       // an unpaced sweep stays unpaced
+        long full = EmbeddedPurge.SWEEP_PAUSE_MILLIS;
+        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 0)).isEqualTo(full);
+        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 4096)).isZero();
+        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 1024)).isEqualTo(full * 3 / 4);
+        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 3072)).isEqualTo(full / 4);
+        assertThat(EmbeddedPurge.pauseAfter(full, 0, 0)).isEqualTo(full);  // an empty slice: the map ended
+        assertThat(EmbeddedPurge.pauseAfter(0, 4096, 0)).isZero();       // an unpaced sweep stays unpaced
     }
 
     /**
@@ -134,16 +141,15 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
      */
     @Test
     void aSweepInSlicesDeletesWhatExpiredAndKeepsTheRest() throws Exception {
-        EmbeddedIdempotencyStore embedded = (EmbeddedIdempotencyStore) store;
         StoredResponse response = new StoredResponse(200, List.of(), "ok".getBytes(StandardCharsets.UTF_8));
         for (int i = 0; i < 200; i++) {
             Duration ttl = i % 2 == 0 ? Duration.ofMinutes(1) : Duration.ofHours(1);
             RecordKey key = new RecordKey("r", "s", "k" + i);
             await(store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i)));
             await(store.complete(key, Claims.owned("o" + i), response, 1, ttl));
-            await(store.putReceipt(new Receipt("c" + i, "biz" + (i % 3), "k" + i, "r", "SUCCESS", null, 200, 1,
+            await(receipts.putReceipt(new Receipt("c" + i, "biz" + (i % 3), "k" + i, "r", "SUCCESS", null, 200, 1,
                     clock.instant(), clock.instant()), ttl));
-            await(store.chargeTaskRetry("t" + i + "@1", 5, ttl));
+            await(taskBudgets.chargeTaskRetry("t" + i + "@1", 5, ttl));
         }
         clock.advance(Duration.ofMinutes(2));
         java.util.concurrent.CompletableFuture<Integer> sweep = embedded.sweep(7, Long.MAX_VALUE).toCompletableFuture();
@@ -155,43 +161,42 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         for (int i = 0; i < 200; i++) {
             boolean live = i % 2 == 1;
             assertThat(await(store.get(new RecordKey("r", "s", "k" + i))).isPresent()).as("record %d", i).isEqualTo(live);
-            assertThat(await(store.receipt("c" + i)).isPresent()).as("receipt %d", i).isEqualTo(live);
-            assertThat(await(store.taskRetriesUsed("t" + i + "@1"))).isEqualTo(live ? 1L : 0L);
+            assertThat(await(receipts.receipt("c" + i)).isPresent()).as("receipt %d", i).isEqualTo(live);
+            assertThat(await(taskBudgets.taskRetriesUsed("t" + i + "@1"))).isEqualTo(live ? 1L : 0L);
         }
-        assertThat(await(store.receiptsByBizId("biz1", 1000))).extracting(Receipt::callId)
+        assertThat(await(receipts.receiptsByBizId("biz1", 1000))).extracting(Receipt::callId)
                 .allSatisfy(id -> assertThat(Integer.parseInt(id.substring(1)) % 6).isEqualTo(1)).hasSize(34);
         assertThat(await(embedded.purgeExpired())).isZero();
-        assertThat(embedded.mvStore().openMap(EmbeddedIdempotencyStore.RECEIPTS_BY_BIZ).size()).isEqualTo(100);
+        assertThat(embedded.mvStore().openMap(EmbeddedFile.RECEIPTS_BY_BIZ).size()).isEqualTo(100);
     }
 
     /**
-     * A sweep whose slices get no time at all still gets on, {@value EmbeddedIdempotencyStore#SWEEP_CLOCK_EVERY}
+     * A sweep whose slices get no time at all still gets on, {@value EmbeddedPurge#SWEEP_CLOCK_EVERY}
      * entries a turn, and deletes exactly what expired: a slice cut short by its time resumes at
      * the next key, in the middle of a map or at the start of the next one.
      */
     @Test
     void aSweepCutShortByItsTimeResumesWhereItStopped() throws Exception {
-        EmbeddedIdempotencyStore embedded = (EmbeddedIdempotencyStore) store;
         StoredResponse response = new StoredResponse(200, List.of(), "ok".getBytes(StandardCharsets.UTF_8));
-        int n = 3 * EmbeddedIdempotencyStore.SWEEP_CLOCK_EVERY + 5;  // a map ends mid-slice and exactly on one
+        int n = 3 * EmbeddedPurge.SWEEP_CLOCK_EVERY + 5;  // a map ends mid-slice and exactly on one
         for (int i = 0; i < n; i++) {
             Duration ttl = i % 3 == 0 ? Duration.ofHours(1) : Duration.ofMinutes(1);
             RecordKey key = new RecordKey("r", "s", "k" + i);
             await(store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i)));
             await(store.complete(key, Claims.owned("o" + i), response, 1, ttl));
         }
-        for (int i = 0; i < 2 * EmbeddedIdempotencyStore.SWEEP_CLOCK_EVERY; i++) {
-            await(store.chargeTaskRetry("t" + i + "@1", 5, i % 2 == 0 ? Duration.ofMinutes(1) : Duration.ofHours(1)));
+        for (int i = 0; i < 2 * EmbeddedPurge.SWEEP_CLOCK_EVERY; i++) {
+            await(taskBudgets.chargeTaskRetry("t" + i + "@1", 5, i % 2 == 0 ? Duration.ofMinutes(1) : Duration.ofHours(1)));
         }
         clock.advance(Duration.ofMinutes(2));
 
-        int expired = n - (n + 2) / 3 + EmbeddedIdempotencyStore.SWEEP_CLOCK_EVERY;
+        int expired = n - (n + 2) / 3 + EmbeddedPurge.SWEEP_CLOCK_EVERY;
         assertThat(await(embedded.sweep(4096, 0))).isEqualTo(expired);
         for (int i = 0; i < n; i++) {
             assertThat(await(store.get(new RecordKey("r", "s", "k" + i))).isPresent()).as("record %d", i).isEqualTo(i % 3 == 0);
         }
-        for (int i = 0; i < 2 * EmbeddedIdempotencyStore.SWEEP_CLOCK_EVERY; i++) {
-            assertThat(await(store.taskRetriesUsed("t" + i + "@1"))).as("counter %d", i).isEqualTo(i % 2 == 0 ? 0L : 1L);
+        for (int i = 0; i < 2 * EmbeddedPurge.SWEEP_CLOCK_EVERY; i++) {
+            assertThat(await(taskBudgets.taskRetriesUsed("t" + i + "@1"))).as("counter %d", i).isEqualTo(i % 2 == 0 ? 0L : 1L);
         }
         assertThat(await(embedded.purgeExpired())).isZero();
     }
@@ -204,8 +209,8 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
      */
     @Test
     void aFileOfTheFirstLayoutOpensWithItsRecordsReceiptsAndCounters() throws Exception {
-        store.close();
-        store = null;
+        stores.close();
+        stores = null;
         Path old = dir.resolve("first-layout");
         java.nio.file.Files.createDirectories(old);
         StoredResponse response = new StoredResponse(201, List.of(new StoredHeader("A", "1")), "made".getBytes(StandardCharsets.UTF_8));
@@ -214,7 +219,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         RecordKey running = new RecordKey("r", "s", "running");
         Receipt receipt = new Receipt("c1", "order-7", "done", "r", "SUCCESS", null, 201, 1, now, now);
         org.h2.mvstore.MVStore mv = new org.h2.mvstore.MVStore.Builder()
-                .fileName(old.resolve(EmbeddedIdempotencyStore.FILE_NAME).toString()).open();
+                .fileName(old.resolve(EmbeddedFile.FILE_NAME).toString()).open();
         org.h2.mvstore.MVMap<String, byte[]> records = mv.openMap("records");
         records.put(done.id(), dev.idemproxy.core.store.StoreCodec.encodeRecord(new dev.idemproxy.core.store.IdempotencyRecord(
                 dev.idemproxy.core.store.IdempotencyRecord.State.COMPLETED, "o1", "c1", "fp", now.plusSeconds(30), now, now,
@@ -232,19 +237,19 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         mv.<String, String>openMap("expiry").put("0000000000000001 R " + done.id(), "");
         mv.close();
 
-        store = EmbeddedIdempotencyStore.open(old, clock);
+        use(open(old));
         assertThat(await(store.claim(done, "fp", "o3", Duration.ofSeconds(30), new ClaimContext("c3"))))
                 .isEqualTo(new ClaimResult.Completed(response, "c1", 1));
         assertThat(await(store.claim(running, "fp", "o3", Duration.ofSeconds(30), new ClaimContext("c3"))))
                 .isInstanceOf(ClaimResult.InFlight.class);
-        assertThat(await(store.receipt("c1"))).contains(receipt);
-        assertThat(await(store.receiptsByBizId("order-7", 10))).containsExactly(receipt);
-        assertThat(await(store.taskRetriesUsed("t@1"))).isEqualTo(3L);
-        org.h2.mvstore.MVStore reopened = ((EmbeddedIdempotencyStore) store).mvStore();
+        assertThat(await(receipts.receipt("c1"))).contains(receipt);
+        assertThat(await(receipts.receiptsByBizId("order-7", 10))).containsExactly(receipt);
+        assertThat(await(taskBudgets.taskRetriesUsed("t@1"))).isEqualTo(3L);
+        org.h2.mvstore.MVStore reopened = embedded.mvStore();
         assertThat(reopened.getMapNames()).doesNotContain("records", "receipts", "receiptsByBiz", "tasks", "expiry")
-                .contains(EmbeddedIdempotencyStore.RECORDS, EmbeddedIdempotencyStore.RECEIPTS);
+                .contains(EmbeddedFile.RECORDS, EmbeddedFile.RECEIPTS);
         store.close();
-        store = EmbeddedIdempotencyStore.open(old, clock);
+        use(open(old));
         assertThat(await(store.claim(done, "fp", "o4", Duration.ofSeconds(30), new ClaimContext("c4"))))
                 .isEqualTo(new ClaimResult.Completed(response, "c1", 1));
     }
@@ -253,17 +258,17 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
     @Test
     void theBackgroundPurgeSweepsEveryIntervalInSlicesUntilNothingExpiredIsLeft() throws Exception {
         store.close();
-        EmbeddedIdempotencyStore often = EmbeddedIdempotencyStore.open(dir.resolve("often"), clock, Duration.ofMillis(100));
-        store = often;
+        use(EmbeddedStore.open(dir.resolve("often"), clock, Duration.ofMillis(100)));
+        EmbeddedStore often = EmbeddedStore.of(stores);
         StoredResponse response = new StoredResponse(200, List.of(), new byte[0]);
         int n = 10_000;  // three slices of 4,096
         for (int i = 0; i < n; i++) {
             RecordKey key = new RecordKey("r", "s", "k" + i);
-            often.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i));
-            often.complete(key, Claims.owned("o" + i), response, 1, Duration.ofMinutes(1));
+            store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i));
+            store.complete(key, Claims.owned("o" + i), response, 1, Duration.ofMinutes(1));
         }
-        await(often.get(new RecordKey("r", "s", "k" + (n - 1))));
-        org.h2.mvstore.MVMap<String, byte[]> records = often.mvStore().openMap(EmbeddedIdempotencyStore.RECORDS);
+        await(store.get(new RecordKey("r", "s", "k" + (n - 1))));
+        org.h2.mvstore.MVMap<String, byte[]> records = often.mvStore().openMap(EmbeddedFile.RECORDS);
         assertThat(records.size()).isEqualTo(n);
         clock.advance(Duration.ofMinutes(2));
         Await.until("the sweeps to remove every expired record", java.time.Duration.ofSeconds(20), () -> records.size() == 0);

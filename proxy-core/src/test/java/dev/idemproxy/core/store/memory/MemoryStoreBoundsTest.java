@@ -11,6 +11,7 @@ import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.testing.Claims;
 import dev.idemproxy.core.testing.TestClock;
 import java.time.Duration;
@@ -26,13 +27,19 @@ class MemoryStoreBoundsTest {
     private static final Duration LONG = Duration.ofMinutes(5);
     private static final long MIB = 1024 * 1024;
     private final TestClock clock = new TestClock();
-    private MemoryIdempotencyStore store;
+    private MemoryStore backend;
+    private Stores stores;
 
     @AfterEach
     void close() {
-        if (store != null) {
-            store.close();
+        if (stores != null) {
+            stores.close();
         }
+    }
+
+    private void open(long maxEntries, long maxBytes) {
+        backend = MemoryStore.backend(maxEntries, maxBytes, clock);
+        stores = backend.stores();
     }
 
     private static <T> T await(CompletionStage<T> stage) throws Exception {
@@ -44,99 +51,99 @@ class MemoryStoreBoundsTest {
     }
 
     private ClaimResult claim(int i, String owner) throws Exception {
-        return await(store.claim(key(i), "fp", owner, LONG, new ClaimContext("call-" + owner)));
+        return await(stores.records().claim(key(i), "fp", owner, LONG, new ClaimContext("call-" + owner)));
     }
 
     private void completeNew(int i, int bodyBytes) throws Exception {
         assertThat(claim(i, "o" + i)).isInstanceOf(ClaimResult.Claimed.class);
         StoredResponse response = new StoredResponse(201, List.of(new StoredHeader("Content-Type", "application/json")),
                 new byte[bodyBytes]);
-        assertThat(await(store.complete(key(i), Claims.owned("o" + i), response, 1, LONG))).isTrue();
+        assertThat(await(stores.records().complete(key(i), Claims.owned("o" + i), response, 1, LONG))).isTrue();
     }
 
     @Test
     void callsInFlightAreNeverEvictedHoweverManyThereAre() throws Exception {
-        store = MemoryIdempotencyStore.create(10, MemoryIdempotencyStore.MIN_BYTES, clock);
+        open(10, MemoryStore.MIN_BYTES);
         for (int i = 0; i < 500; i++) {
             assertThat(claim(i, "first-" + i)).isInstanceOf(ClaimResult.Claimed.class);
         }
-        store.cleanUp();
+        backend.cleanUp();
         // Had one been evicted, its duplicate would claim a fresh key and run the call again.
         for (int i = 0; i < 500; i++) {
             assertThat(claim(i, "dup-" + i)).as("duplicate of call %d", i).isInstanceOf(ClaimResult.InFlight.class);
         }
-        assertThat(store.recordCount()).isEqualTo(500);
+        assertThat(backend.recordCount()).isEqualTo(500);
     }
 
     @Test
     void endedRecordsStayWithinHalfOfMaxBytes() throws Exception {
-        store = MemoryIdempotencyStore.create(1_000_000, MIB, clock);
+        open(1_000_000, MIB);
         for (int i = 0; i < 300; i++) {
             completeNew(i, 10 * 1024);
         }
-        store.cleanUp();
+        backend.cleanUp();
         // half of 1 MiB holds at most 51 records of 10 KiB bodies (each weighs a little more)
-        assertThat(store.recordCount()).isBetween(30L, 51L);
+        assertThat(backend.recordCount()).isBetween(30L, 51L);
     }
 
     @Test
     void endedRecordsStayWithinMaxEntriesWhenBytesAllowMore() throws Exception {
-        store = MemoryIdempotencyStore.create(10, 64 * MIB, clock);
+        open(10, 64 * MIB);
         for (int i = 0; i < 100; i++) {
             completeNew(i, 16);
         }
-        store.cleanUp();
-        assertThat(store.recordCount()).isBetween(1L, 10L);
+        backend.cleanUp();
+        assertThat(backend.recordCount()).isBetween(1L, 10L);
     }
 
     @Test
     void receiptsStayWithinAQuarterOfMaxBytes() throws Exception {
-        store = MemoryIdempotencyStore.create(1_000_000, MIB, clock);
+        open(1_000_000, MIB);
         String longReason = "r".repeat(1000);
         for (int i = 0; i < 2000; i++) {
             Receipt r = new Receipt("call-" + i, null, "key-" + i, "tickets", "FAILED", longReason, 504, 4,
                     Instant.parse("2030-01-01T00:00:00Z"), Instant.parse("2030-01-01T00:00:01Z"));
-            await(store.putReceipt(r, LONG));
+            await(stores.receipts().putReceipt(r, LONG));
         }
-        store.cleanUp();
+        backend.cleanUp();
         // a quarter of 1 MiB holds at most 262,144 / 1,040 = 252 receipts with a 1,000-character reason
-        assertThat(store.receiptCount()).isBetween(100L, 252L);
+        assertThat(backend.receiptCount()).isBetween(100L, 252L);
     }
 
     @Test
     void deadLettersDropTheOldestPastAQuarterOfMaxBytes() throws Exception {
-        store = MemoryIdempotencyStore.create(1_000_000, MIB, clock);
+        open(1_000_000, MIB);
         for (int i = 0; i < 100; i++) {
-            await(store.addDeadLetter(deadLetter(i, 20 * 1024)));
+            await(stores.deadLetters().addDeadLetter(deadLetter(i, 20 * 1024)));
         }
-        long kept = await(store.deadLetterCount());
+        long kept = await(stores.deadLetters().deadLetterCount());
         // a quarter of 1 MiB holds at most 12 entries with 20 KiB bodies
         assertThat(kept).isBetween(8L, 12L);
-        assertThat(await(store.deadLetter("dl-99"))).isPresent();
-        assertThat(await(store.deadLetter("dl-" + (100 - kept)))).isPresent();
-        assertThat(await(store.deadLetter("dl-" + (99 - kept)))).isEmpty();
-        assertThat(await(store.deleteDeadLetter("dl-99"))).isTrue();
-        await(store.addDeadLetter(deadLetter(100, 20 * 1024)));
-        assertThat(await(store.deadLetterCount())).as("a deletion frees its bytes").isEqualTo(kept);
+        assertThat(await(stores.deadLetters().deadLetter("dl-99"))).isPresent();
+        assertThat(await(stores.deadLetters().deadLetter("dl-" + (100 - kept)))).isPresent();
+        assertThat(await(stores.deadLetters().deadLetter("dl-" + (99 - kept)))).isEmpty();
+        assertThat(await(stores.deadLetters().deleteDeadLetter("dl-99"))).isTrue();
+        await(stores.deadLetters().addDeadLetter(deadLetter(100, 20 * 1024)));
+        assertThat(await(stores.deadLetters().deadLetterCount())).as("a deletion frees its bytes").isEqualTo(kept);
     }
 
     @Test
     void oneDeadLetterLargerThanItsShareIsStillKept() throws Exception {
-        store = MemoryIdempotencyStore.create(1_000_000, MIB, clock);
-        await(store.addDeadLetter(deadLetter(1, 512 * 1024)));
-        assertThat(await(store.deadLetter("dl-1"))).isPresent();
+        open(1_000_000, MIB);
+        await(stores.deadLetters().addDeadLetter(deadLetter(1, 512 * 1024)));
+        assertThat(await(stores.deadLetters().deadLetter("dl-1"))).isPresent();
     }
 
     @Test
     void aByteBoundUnderOneMebibyteIsRefused() {
-        assertThatThrownBy(() -> MemoryIdempotencyStore.create(10, MIB - 1, clock))
+        assertThatThrownBy(() -> MemoryStore.create(10, MIB - 1, clock))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxBytes 1048575 (expected: >= 1048576)");
     }
 
     @Test
     void theDefaultByteBoundIsAQuarterOfTheHeapInWholeMebibytes() {
-        long d = MemoryIdempotencyStore.defaultMaxBytes();
+        long d = MemoryStore.defaultMaxBytes();
         assertThat(d % MIB).isZero();
         assertThat(d).isLessThanOrEqualTo(Runtime.getRuntime().maxMemory() / 4).isGreaterThan(Runtime.getRuntime().maxMemory() / 4 - MIB);
     }

@@ -1,7 +1,7 @@
 package dev.idemproxy.core.store.memory;
 
-import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.IdempotencyStoreContract;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.testing.TestClock;
 import java.time.Duration;
 
@@ -9,8 +9,8 @@ class MemoryStoreTest extends IdempotencyStoreContract {
     private final TestClock clock = new TestClock();
 
     @Override
-    protected IdempotencyStore newStore() {
-        return MemoryIdempotencyStore.create(10_000, clock);
+    protected Stores newStore() {
+        return MemoryStore.create(10_000, clock);
     }
 
     @Override

@@ -2,7 +2,7 @@ package dev.idemproxy.core.store.redis;
 
 import dev.idemproxy.core.testing.Await;
 
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.IdempotencyStoreContract;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.testing.RedisClusterFixture;
@@ -29,8 +29,8 @@ class RedisClusterStoreTest extends IdempotencyStoreContract {
     }
 
     @Override
-    protected IdempotencyStore newStore() {
-        return RedisIdempotencyStore.connect(new RedisPolicy(cluster.uri(), "cluster", "test:"), Duration.ofSeconds(5));
+    protected Stores newStore() {
+        return RedisStore.connect(new RedisPolicy(cluster.uri(), "cluster", "test:"), Duration.ofSeconds(5));
     }
 
     @Override

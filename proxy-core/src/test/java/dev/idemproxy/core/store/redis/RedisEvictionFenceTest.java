@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
@@ -38,8 +39,8 @@ class RedisEvictionFenceTest {
     private static final StoredResponse FAILED = new StoredResponse(502, List.of(), new byte[] {5, 0, 2});
     private RedisServerFixture standalone;
     private RedisClusterFixture cluster;
-    private IdempotencyStore standaloneStore;
-    private IdempotencyStore clusterStore;
+    private Stores standaloneStore;
+    private Stores clusterStore;
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private int n;
 
@@ -47,8 +48,8 @@ class RedisEvictionFenceTest {
     void start() {
         standalone = RedisServerFixture.startStandalone();
         cluster = RedisClusterFixture.start();
-        standaloneStore = RedisIdempotencyStore.connect(new RedisPolicy(standalone.uri(), "standalone", "fence:"), Duration.ofSeconds(2));
-        clusterStore = RedisIdempotencyStore.connect(new RedisPolicy(cluster.uri(), "cluster", "fence:"), Duration.ofSeconds(2));
+        standaloneStore = RedisStore.connect(new RedisPolicy(standalone.uri(), "standalone", "fence:"), Duration.ofSeconds(2));
+        clusterStore = RedisStore.connect(new RedisPolicy(cluster.uri(), "cluster", "fence:"), Duration.ofSeconds(2));
     }
 
     @AfterAll
@@ -62,7 +63,7 @@ class RedisEvictionFenceTest {
     @ParameterizedTest
     @ValueSource(strings = {"standalone", "cluster"})
     void anEndOrRenewalOfTheOwnerAfterTheReleaseIsRefusedAndTheNextDuplicateExecutes(String mode) throws Exception {
-        IdempotencyStore store = store(mode);
+        RecordStore store = store(mode);
         RecordKey key = key();
         assertThat(await(store.claim(key, "fp", "o1", LEASE, new ClaimContext("o1")))).isEqualTo(ClaimResult.Claimed.FRESH);
 
@@ -79,7 +80,7 @@ class RedisEvictionFenceTest {
     @ParameterizedTest
     @ValueSource(strings = {"standalone", "cluster"})
     void aReleaseOfARecordAlreadyLostStillFencesItsOwner(String mode) throws Exception {
-        IdempotencyStore store = store(mode);
+        RecordStore store = store(mode);
         RecordKey key = key();
         assertThat(await(store.claim(key, "fp", "o1", LEASE, new ClaimContext("o1")))).isEqualTo(ClaimResult.Claimed.FRESH);
         flush(mode);
@@ -93,7 +94,7 @@ class RedisEvictionFenceTest {
     @ParameterizedTest
     @ValueSource(strings = {"standalone", "cluster"})
     void theNextOwnerAfterTheReleaseStillWritesItsLostRecordBack(String mode) throws Exception {
-        IdempotencyStore store = store(mode);
+        RecordStore store = store(mode);
         RecordKey key = key();
         assertThat(await(store.claim(key, "fp", "o1", LEASE, new ClaimContext("o1")))).isEqualTo(ClaimResult.Claimed.FRESH);
         assertThat(await(store.evict(key, "o1"))).isTrue();
@@ -112,7 +113,7 @@ class RedisEvictionFenceTest {
     @ParameterizedTest
     @ValueSource(strings = {"standalone", "cluster"})
     void aReplayOfTheSameCallIdIsNotFencedByTheReleaseOfTheOriginal(String mode) throws Exception {
-        IdempotencyStore store = store(mode);
+        RecordStore store = store(mode);
         RecordKey key = key();
         String callId = "c-" + run + "-" + n;
         OwnedClaim original = new OwnedClaim(callId + ".0000000000000001", callId, "fp", Claims.CREATED, Duration.ZERO);
@@ -128,8 +129,8 @@ class RedisEvictionFenceTest {
                 .isEqualTo(new ClaimResult.Completed(FAILED, callId, 1));
     }
 
-    private IdempotencyStore store(String mode) {
-        return mode.equals("cluster") ? clusterStore : standaloneStore;
+    private RecordStore store(String mode) {
+        return (mode.equals("cluster") ? clusterStore : standaloneStore).records();
     }
 
     private RecordKey key() {

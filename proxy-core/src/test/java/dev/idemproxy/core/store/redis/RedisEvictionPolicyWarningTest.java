@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.testing.RedisServerFixture;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -16,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /** The start-up warning when Redis's {@code maxmemory-policy} could evict idempotency records. */
 class RedisEvictionPolicyWarningTest {
-    private final Logger logger = (Logger) LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    private final Logger logger = (Logger) LoggerFactory.getLogger(RedisStore.class);
     private final ListAppender<ILoggingEvent> events = new ListAppender<>();
 
     @BeforeEach
@@ -33,7 +34,7 @@ class RedisEvictionPolicyWarningTest {
     @Test
     void anEvictingPolicyIsWarnedAboutBeforeConnectReturns() {
         try (RedisServerFixture redis = RedisServerFixture.startStandalone("--maxmemory-policy", "allkeys-lru");
-                RedisIdempotencyStore store = connect(redis.uri())) {
+                Stores store = connect(redis.uri())) {
             assertThat(warnings()).containsExactly("Redis at " + redis.uri() + " has maxmemory-policy allkeys-lru:"
                     + " it may evict idempotency records and re-execute duplicates; set maxmemory-policy noeviction");
         }
@@ -42,7 +43,7 @@ class RedisEvictionPolicyWarningTest {
     @Test
     void noevictionIsNotWarnedAbout() {
         try (RedisServerFixture redis = RedisServerFixture.startStandalone("--maxmemory-policy", "noeviction");
-                RedisIdempotencyStore store = connect(redis.uri())) {
+                Stores store = connect(redis.uri())) {
             assertThat(warnings()).isEmpty();
         }
     }
@@ -51,14 +52,14 @@ class RedisEvictionPolicyWarningTest {
     void aRedisThatRefusesConfigIsAcceptedWithoutAWarning() {
         try (RedisServerFixture redis = RedisServerFixture.startStandalone("--maxmemory-policy", "volatile-ttl",
                         "--rename-command", "CONFIG", "");
-                RedisIdempotencyStore store = connect(redis.uri())) {
+                Stores store = connect(redis.uri())) {
             assertThat(warnings()).isEmpty();
             assertThat(store.isAvailable()).isTrue();
         }
     }
 
-    private static RedisIdempotencyStore connect(String uri) {
-        return RedisIdempotencyStore.connect(new RedisPolicy(uri, "standalone", "t:"), Duration.ofSeconds(5));
+    private static Stores connect(String uri) {
+        return RedisStore.connect(new RedisPolicy(uri, "standalone", "t:"), Duration.ofSeconds(5));
     }
 
     private java.util.List<String> warnings() {

@@ -9,6 +9,7 @@ import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.testing.RedisServerExtension;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A claim Redis wrote but whose answer was lost on the way back (through a relay that drops the
  * reply and closes the connection): a native claim reports it as {@link ClaimAnswerLostException},
- * and {@link RedisIdempotencyStore#releaseLostClaim} frees the key; a claim run as the script (it
+ * and {@link RedisRecords#releaseLostClaim} frees the key; a claim run as the script (it
  * may have been a takeover) is not reported so, and the release never touches another owner's
  * record.
  */
@@ -37,8 +38,8 @@ class RedisLostClaimTest {
     @RegisterExtension
     static final RedisServerExtension REDIS = RedisServerExtension.standalone();
     private ReplyDroppingRelay relay;
-    private RedisIdempotencyStore viaRelay;
-    private RedisIdempotencyStore direct;
+    private Stores viaRelay;
+    private Stores direct;
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private int n;
 
@@ -46,9 +47,9 @@ class RedisLostClaimTest {
     @BeforeEach
     void connect() throws Exception {
         relay = new ReplyDroppingRelay(REDIS.server().port());
-        viaRelay = RedisIdempotencyStore.connect(new RedisPolicy("redis://127.0.0.1:" + relay.port(), "standalone", "lost:"),
+        viaRelay = RedisStore.connect(new RedisPolicy("redis://127.0.0.1:" + relay.port(), "standalone", "lost:"),
                 Duration.ofSeconds(2));
-        direct = RedisIdempotencyStore.connect(new RedisPolicy(REDIS.server().uri(), "standalone", "lost:"), Duration.ofSeconds(2));
+        direct = RedisStore.connect(new RedisPolicy(REDIS.server().uri(), "standalone", "lost:"), Duration.ofSeconds(2));
     }
 
     @AfterEach
@@ -62,29 +63,29 @@ class RedisLostClaimTest {
     void aNativeClaimWrittenWithoutAnAnswerIsReleasedOnceRedisAnswersAgain() throws Exception {
         RecordKey key = key();
         relay.dropNextReply();
-        Throwable failure = failureOf(viaRelay.claim(key, "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE)));
+        Throwable failure = failureOf(viaRelay.records().claim(key, "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE)));
         assertThat(relay.dropped()).isEqualTo(1);
         assertThat(failure).isInstanceOf(ClaimAnswerLostException.class);
-        IdempotencyRecord written = await(direct.get(key)).orElseThrow();  // Redis did write it
+        IdempotencyRecord written = await(direct.records().get(key)).orElseThrow();  // Redis did write it
         assertThat(written.owner()).isEqualTo("owner-a");
         assertThat(written.state()).isEqualTo(IdempotencyRecord.State.IN_FLIGHT);
 
-        viaRelay.releaseLostClaim(key, "owner-a", (ClaimAnswerLostException) failure);
+        viaRelay.records().releaseLostClaim(key, "owner-a", (ClaimAnswerLostException) failure);
 
         assertThat(eventuallyGone(key)).as("the lost claim was released").isTrue();
-        assertThat(await(direct.claim(key, "fp", "owner-b", LEASE, new ClaimContext("owner-b", LEASE))))
+        assertThat(await(direct.records().claim(key, "fp", "owner-b", LEASE, new ClaimContext("owner-b", LEASE))))
                 .isEqualTo(ClaimResult.Claimed.FRESH);
     }
 
     @Test
     void aClaimRunAsTheScriptIsNotReportedAsLostAndKeepsItsRecord() throws Exception {
-        viaRelay.scriptClaimsOnly();  // the script may take a record over: its lost answer must not be undone
+        ((RedisRecords) viaRelay.records()).scriptClaimsOnly();  // the script may take a record over: its lost answer must not be undone
         RecordKey first = key();  // loads the script, so that the dropped reply is the claim's own
-        assertThat(await(viaRelay.claim(first, "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE))))
+        assertThat(await(viaRelay.records().claim(first, "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE))))
                 .isEqualTo(ClaimResult.Claimed.FRESH);
         RecordKey key = key();
         relay.dropNextReply();
-        Throwable failure = failureOf(viaRelay.claim(key, "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE)));
+        Throwable failure = failureOf(viaRelay.records().claim(key, "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE)));
         assertThat(relay.dropped()).isEqualTo(1);
         assertThat(failure).isInstanceOf(StoreUnavailableException.class).isNotInstanceOf(ClaimAnswerLostException.class);
         Await.holdsFor("the claim's record, not released as lost", Duration.ofMillis(500), () -> owner(key).equals("owner-a"));
@@ -93,9 +94,9 @@ class RedisLostClaimTest {
     @Test
     void theReleaseOfALostClaimLeavesAnotherOwnersRecord() throws Exception {
         RecordKey key = key();
-        assertThat(await(direct.claim(key, "fp", "owner-x", LEASE, new ClaimContext("owner-x", LEASE))))
+        assertThat(await(direct.records().claim(key, "fp", "owner-x", LEASE, new ClaimContext("owner-x", LEASE))))
                 .isEqualTo(ClaimResult.Claimed.FRESH);
-        viaRelay.releaseLostClaim(key, "owner-a",
+        viaRelay.records().releaseLostClaim(key, "owner-a",
                 new ClaimAnswerLostException("lost", new RuntimeException("test"), Duration.ofSeconds(5)));
         // The first release is sent at once; Redis is up.
         Await.holdsFor("another owner's record, left alone", Duration.ofSeconds(1), () -> owner(key).equals("owner-x"));
@@ -103,11 +104,11 @@ class RedisLostClaimTest {
 
     @Test
     void aClaimRefusedWhileDisconnectedIsNotReportedAsLost() throws Exception {
-        assertThat(await(viaRelay.claim(key(), "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE))))
+        assertThat(await(viaRelay.records().claim(key(), "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE))))
                 .isEqualTo(ClaimResult.Claimed.FRESH);
         relay.close();  // Redis unreachable: Lettuce refuses commands until it reconnects
         Await.until("the store to see Redis gone", Duration.ofSeconds(10), () -> !viaRelay.isAvailable());
-        Throwable failure = failureOf(viaRelay.claim(key(), "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE)));
+        Throwable failure = failureOf(viaRelay.records().claim(key(), "fp", "owner-a", LEASE, new ClaimContext("owner-a", LEASE)));
         assertThat(failure).isInstanceOf(StoreUnavailableException.class).isNotInstanceOf(ClaimAnswerLostException.class)
                 .hasMessageContaining("not connected");
     }
@@ -118,7 +119,7 @@ class RedisLostClaimTest {
 
     private boolean eventuallyGone(RecordKey key) {
         try {
-            Await.value("the record gone", Duration.ofSeconds(10), () -> await(direct.get(key)), java.util.Optional::isEmpty);
+            Await.value("the record gone", Duration.ofSeconds(10), () -> await(direct.records().get(key)), java.util.Optional::isEmpty);
             return true;
         } catch (AssertionError stillThere) {
             return false;
@@ -127,7 +128,7 @@ class RedisLostClaimTest {
 
     private String owner(RecordKey key) {
         try {
-            return await(direct.get(key)).map(IdempotencyRecord::owner).orElse("");
+            return await(direct.records().get(key)).map(IdempotencyRecord::owner).orElse("");
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.testing.RedisServerFixture;
@@ -40,9 +41,9 @@ class RedisPasswordStoreTest {
     @Test
     void aPercentEncodedPasswordInTheUriAuthenticates() throws Exception {
         String uri = "redis://:" + ENCODED + "@127.0.0.1:" + redis.port();
-        try (RedisIdempotencyStore store = RedisIdempotencyStore.connect(new RedisPolicy(uri, "standalone", "t:"),
+        try (Stores store = RedisStore.connect(new RedisPolicy(uri, "standalone", "t:"),
                 Duration.ofSeconds(5))) {
-            assertThat(store.claim(new RecordKey("r", "s", "pw"), "fp", "o", Duration.ofMinutes(1), new ClaimContext("c"))
+            assertThat(store.records().claim(new RecordKey("r", "s", "pw"), "fp", "o", Duration.ofMinutes(1), new ClaimContext("c"))
                     .toCompletableFuture().get(10, TimeUnit.SECONDS)).isInstanceOf(ClaimResult.Claimed.class);
         }
     }
@@ -50,7 +51,7 @@ class RedisPasswordStoreTest {
     @Test
     void aWrongPasswordFailsAtConnectWithoutShowingIt() {
         String uri = "redis://:wrong-secret@127.0.0.1:" + redis.port();
-        assertThatThrownBy(() -> RedisIdempotencyStore.connect(new RedisPolicy(uri, "standalone", "t:"), Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> RedisStore.connect(new RedisPolicy(uri, "standalone", "t:"), Duration.ofSeconds(5)))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageStartingWith("cannot connect to Redis at redis://<redacted>@127.0.0.1:" + redis.port())
                 .hasMessageNotContaining("wrong-secret");
@@ -58,7 +59,7 @@ class RedisPasswordStoreTest {
 
     @Test
     void noPasswordFailsAtConnect() {
-        assertThatThrownBy(() -> RedisIdempotencyStore.connect(new RedisPolicy(redis.uri(), "standalone", "t:"),
+        assertThatThrownBy(() -> RedisStore.connect(new RedisPolicy(redis.uri(), "standalone", "t:"),
                         Duration.ofSeconds(5)))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("cannot connect to Redis at " + redis.uri());

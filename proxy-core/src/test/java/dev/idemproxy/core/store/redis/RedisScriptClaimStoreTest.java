@@ -1,6 +1,6 @@
 package dev.idemproxy.core.store.redis;
 
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import java.time.Duration;
 
@@ -11,10 +11,10 @@ import java.time.Duration;
  */
 class RedisScriptClaimStoreTest extends RedisStandaloneStoreTest {
     @Override
-    protected IdempotencyStore newStore() {
-        RedisIdempotencyStore store = RedisIdempotencyStore.connect(new RedisPolicy(redisUri(), "standalone", "test:"),
+    protected Stores newStore() {
+        Stores stores = RedisStore.connect(new RedisPolicy(redisUri(), "standalone", "test:"),
                 Duration.ofSeconds(5));
-        store.scriptClaimsOnly();
-        return store;
+        ((RedisRecords) stores.records()).scriptClaimsOnly();
+        return stores;
     }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredHeader;
@@ -38,13 +39,13 @@ class RedisSentinelFailoverTest {
     @Test
     void afterAFailoverClaimsSucceedOnTheNewMasterAndAReplicatedRecordIsReplayed() throws Exception {
         try (RedisSentinelFixture sentinel = RedisSentinelFixture.start();
-                RedisIdempotencyStore store = connect(sentinel)) {
+                Stores store = connect(sentinel)) {
             RecordKey before = new RecordKey("r", "s", "before-failover");
             StoredResponse response = new StoredResponse(201, List.of(new StoredHeader("Content-Type", "text/plain")),
                     "made once".getBytes(StandardCharsets.UTF_8));
-            assertThat(await(store.claim(before, "fp", "o1", LONG, new ClaimContext("call-1"))))
+            assertThat(await(store.records().claim(before, "fp", "o1", LONG, new ClaimContext("call-1"))))
                     .isInstanceOf(ClaimResult.Claimed.class);
-            assertThat(await(store.complete(before, Claims.owned("o1"), response, 1, LONG))).isTrue();
+            assertThat(await(store.records().complete(before, Claims.owned("o1"), response, 1, LONG))).isTrue();
             sentinel.awaitReplicated();
             RedisServerFixture oldMaster = sentinel.master();
 
@@ -53,15 +54,15 @@ class RedisSentinelFailoverTest {
 
             RedisServerFixture newMaster = sentinel.master();
             assertThat(newMaster.port()).isNotEqualTo(oldMaster.port());
-            ClaimResult replay = eventually(() -> store.claim(before, "fp", "o2", LONG, new ClaimContext("call-2")));
+            ClaimResult replay = eventually(() -> store.records().claim(before, "fp", "o2", LONG, new ClaimContext("call-2")));
             assertThat(replay).isInstanceOf(ClaimResult.Completed.class);
             assertThat(((ClaimResult.Completed) replay).response()).isEqualTo(response);
             assertThat(((ClaimResult.Completed) replay).callId()).isEqualTo("call-1");
 
             RecordKey after = new RecordKey("r", "s", "after-failover");
-            assertThat(eventually(() -> store.claim(after, "fp", "o3", LONG, new ClaimContext("call-3"))))
+            assertThat(eventually(() -> store.records().claim(after, "fp", "o3", LONG, new ClaimContext("call-3"))))
                     .isInstanceOf(ClaimResult.Claimed.class);
-            assertThat(newMaster.command("EXISTS", store.recordKey(after))).isEqualTo(":1");
+            assertThat(newMaster.command("EXISTS", ((RedisRecords) store.records()).recordKey(after))).isEqualTo(":1");
             assertThat(store.isAvailable()).isTrue();
         }
     }
@@ -76,9 +77,9 @@ class RedisSentinelFailoverTest {
     void writesMoveToTheNewMasterEvenWhileTheOldOneStillAcceptsThem() throws Exception {
         try (RedisSentinelFixture sentinel = RedisSentinelFixture.start(List.of(
                         "--rename-command", "SLAVEOF", "", "--rename-command", "REPLICAOF", ""));
-                RedisIdempotencyStore store = connect(sentinel)) {
+                Stores store = connect(sentinel)) {
             RedisServerFixture oldMaster = sentinel.master();
-            assertThat(await(store.claim(new RecordKey("r", "s", "warm-up"), "fp", "o", LONG, new ClaimContext("c"))))
+            assertThat(await(store.records().claim(new RecordKey("r", "s", "warm-up"), "fp", "o", LONG, new ClaimContext("c"))))
                     .isInstanceOf(ClaimResult.Claimed.class);
 
             sentinel.failover();
@@ -90,9 +91,9 @@ class RedisSentinelFailoverTest {
             Await.until("a claim on the new master " + newMaster.port() + " after Sentinel switched", Duration.ofSeconds(20), () -> {
                 RecordKey key = new RecordKey("r", "s", "after-switch-" + n[0]++);
                 try {
-                    ClaimResult claimed = eventually(() -> store.claim(key, "fp", "o", LONG, new ClaimContext("c")));
+                    ClaimResult claimed = eventually(() -> store.records().claim(key, "fp", "o", LONG, new ClaimContext("c")));
                     assertThat(claimed).isInstanceOf(ClaimResult.Claimed.class);
-                    return ":1".equals(newMaster.command("EXISTS", store.recordKey(key)));
+                    return ":1".equals(newMaster.command("EXISTS", ((RedisRecords) store.records()).recordKey(key)));
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -104,14 +105,14 @@ class RedisSentinelFailoverTest {
     @Test
     void aMasterOutageWithoutFailoverFailsOperationsAsUnavailableAndItsReturnRecovers() throws Exception {
         try (RedisSentinelFixture sentinel = RedisSentinelFixture.start();
-                RedisIdempotencyStore store = connect(sentinel)) {
+                Stores store = connect(sentinel)) {
             RecordKey key = new RecordKey("r", "s", "outage");
-            assertThat(await(store.get(key))).isEmpty();
+            assertThat(await(store.records().get(key))).isEmpty();
             assertThat(store.isAvailable()).isTrue();
             RedisServerFixture master = sentinel.master();
             master.stop();  // for less than Sentinel's down-after-milliseconds: no failover
             try {
-                assertThat(store.get(key).toCompletableFuture())
+                assertThat(store.records().get(key).toCompletableFuture())
                         .failsWithin(Duration.ofSeconds(10))
                         .withThrowableOfType(ExecutionException.class)
                         .withCauseInstanceOf(StoreUnavailableException.class);
@@ -120,13 +121,13 @@ class RedisSentinelFailoverTest {
             } finally {
                 master.start();
             }
-            assertThat(eventually(() -> store.get(key))).isEmpty();
+            assertThat(eventually(() -> store.records().get(key))).isEmpty();
             assertThat(store.isAvailable()).isTrue();
         }
     }
 
-    private static RedisIdempotencyStore connect(RedisSentinelFixture sentinel) {
-        return RedisIdempotencyStore.connect(new RedisPolicy(sentinel.uri(), "sentinel", "test:"), Duration.ofSeconds(5));
+    private static Stores connect(RedisSentinelFixture sentinel) {
+        return RedisStore.connect(new RedisPolicy(sentinel.uri(), "sentinel", "test:"), Duration.ofSeconds(5));
     }
 
     private static <T> T await(CompletionStage<T> stage) throws Exception {

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.IdempotencyStoreContract;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
@@ -41,8 +41,8 @@ class RedisSentinelStoreTest extends IdempotencyStoreContract {
     }
 
     @Override
-    protected IdempotencyStore newStore() {
-        return RedisIdempotencyStore.connect(new RedisPolicy(sentinel.uri(), "sentinel", "test:"), Duration.ofSeconds(5));
+    protected Stores newStore() {
+        return RedisStore.connect(new RedisPolicy(sentinel.uri(), "sentinel", "test:"), Duration.ofSeconds(5));
     }
 
     @Override
@@ -62,7 +62,7 @@ class RedisSentinelStoreTest extends IdempotencyStoreContract {
         assertThat(await(store.claim(key, "fp", "o1", Duration.ofMinutes(1), new ClaimContext("c1"))))
                 .isInstanceOf(ClaimResult.Claimed.class);
 
-        String redisKey = ((RedisIdempotencyStore) store).recordKey(key);
+        String redisKey = ((RedisRecords) store).recordKey(key);
         assertThat(sentinel.master().command("EXISTS", redisKey)).isEqualTo(":1");
     }
 
@@ -70,9 +70,9 @@ class RedisSentinelStoreTest extends IdempotencyStoreContract {
     void connectsThroughTheSecondSentinelWhenTheFirstIsDown() throws Exception {
         RedisServerFixture first = sentinel.sentinels().get(0);
         first.stop();
-        try (IdempotencyStore other = newStore()) {
+        try (Stores other = newStore()) {
             RecordKey key = new RecordKey("r", "s", "second-sentinel");
-            assertThat(await(other.claim(key, "fp", "o1", Duration.ofMinutes(1), new ClaimContext("c1"))))
+            assertThat(await(other.records().claim(key, "fp", "o1", Duration.ofMinutes(1), new ClaimContext("c1"))))
                     .isInstanceOf(ClaimResult.Claimed.class);
         } finally {
             first.start();
@@ -82,7 +82,7 @@ class RedisSentinelStoreTest extends IdempotencyStoreContract {
     @Test
     void anUnknownMasterNameFailsAsUnavailableAtConnect() {
         String uri = sentinel.uri().replace("#" + RedisSentinelFixture.MASTER_NAME, "#nosuchmaster");
-        assertThatThrownBy(() -> RedisIdempotencyStore.connect(new RedisPolicy(uri, "sentinel", "t:"), Duration.ofSeconds(2)))
+        assertThatThrownBy(() -> RedisStore.connect(new RedisPolicy(uri, "sentinel", "t:"), Duration.ofSeconds(2)))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("cannot connect to Redis at " + uri);
     }

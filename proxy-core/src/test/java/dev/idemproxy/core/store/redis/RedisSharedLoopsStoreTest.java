@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.net.IoLoops;
 import dev.idemproxy.core.store.ClaimContext;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.ClaimResult;
@@ -39,8 +39,8 @@ class RedisSharedLoopsStoreTest extends RedisStandaloneStoreTest {
     }
 
     @Override
-    protected IdempotencyStore newStore() {
-        return RedisIdempotencyStore.connect(new RedisPolicy(redisUri(), "standalone", "test:"), Duration.ofSeconds(5), loops);
+    protected Stores newStore() {
+        return RedisStore.connect(new RedisPolicy(redisUri(), "standalone", "test:"), Duration.ofSeconds(5), loops);
     }
 
     @Test

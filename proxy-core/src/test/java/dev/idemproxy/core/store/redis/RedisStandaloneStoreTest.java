@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.IdempotencyStoreContract;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
@@ -29,8 +29,8 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
     static final RedisServerExtension REDIS = RedisServerExtension.standalone();
 
     @Override
-    protected IdempotencyStore newStore() {
-        return RedisIdempotencyStore.connect(new RedisPolicy(redisUri(), "standalone", "test:"), Duration.ofSeconds(5));
+    protected Stores newStore() {
+        return RedisStore.connect(new RedisPolicy(redisUri(), "standalone", "test:"), Duration.ofSeconds(5));
     }
 
     /** The private redis-server. */
@@ -84,7 +84,7 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
     @Test
     void aFlushMidCallIsWrittenBackByTheOwnerWithAWarning() throws Exception {
         ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
-                RedisIdempotencyStore.class);
+                RedisStore.class);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> events =
                 new ch.qos.logback.core.read.ListAppender<>();
         events.start();
@@ -108,7 +108,7 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
     @Test
     void connectingToANonListeningPortFailsAsUnavailable() {
         int port = dev.idemproxy.core.testing.FreePorts.pick();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> RedisIdempotencyStore.connect(
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> RedisStore.connect(
                         new RedisPolicy("redis://127.0.0.1:" + port, "standalone", "t:"), Duration.ofSeconds(2)))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("cannot connect to Redis at redis://127.0.0.1:" + port);

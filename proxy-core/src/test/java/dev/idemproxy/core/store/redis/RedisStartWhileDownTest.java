@@ -11,7 +11,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Redis store started while Redis is away ({@link RedisIdempotencyStore#start}): it is
+ * A Redis store started while Redis is away ({@link RedisStore#start}): it is
  * unavailable, every operation fails at once as unavailable, it logs once rather than per
  * attempt, and once Redis is there it works as if it had started connected (the
  * {@code maxmemory-policy} warning included), standalone, cluster and Sentinel alike. Settings
@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 class RedisStartWhileDownTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
-    private final Logger logger = (Logger) LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    private final Logger logger = (Logger) LoggerFactory.getLogger(RedisStore.class);
     private final ListAppender<ILoggingEvent> events = new ListAppender<>();
 
     @BeforeEach
@@ -59,7 +59,7 @@ class RedisStartWhileDownTest {
     @Test
     void aStandaloneStoreStartedBeforeRedisConnectsOnceItIsThereAndWarnsAboutEvictionThen() throws Exception {
         try (RedisServerFixture redis = RedisServerFixture.notStarted("--maxmemory-policy", "allkeys-lru");
-                IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(redis.uri(), "standalone", "t:"),
+                Stores store = RedisStore.start(new RedisPolicy(redis.uri(), "standalone", "t:"),
                         TIMEOUT, null)) {
             assertThat(store.isAvailable()).isFalse();
             assertUnavailable(store);
@@ -84,7 +84,7 @@ class RedisStartWhileDownTest {
     void aClusterStartedWhileEveryNodeIsDownConnectsOnceTheyAreBack() throws Exception {
         try (RedisClusterFixture cluster = RedisClusterFixture.start()) {
             cluster.stop();
-            try (IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(cluster.uri(), "cluster", "t:"),
+            try (Stores store = RedisStore.start(new RedisPolicy(cluster.uri(), "cluster", "t:"),
                     TIMEOUT, null)) {
                 assertThat(store.isAvailable()).isFalse();
                 assertUnavailable(store);
@@ -111,7 +111,7 @@ class RedisStartWhileDownTest {
             for (RedisServerFixture master : cluster.nodes()) {
                 RedisClusterFixture.awaitNodeLine(master, replicaId, "slave,fail ");
             }
-            try (IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(cluster.uri(), "cluster", "t:"),
+            try (Stores store = RedisStore.start(new RedisPolicy(cluster.uri(), "cluster", "t:"),
                     TIMEOUT, null)) {
                 awaitAvailable(store);
                 for (int i = 0; i < 6; i++) {
@@ -137,7 +137,7 @@ class RedisStartWhileDownTest {
             String[] fields = myself.trim().split(" ");
             String slots = fields[fields.length - 1];  // one range per master, as redis-cli --cluster create assigns them
             down.stop();
-            try (IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(cluster.uri(), "cluster", "t:"),
+            try (Stores store = RedisStore.start(new RedisPolicy(cluster.uri(), "cluster", "t:"),
                     TIMEOUT, null)) {
                 awaitFailures(store, 2);
                 assertThat(store.isAvailable()).isFalse();
@@ -161,7 +161,7 @@ class RedisStartWhileDownTest {
     void aSentinelStoreStartedWhileTheSentinelsAreDownConnectsOnceTheyAreBack() throws Exception {
         try (RedisSentinelFixture sentinel = RedisSentinelFixture.start()) {
             sentinel.sentinels().forEach(RedisServerFixture::stop);
-            try (IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(sentinel.uri(), "sentinel", "t:"),
+            try (Stores store = RedisStore.start(new RedisPolicy(sentinel.uri(), "sentinel", "t:"),
                     TIMEOUT, null)) {
                 assertThat(store.isAvailable()).isFalse();
                 assertUnavailable(store);
@@ -175,11 +175,11 @@ class RedisStartWhileDownTest {
     @Test
     void aWrongPasswordStillFailsTheStart() throws Exception {
         try (RedisServerFixture redis = RedisServerFixture.startWithPassword("right")) {
-            assertThatThrownBy(() -> RedisIdempotencyStore.start(
+            assertThatThrownBy(() -> RedisStore.start(
                             new RedisPolicy("redis://:wrong@127.0.0.1:" + redis.port(), "standalone", "t:"), TIMEOUT, null))
                     .isInstanceOf(StoreUnavailableException.class)
                     .hasMessageStartingWith("cannot connect to Redis at redis://<redacted>@127.0.0.1:" + redis.port());
-            assertThatThrownBy(() -> RedisIdempotencyStore.start(new RedisPolicy(redis.uri(), "standalone", "t:"), TIMEOUT, null))
+            assertThatThrownBy(() -> RedisStore.start(new RedisPolicy(redis.uri(), "standalone", "t:"), TIMEOUT, null))
                     .as("no password").isInstanceOf(StoreUnavailableException.class);
         }
         assertThat(connectorThreads()).isZero();
@@ -188,7 +188,7 @@ class RedisStartWhileDownTest {
     @Test
     void aCertificateThatDoesNotVerifyStillFailsTheStart() throws Exception {
         try (TestCertificates certs = TestCertificates.create(); RedisServerFixture redis = RedisServerFixture.startTls(certs)) {
-            assertThatThrownBy(() -> RedisIdempotencyStore.start(
+            assertThatThrownBy(() -> RedisStore.start(
                             new RedisPolicy(redis.uri(), "standalone", "t:", certs.unrelatedCaPemFile()), TIMEOUT, null))
                     .isInstanceOf(StoreUnavailableException.class)
                     .hasMessageContaining("certification path");
@@ -199,7 +199,7 @@ class RedisStartWhileDownTest {
     void aPlainUriAtATlsPortFailsTheStartSayingToUseRediss() throws Exception {
         try (TestCertificates certs = TestCertificates.create(); RedisServerFixture redis = RedisServerFixture.startTls(certs)) {
             String plain = redis.uri().replace("rediss://", "redis://");
-            assertThatThrownBy(() -> RedisIdempotencyStore.start(new RedisPolicy(plain, "standalone", "t:"), TIMEOUT, null))
+            assertThatThrownBy(() -> RedisStore.start(new RedisPolicy(plain, "standalone", "t:"), TIMEOUT, null))
                     .isInstanceOf(StoreUnavailableException.class)
                     .hasMessage("cannot connect to Redis at " + plain + ": the server at 127.0.0.1:" + redis.port()
                             + " speaks TLS, not plain RESP: use a rediss:// URI");
@@ -211,7 +211,7 @@ class RedisStartWhileDownTest {
     void aTlsUriAtAPlainPortFailsTheStartSayingToUseRedis() throws Exception {
         try (RedisServerFixture redis = RedisServerFixture.startStandalone()) {
             String tls = redis.uri().replace("redis://", "rediss://");
-            assertThatThrownBy(() -> RedisIdempotencyStore.start(new RedisPolicy(tls, "standalone", "t:"), TIMEOUT, null))
+            assertThatThrownBy(() -> RedisStore.start(new RedisPolicy(tls, "standalone", "t:"), TIMEOUT, null))
                     .isInstanceOf(StoreUnavailableException.class)
                     .hasMessage("cannot connect to Redis at " + tls + ": the server at 127.0.0.1:" + redis.port()
                             + " speaks plain RESP, not TLS: use a redis:// URI");
@@ -223,7 +223,7 @@ class RedisStartWhileDownTest {
     void anEndpointThatDoesNotAnswerInRespFailsTheStart() throws Exception {
         try (LoopbackServer http = LoopbackServer.answering("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")) {
             String uri = "redis://127.0.0.1:" + http.port();
-            assertThatThrownBy(() -> RedisIdempotencyStore.start(new RedisPolicy(uri, "standalone", "t:"), TIMEOUT, null))
+            assertThatThrownBy(() -> RedisStore.start(new RedisPolicy(uri, "standalone", "t:"), TIMEOUT, null))
                     .isInstanceOf(StoreUnavailableException.class)
                     .hasMessageStartingWith("cannot connect to Redis at " + uri + ": the server at 127.0.0.1:" + http.port()
                             + " did not answer in RESP (Invalid first byte: 72 (H)")
@@ -238,7 +238,7 @@ class RedisStartWhileDownTest {
     @Test
     void anEndpointThatClosesEveryConnectionAtOnceIsTriedAgain() throws Exception {
         try (LoopbackServer closing = LoopbackServer.answering("");
-                IdempotencyStore store = RedisIdempotencyStore.start(
+                Stores store = RedisStore.start(
                         new RedisPolicy("redis://127.0.0.1:" + closing.port(), "standalone", "t:"), TIMEOUT, null)) {
             awaitFailures(store, 2);
             assertThat(store.isAvailable()).isFalse();
@@ -259,8 +259,8 @@ class RedisStartWhileDownTest {
                         new RedisPolicy("redis://127.0.0.1:" + blackhole.port(), "standalone", "t:"), Duration.ofSeconds(30),
                         LettuceResources.create(null), ConnectingRedisStore.CONNECT_GRACE, Duration.ofMinutes(1))) {
             assertThat(store.failedAttempts()).as("the first attempt is still connecting").isZero();
-            assertThat(store.isAvailable()).isFalse();
-            assertUnavailable(store);
+            assertThat(store.stores().isAvailable()).isFalse();
+            assertUnavailable(store.stores());
             assertThat(infos()).contains("no connection to Redis at redis://127.0.0.1:" + blackhole.port()
                     + " within 500 ms: starting without it; /readyz is 503 until it connects");
         }
@@ -282,33 +282,33 @@ class RedisStartWhileDownTest {
     @Test
     void closingAStoreThatIsStillConnectingStopsTheAttempts() throws Exception {
         try (RedisServerFixture redis = RedisServerFixture.notStarted()) {
-            IdempotencyStore store = RedisIdempotencyStore.start(new RedisPolicy(redis.uri(), "standalone", "t:"), TIMEOUT, null);
+            Stores store = RedisStore.start(new RedisPolicy(redis.uri(), "standalone", "t:"), TIMEOUT, null);
             awaitFailures(store, 2);
             store.close();
             assertThat(connectorThreads()).isZero();
             assertThat(store.isAvailable()).isFalse();
-            assertThat(store.get(new RecordKey("r", "s", "k")).toCompletableFuture())
+            assertThat(store.records().get(new RecordKey("r", "s", "k")).toCompletableFuture())
                     .failsWithin(Duration.ofSeconds(1)).withThrowableOfType(ExecutionException.class)
                     .withCauseInstanceOf(StoreUnavailableException.class).withMessageContaining("closed");
         }
     }
 
     /** Fails at once, before anything reaches the network: nothing to wait for. */
-    private static void assertUnavailable(IdempotencyStore store) {
-        assertThat(store.claim(new RecordKey("r", "s", "early"), "fp", "o", Duration.ofMinutes(1), new ClaimContext("c"))
+    private static void assertUnavailable(Stores store) {
+        assertThat(store.records().claim(new RecordKey("r", "s", "early"), "fp", "o", Duration.ofMinutes(1), new ClaimContext("c"))
                 .toCompletableFuture()).isCompletedExceptionally()
                 .failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
                 .withCauseInstanceOf(StoreUnavailableException.class).withMessageContaining("not connected yet");
-        assertThat(store.deadLetterCount().toCompletableFuture()).isCompletedExceptionally();
+        assertThat(store.deadLetters().deadLetterCount().toCompletableFuture()).isCompletedExceptionally();
     }
 
-    private static void assertWorks(IdempotencyStore store, String name) throws Exception {
+    private static void assertWorks(Stores store, String name) throws Exception {
         RecordKey key = new RecordKey("r", "s", name + "-" + System.nanoTime());
-        assertThat(await(store.claim(key, "fp", "o1", Duration.ofMinutes(1), new ClaimContext("call-o1"))))
+        assertThat(await(store.records().claim(key, "fp", "o1", Duration.ofMinutes(1), new ClaimContext("call-o1"))))
                 .isEqualTo(ClaimResult.Claimed.FRESH);
         StoredResponse response = new StoredResponse(201, List.of(), new byte[] {4, 2});
-        assertThat(await(store.complete(key, Claims.owned("o1"), response, 1, Duration.ofMinutes(1)))).isTrue();
-        assertThat(await(store.claim(key, "fp", "o2", Duration.ofMinutes(1), new ClaimContext("call-o2"))))
+        assertThat(await(store.records().complete(key, Claims.owned("o1"), response, 1, Duration.ofMinutes(1)))).isTrue();
+        assertThat(await(store.records().claim(key, "fp", "o2", Duration.ofMinutes(1), new ClaimContext("call-o2"))))
                 .isEqualTo(new ClaimResult.Completed(response, "call-o1", 1));
     }
 
@@ -317,13 +317,13 @@ class RedisStartWhileDownTest {
     }
 
     /** Polls the store's own state: it connects in the background, with pauses of up to 5 s. */
-    private static void awaitAvailable(IdempotencyStore store) {
+    private static void awaitAvailable(Stores store) {
         Await.until("the store connected", java.time.Duration.ofSeconds(30), store::isAvailable);
     }
 
     /** Waits until the store's connector has failed {@code n} times. */
-    private static void awaitFailures(IdempotencyStore store, int n) {
-        ConnectingRedisStore connecting = (ConnectingRedisStore) store;
+    private static void awaitFailures(Stores store, int n) {
+        ConnectingRedisStore connecting = ConnectingRedisStore.of(store);
         Await.until(n + " failed connection attempts", java.time.Duration.ofSeconds(20), () -> connecting.failedAttempts() >= n);
     }
 

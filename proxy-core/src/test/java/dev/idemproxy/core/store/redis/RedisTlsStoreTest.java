@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
-import dev.idemproxy.core.store.IdempotencyStore;
+import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.IdempotencyStoreContract;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
@@ -48,8 +48,8 @@ class RedisTlsStoreTest extends IdempotencyStoreContract {
     }
 
     @Override
-    protected IdempotencyStore newStore() {
-        return RedisIdempotencyStore.connect(new RedisPolicy(redis.uri(), "standalone", "test:", certs.caPemFile()),
+    protected Stores newStore() {
+        return RedisStore.connect(new RedisPolicy(redis.uri(), "standalone", "test:", certs.caPemFile()),
                 Duration.ofSeconds(5));
     }
 
@@ -67,16 +67,16 @@ class RedisTlsStoreTest extends IdempotencyStoreContract {
     @Test
     void theHostNameIsVerifiedAgainstTheCertificateByNameToo() throws Exception {
         String byName = redis.uri().replace("127.0.0.1", "localhost");
-        try (IdempotencyStore other = RedisIdempotencyStore.connect(
+        try (Stores other = RedisStore.connect(
                 new RedisPolicy(byName, "standalone", "test:", certs.caPemFile()), Duration.ofSeconds(5))) {
-            assertThat(await(other.claim(new RecordKey("r", "s", "by-name"), "fp", "o", Duration.ofMinutes(1),
+            assertThat(await(other.records().claim(new RecordKey("r", "s", "by-name"), "fp", "o", Duration.ofMinutes(1),
                     new ClaimContext("c")))).isInstanceOf(ClaimResult.Claimed.class);
         }
     }
 
     @Test
     void aServerCertificateNotSignedByTheConfiguredCaFailsAtConnect() {
-        assertThatThrownBy(() -> RedisIdempotencyStore.connect(
+        assertThatThrownBy(() -> RedisStore.connect(
                         new RedisPolicy(redis.uri(), "standalone", "t:", certs.unrelatedCaPemFile()), Duration.ofSeconds(5)))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageStartingWith("cannot connect to Redis at " + redis.uri() + ": ")
@@ -85,7 +85,7 @@ class RedisTlsStoreTest extends IdempotencyStoreContract {
 
     @Test
     void withoutACaFileTheJvmTrustStoreIsUsedAndDoesNotTrustAPrivateCa() {
-        assertThatThrownBy(() -> RedisIdempotencyStore.connect(
+        assertThatThrownBy(() -> RedisStore.connect(
                         new RedisPolicy(redis.uri(), "standalone", "t:"), Duration.ofSeconds(5)))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("certification path");
@@ -93,7 +93,7 @@ class RedisTlsStoreTest extends IdempotencyStoreContract {
 
     @Test
     void plainRedisToATlsPortFailsAtConnect() {
-        assertThatThrownBy(() -> RedisIdempotencyStore.connect(
+        assertThatThrownBy(() -> RedisStore.connect(
                         new RedisPolicy(redis.uri().replace("rediss://", "redis://"), "standalone", "t:"), Duration.ofSeconds(2)))
                 .isInstanceOf(StoreUnavailableException.class);
     }

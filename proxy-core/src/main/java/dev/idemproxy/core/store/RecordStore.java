@@ -5,8 +5,12 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The store SPI: idempotency records, plus the receipts, dead letters and task retry counters of
- * the same backend.
+ * The record store SPI: idempotency records, claimed under a lease by an owner token. The receipts,
+ * dead letters and task retry counters of the same backend are stores of their own
+ * ({@link ReceiptStore}, {@link DeadLetterStore}, {@link TaskBudgetStore}); a backend hands out all
+ * four together ({@link Stores}), over one connection or one file. A claim's or a completion's
+ * receipt is written by the record store itself, with the record (see {@link #claim} and
+ * {@link #complete(RecordKey, OwnedClaim, StoredResponse, int, Duration, ReceiptPut)}).
  *
  * <p><b>Claims, leases and fencing.</b> {@link #claim} atomically creates an {@code IN_FLIGHT}
  * record owned by an opaque owner token under a lease, or reports what holds the key. The owner
@@ -33,9 +37,10 @@ import java.util.concurrent.CompletionStage;
  * millisecond precision.
  *
  * <p>Implementations are thread-safe. {@link #close()} releases the backend (connections, files,
- * threads); operations after it fail.
+ * threads) that the record store shares with the backend's other stores; operations of all four
+ * fail after it.
  */
-public interface IdempotencyStore extends ReceiptStore, DeadLetterStore, TaskBudgetStore, AutoCloseable {
+public interface RecordStore extends AutoCloseable {
 
     /**
      * Claims {@code key} for {@code owner}, atomically:
@@ -133,7 +138,7 @@ public interface IdempotencyStore extends ReceiptStore, DeadLetterStore, TaskBud
      */
     boolean isAvailable();
 
-    /** Releases the backend; does not throw checked exceptions. */
+    /** Releases the backend, for the backend's other stores too; does not throw checked exceptions. */
     @Override
     void close();
 }
