@@ -53,8 +53,9 @@ final class DlqReplayer {
 
     private final Supplier<InetSocketAddress> proxyAddress;
     private final Duration timeout;
-    private final HttpClient direct;
-    private final HttpClient viaProxy;
+    /** Made on the first replay: a JDK HttpClient costs a selector thread and, once, the TLS stack's classes. */
+    private HttpClient direct;
+    private HttpClient viaProxy;
     private final String replayToken;
 
     /**
@@ -74,8 +75,19 @@ final class DlqReplayer {
         this.replayToken = replayToken;
         this.proxyAddress = requireNonNull(proxyAddress, "proxyAddress");
         this.timeout = requireNonNull(timeout, "timeout");
-        this.direct = client(HttpClient.newBuilder());
-        this.viaProxy = client(HttpClient.newBuilder().proxy(new ListenerSelector()));
+    }
+
+    private synchronized HttpClient client(boolean proxied) {
+        if (proxied) {
+            if (viaProxy == null) {
+                viaProxy = client(HttpClient.newBuilder().proxy(new ListenerSelector()));
+            }
+            return viaProxy;
+        }
+        if (direct == null) {
+            direct = client(HttpClient.newBuilder());
+        }
+        return direct;
     }
 
     private static HttpClient client(HttpClient.Builder b) {
@@ -107,7 +119,7 @@ final class DlqReplayer {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return (proxied ? viaProxy : direct).sendAsync(request, HttpResponse.BodyHandlers.discarding())
+        return client(proxied).sendAsync(request, HttpResponse.BodyHandlers.discarding())
                 .thenApply(r -> new Result(r.statusCode(), r.headers().firstValue("x-call-id").orElse(null)));
     }
 
