@@ -4,6 +4,7 @@ import static dev.idemproxy.core.Checks.positive;
 import static dev.idemproxy.core.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.secret.PrivateFiles;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.DeadLetter;
@@ -20,7 +21,6 @@ import dev.idemproxy.core.store.StoreCodec;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.StoredResponse;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -218,12 +218,8 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         requireNonNull(directory, "directory");
         requireNonNull(clock, "clock");
         positive(purgeInterval, "purgeInterval");
-        try {
-            Files.createDirectories(directory);
-        } catch (IOException e) {
-            throw new StoreUnavailableException("cannot create data directory " + directory + ": " + e, e);
-        }
         Path file = directory.resolve(FILE_NAME);
+        makePrivate(directory, file);
         EmbeddedIdempotencyStore[] self = {null};
         MVStore mv;
         try {
@@ -252,6 +248,25 @@ public final class EmbeddedIdempotencyStore implements IdempotencyStore {
         mv.setRetentionTime(retentionMillis);
         self[0] = new EmbeddedIdempotencyStore(clock, mv, purgeInterval, Math.max(1, retentionMillis / 10));
         return self[0];
+    }
+
+    /**
+     * The data directory and everything in it owner-only (CONTRACT §12): created 0700 when absent,
+     * group and other bits taken off at every start, the store file created 0600 before MVStore
+     * opens it. What the process may not change (a mount point owned by root) is said once, at WARN.
+     */
+    private static void makePrivate(Path directory, Path file) {
+        List<String> unchanged = new ArrayList<>();
+        try {
+            unchanged.addAll(PrivateFiles.secureDirectory(directory));
+            unchanged.addAll(PrivateFiles.privateFile(file));
+        } catch (IOException e) {
+            throw new StoreUnavailableException("cannot create data directory " + directory + ": " + e, e);
+        }
+        if (!unchanged.isEmpty()) {
+            log.warn("embedded store: cannot take group and other permissions off {} (not this process's to change?);"
+                    + " the files the store writes are owner-only anyway", String.join(", ", unchanged));
+        }
     }
 
     /** Opens the store with a one-minute purge interval. */
