@@ -27,6 +27,6 @@ public record AdminPolicy(HostPort listen, String token) {
 
     @Override
     public String toString() {
-        return "AdminPolicy[listen=" + listen + ", token=" + (hasToken() ? "<redacted>" : "") + "]";
+        return "AdminPolicy[listen=" + listen + ", token=" + (hasToken() ? dev.idemproxy.core.secret.Redactor.MASK : "") + "]";
     }
 }

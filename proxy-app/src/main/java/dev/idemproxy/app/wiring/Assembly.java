@@ -203,7 +203,8 @@ public final class Assembly implements AutoCloseable {
             Map.entry("store", ProxyConfig::store),
             Map.entry("tasks", ProxyConfig::tasks),
             Map.entry("retryBudget", ProxyConfig::retryBudget),
-            Map.entry("secretHeaders", ProxyConfig::secretHeaders));
+            Map.entry("secretHeaders", ProxyConfig::secretHeaders),
+            Map.entry("secretQueryParams", ProxyConfig::secretQueryParams));
 
     /** The restart-only keys (in {@link #RESTART_ONLY}'s order) whose value in {@code file} is not the one {@code running} uses. */
     static List<String> restartOnlyChanges(ProxyConfig running, ProxyConfig file) {

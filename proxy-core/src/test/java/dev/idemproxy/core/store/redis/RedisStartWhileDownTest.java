@@ -176,7 +176,7 @@ class RedisStartWhileDownTest {
             assertThatThrownBy(() -> RedisIdempotencyStore.start(
                             new RedisPolicy("redis://:wrong@127.0.0.1:" + redis.port(), "standalone", "t:"), TIMEOUT, null))
                     .isInstanceOf(StoreUnavailableException.class)
-                    .hasMessageStartingWith("cannot connect to Redis at redis://<redacted>@127.0.0.1:" + redis.port());
+                    .hasMessageStartingWith("cannot connect to Redis at redis://***@127.0.0.1:" + redis.port());
             assertThatThrownBy(() -> RedisIdempotencyStore.start(new RedisPolicy(redis.uri(), "standalone", "t:"), TIMEOUT, null))
                     .as("no password").isInstanceOf(StoreUnavailableException.class);
         }
