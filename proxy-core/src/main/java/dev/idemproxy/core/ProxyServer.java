@@ -97,7 +97,7 @@ public final class ProxyServer implements AutoCloseable {
                 : TaskBudgets.stored(new TaskBudget(config.tasks(), clock), metered);
         this.services = new CallServices(pools, new RetryRules(ThreadLocalRandom.current(), clock), config.tasks(),
                 taskBudgets, config.retryBudget(), metered, config.store().onUnavailable(),
-                config.secretHeaders(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics, logKeyValues);
+                config.redactor(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics, logKeyValues);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.idemproxy.app.admin;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.IdempotencyStore;
@@ -36,17 +37,20 @@ final class DlqEndpoints {
     private final IdempotencyStore store;
     private final DlqReplayer replayer;
     private final Clock clock;
+    private final Redactor redactor;
     /** The entries whose replay this process is running: a second replay of one waits for the first's answer. */
     private final Set<String> replaying = ConcurrentHashMap.newKeySet();
 
     DlqEndpoints(IdempotencyStore store, DlqReplayer replayer) {
-        this(store, replayer, Clock.systemUTC());
+        this(store, replayer, Clock.systemUTC(), Redactor.BUILT_IN);
     }
 
-    DlqEndpoints(IdempotencyStore store, DlqReplayer replayer, Clock clock) {
+    /** @param redactor what {@code GET /dlq/{id}} shows of a stored request's secrets */
+    DlqEndpoints(IdempotencyStore store, DlqReplayer replayer, Clock clock, Redactor redactor) {
         this.store = requireNonNull(store, "store");
         this.replayer = requireNonNull(replayer, "replayer");
         this.clock = requireNonNull(clock, "clock");
+        this.redactor = requireNonNull(redactor, "redactor");
     }
 
     void addTo(AdminRoutes.Builder routes) {
@@ -79,11 +83,11 @@ final class DlqEndpoints {
         }));
     }
 
-    /** 200 with the entry and its request, or 404. */
+    /** 200 with the entry and its request (secrets shown as {@code ***}), or 404. */
     CompletionStage<AdminResponse> show(AdminRequest request) {
         String id = request.pathParam("id");
         return StoreFailures.recover(store.deadLetter(id).thenApply(found -> found
-                .map(d -> AdminResponse.json(200, CallRecordsJson.entryWithRequest(d)))
+                .map(d -> AdminResponse.json(200, CallRecordsJson.entryWithRequest(d, redactor)))
                 .orElseGet(() -> notFound(id))));
     }
 

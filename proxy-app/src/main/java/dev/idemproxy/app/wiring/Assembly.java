@@ -66,7 +66,7 @@ public final class Assembly implements AutoCloseable {
         this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get(), pendingRestart),
                 CallRecordsEndpoints.routes(store, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
-                        proxy.replayToken()));
+                        proxy.replayToken(), config.redactor()));
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.idemproxy.core.call;
 
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.metrics.ProxyMetrics;
+import dev.idemproxy.core.secret.Redactor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
@@ -32,11 +33,21 @@ public final class CallLog {
 
     private final ProxyMetrics metrics;
     private final boolean keyValues;
+    private final Redactor redactor;
 
     /** @param keyValues whether to attach the line's fields as key-value pairs (the JSON layout's) */
     public CallLog(ProxyMetrics metrics, boolean keyValues) {
+        this(metrics, keyValues, Redactor.BUILT_IN);
+    }
+
+    /**
+     * @param keyValues whether to attach the line's fields as key-value pairs (the JSON layout's)
+     * @param redactor  what a logged path shows of its query
+     */
+    public CallLog(ProxyMetrics metrics, boolean keyValues, Redactor redactor) {
         this.metrics = metrics;
         this.keyValues = keyValues;
+        this.redactor = redactor;
     }
 
     public ProxyMetrics metrics() {

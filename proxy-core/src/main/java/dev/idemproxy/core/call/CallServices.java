@@ -9,6 +9,7 @@ import dev.idemproxy.core.retry.RouteRetryBudget;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.idempotency.RequestValues;
 import dev.idemproxy.core.idempotency.RequestView;
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.IdempotencyStore;
 import dev.idemproxy.core.store.StorePolicy;
 import java.util.random.RandomGenerator;
@@ -36,6 +37,7 @@ public final class CallServices {
     private final RandomGenerator random;
     private final CallRecorder recorder;
     private final CallLog log;
+    private final Redactor redactor;
     private final ReplayAuthority replays = new ReplayAuthority();
     private final dev.idemproxy.core.receipt.ReceiptClient receipts;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
@@ -43,18 +45,20 @@ public final class CallServices {
     /**
      * @param taskBudgets where task retries are counted: the store's counters when there is a store
      * @param store null when no store is configured (idempotency then cannot be enforced)
+     * @param redactor the config's redaction rules (its secret headers and query parameters)
      * @param logKeyValues whether call lines carry their fields as key-value pairs (see {@link CallLog})
      */
     public CallServices(UpstreamPools pools, RetryRules rules, TaskPolicy tasks, TaskBudgets taskBudgets,
             dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, IdempotencyStore store,
-            StorePolicy.OnUnavailable onUnavailable, java.util.List<String> secretHeaders, RandomGenerator random, Ticker ticker,
+            StorePolicy.OnUnavailable onUnavailable, Redactor redactor, RandomGenerator random, Ticker ticker,
             Clock clock, ProxyMetrics metrics, boolean logKeyValues) {
-        this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues);
+        this.redactor = requireNonNull(redactor, "redactor");
+        this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues, redactor);
         this.receipts = new dev.idemproxy.core.receipt.ReceiptClient(pools);
         this.store = store;
         this.onUnavailable = requireNonNull(onUnavailable, "onUnavailable");
         this.random = requireNonNull(random, "random");
-        this.recorder = new CallRecorder(store, secretHeaders, clock, metrics);
+        this.recorder = new CallRecorder(store, redactor, clock, metrics);
         this.tasks = requireNonNull(tasks, "tasks");
         this.pools = requireNonNull(pools, "pools");
         this.rules = requireNonNull(rules, "rules");
@@ -83,6 +87,11 @@ public final class CallServices {
 
     public CallLog log() {
         return log;
+    }
+
+    /** What is redacted wherever a call's request is shown (CONTRACT §12). */
+    public Redactor redactor() {
+        return redactor;
     }
 
     public ProxyMetrics metrics() {
