@@ -131,9 +131,9 @@ public final class CallServices {
         return clock;
     }
 
-    /** The task a request belongs to ({@code tasks.header}), or null. */
+    /** The task a request belongs to ({@code tasks.header}, read as UTF-8), or null. */
     public String taskId(HttpRequest request) {
-        String t = request.headers().get(tasks.header());
+        String t = RequestValues.headerText(request.headers().get(tasks.header()));
         return t == null || t.isBlank() ? null : t;
     }
 
@@ -148,6 +148,7 @@ public final class CallServices {
     public CallIdentity unrecordedIdentity(ProxyCall call, String bizId, ReplayAuthority.Replay replay) {
         String callId = replay != null ? replay.callId() : CallId.next();
         String keyHeader = call.route().idempotency().key().header();
+        // As sent, not read as text: it goes upstream unchanged, and the log line escapes what it must.
         String clientKey = call.request().headers().get(keyHeader);
         String key = clientKey != null && !clientKey.isBlank() ? clientKey : "g-" + callId;
         return new CallIdentity(callId, keyHeader, key, taskId(call.request()), bizId);

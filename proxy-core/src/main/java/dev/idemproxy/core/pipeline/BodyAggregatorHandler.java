@@ -9,6 +9,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -62,10 +63,8 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         limit = c.route().idempotency().maxRequestBody();
         long declared = HttpUtil.getContentLength(c.request(), -1L);
         if (declared > limit) {
-            log.finished(c.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), c.startNanos(), null, null,
-                    null, 0, "request_too_large");
             ReferenceCountUtil.release(c.request());  // a request read whole carries its body: let it go
-            reject(ctx, declared);
+            reject(ctx, c, declared);
             return;
         }
         ExpectContinue.accept(ctx, c.request());
@@ -80,10 +79,10 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         if (body.readableBytes() + (long) content.content().readableBytes() > limit) {
             long size = body.readableBytes() + (long) content.content().readableBytes();
             content.release();
-            log.finished(call.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), call.startNanos(), null,
-                    null, null, 0, "request_too_large");
+            ProxyCall c = call;
+            c.addBytesIn(size);
             discard();
-            reject(ctx, size);
+            reject(ctx, c, size);
             return;
         }
         body.addComponent(true, content.content().retain());
@@ -98,11 +97,15 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void reject(ChannelHandlerContext ctx, long size) {
+    /** Answers 413 and closes, after the call's line ({@code in}: the body bytes read before it was refused). */
+    private void reject(ChannelHandlerContext ctx, ProxyCall c, long size) {
         rejected = true;
         ctx.channel().config().setAutoRead(false);
-        Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.REQUEST_TOO_LARGE,
-                "request body of at least " + size + " bytes exceeds maxRequestBody " + limit, null), true);
+        FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), Problem.REQUEST_TOO_LARGE,
+                "request body of at least " + size + " bytes exceeds maxRequestBody " + limit, null);
+        c.addBytesOut(resp.content().readableBytes());
+        log.finished(c, CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), null, null, null, 0, "request_too_large");
+        Answers.write(ctx, resp, true);
     }
 
     private void discard() {

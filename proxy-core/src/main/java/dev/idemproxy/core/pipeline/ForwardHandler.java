@@ -110,6 +110,9 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         long seq = ++callSeq;
         // a request read whole (no body, or all of it in one read) comes as one FullHttpRequest
         requestDone = c.request() instanceof LastHttpContent;
+        if (c.request() instanceof HttpContent) {
+            c.addBytesIn(((HttpContent) c.request()).content().readableBytes());
+        }
         if (requestDone) {
             startHeadTimer();
         }
@@ -156,13 +159,12 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             }
         };
         boolean writesReceipt = recorded == null && (c.protection() == null || c.protection().writesReceipt());
+        ProtectedCallLine line = new ProtectedCallLine(services.log(), c, identity);
         protectedRun = new ProtectedCallRunner(ctx, c, identity, services, state, clientIp(), createdAt, writesReceipt, settlement -> {
             protectedRun = null;
             ReceiptPut receipt = services.recorder().settled(c, identity, recorded != null ? recorded.key() : null,
                     recorded != null ? recorded.owner() : null, createdAt, settlement, writesReceipt);
-            services.log().finished(c.route().name(), outcomeOf(settlement), settlement.finalStatus(), c.startNanos(),
-                    identity.callId(), identity.bizId(), identity.key(), settlement.attempts(),
-                    settlement.reason());
+            line.settled(settlement);
             c.releaseBody();
             if (call == c) {
                 call = null;
@@ -171,7 +173,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             // The answer's last write, after this, ends the call for the drain (ProtectedCallRunner).
             return c.protection() != null ? c.protection().settle(settlement, recorded != null ? receipt : null)
                     : java.util.concurrent.CompletableFuture.completedFuture(null);
-        }, answered);
+        }, line::lastWrite, answered);
         protectedRun.start();
     }
 
@@ -230,6 +232,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             return;
         }
         boolean last = c instanceof LastHttpContent;
+        call.addBytesIn(c.content().readableBytes());
         if (last) {
             requestDone = true;
             startHeadTimer();
@@ -284,6 +287,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             return;
         }
         toClient(head);
+        call.addBytesOut(last.content().readableBytes());
         ctx.write(new DefaultFullHttpResponse(head.protocolVersion(), head.status(), last.content(), head.headers(),
                 last.trailingHeaders()), ctx.voidPromise());
         responseDone = true;
@@ -298,6 +302,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             return;
         }
         boolean last = content instanceof LastHttpContent;
+        call.addBytesOut(content.content().readableBytes());
         ctx.write(content, ctx.voidPromise());
         if (last) {
             responseDone = true;
@@ -407,6 +412,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
         failed = true;
         releaseUpstream(false);
         FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), problem, detail, null);
+        call.addBytesOut(resp.content().readableBytes());
         boolean close = !requestDone || state.draining();
         releasePending();
         endCall();
@@ -451,7 +457,7 @@ final class ForwardHandler extends ChannelDuplexHandler implements UpstreamListe
             ProxyCall c = call;
             call = null;
             state.callEnded();
-            services.log().passedThrough(c.route().log().passThrough(), c.route().name(), failed, status, c.startNanos());
+            services.log().passedThrough(c, failed, status);
         }
     }
 

@@ -25,6 +25,7 @@ import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StorePolicy;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.CancellationException;
@@ -87,9 +88,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
         }
         KeyResolution key = new KeyResolver(policy.key(), services.random()).resolve(view);
         if (key.problem().isPresent()) {
-            services.log().finished(c.route().name(), CallOutcome.REJECTED, key.problem().get().status(), c.startNanos(), null,
-                    null, null, 0, key.problem().get().spelling());
-            answer(c, key.problem().get(), key.detail(), null);
+            answer(c, key.problem().get(), key.detail(), null, null, null);
             return;
         }
         String callId = replay != null ? replay.callId() : CallId.next();
@@ -213,10 +212,12 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
             ClaimResult.Completed done = (ClaimResult.Completed) result;
             pending = null;
             p.call.releaseBody();
-            services.log().finished(p.call.route().name(), CallOutcome.REPLAYED, done.response().status(), p.call.startNanos(),
-                    done.callId(), p.identity.bizId(), p.identity.key(), done.attempts(), null);
-            ctx.writeAndFlush(Replays.response(ctx.alloc(), done.response(), done.callId(), done.attempts(),
-                    HttpMethod.HEAD.equals(p.call.request().method())));
+            FullHttpResponse replayed = Replays.response(ctx.alloc(), done.response(), done.callId(), done.attempts(),
+                    HttpMethod.HEAD.equals(p.call.request().method()));
+            p.call.addBytesOut(replayed.content().readableBytes());
+            services.log().finished(p.call, CallOutcome.REPLAYED, done.response().status(), done.callId(), p.identity.bizId(),
+                    p.identity.key(), done.attempts(), null);
+            ctx.writeAndFlush(replayed);
         } else if (result instanceof ClaimResult.InFlight) {
             inFlight(p, (ClaimResult.InFlight) result);
         } else if (result instanceof ClaimResult.NotRetained) {
@@ -324,18 +325,20 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void answer(Pending p, Problem problem, String detail, String callId) {
-        services.log().finished(p.call.route().name(), CallOutcome.REJECTED, problem.status(), p.call.startNanos(), callId,
-                p.identity.bizId(), p.identity.key(), 0, problem.spelling());
-        answer(p.call, problem, detail, callId);
+        answer(p.call, problem, detail, callId, p.identity.bizId(), p.identity.key());
     }
 
-    private void answer(ProxyCall c, Problem problem, String detail, String callId) {
+    /** Answers the call with a problem, after its line (rejected, with the problem's name as reason). */
+    private void answer(ProxyCall c, Problem problem, String detail, String callId, String bizId, String key) {
         if (pending != null && pending.call == c) {
             pending.stopWaiting(services);
             pending = null;
         }
         c.releaseBody();
-        ctx.writeAndFlush(dev.idemproxy.core.problem.ProblemResponses.build(ctx.alloc(), problem, detail, callId));
+        FullHttpResponse resp = dev.idemproxy.core.problem.ProblemResponses.build(ctx.alloc(), problem, detail, callId);
+        c.addBytesOut(resp.content().readableBytes());
+        services.log().finished(c, CallOutcome.REJECTED, problem.status(), callId, bizId, key, 0, problem.spelling());
+        ctx.writeAndFlush(resp);
     }
 
     @Override

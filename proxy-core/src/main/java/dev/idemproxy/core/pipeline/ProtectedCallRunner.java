@@ -24,7 +24,8 @@ import io.netty.handler.codec.http.LastHttpContent;
  * when a draining server may close the connection: the response's end is written only after
  * the call's record, so the settlement itself comes too early for that. Every settlement of a
  * {@link CallExecution} ends in exactly such a write (the last content, a replay, a problem) or
- * in {@link #abort}, so {@code onAnswered} always comes.
+ * in {@link #abort}, so {@code onAnswered} always comes; {@code beforeLastWrite} runs just before
+ * that write is issued (or the cut), once its body bytes are counted on the call.
  * Not thread-safe: used on the client channel's event loop.
  */
 final class ProtectedCallRunner implements ClientSide {
@@ -35,13 +36,15 @@ final class ProtectedCallRunner implements ClientSide {
     private final ProxyCall call;
     private final ServerState state;
     private final CallExecution execution;
+    private final Runnable beforeLastWrite;
     private final Runnable onAnswered;
 
     ProtectedCallRunner(ChannelHandlerContext ctx, ProxyCall call, CallIdentity identity, CallServices services,
             ServerState state, String clientIp, java.time.Instant createdAt, boolean writeStartReceipt,
             java.util.function.Function<CallSettlement, java.util.concurrent.CompletionStage<?>> onSettled,
-            Runnable onAnswered) {
+            Runnable beforeLastWrite, Runnable onAnswered) {
         this.ctx = ctx;
+        this.beforeLastWrite = beforeLastWrite;
         this.onAnswered = onAnswered;
         this.call = call;
         this.state = state;
@@ -82,7 +85,9 @@ final class ProtectedCallRunner implements ClientSide {
 
     @Override
     public void content(HttpContent content) {
+        call.addBytesOut(content.content().readableBytes());
         if (content instanceof LastHttpContent) {
+            beforeLastWrite.run();
             answered(ctx.write(content));
         } else {
             ctx.write(content);
@@ -105,6 +110,8 @@ final class ProtectedCallRunner implements ClientSide {
 
     @Override
     public void problem(FullHttpResponse resp) {
+        call.addBytesOut(resp.content().readableBytes());
+        beforeLastWrite.run();
         answered(Answers.write(ctx, resp, state.draining()));
     }
 
@@ -112,11 +119,14 @@ final class ProtectedCallRunner implements ClientSide {
     public void replay(dev.idemproxy.core.store.StoredResponse response, String callId, int attempts) {
         FullHttpResponse r = Replays.response(ctx.alloc(), response, callId, attempts, false);
         r.headers().remove(dev.idemproxy.core.call.CallIdentity.IDEMPOTENT_REPLAYED);
+        call.addBytesOut(r.content().readableBytes());
+        beforeLastWrite.run();
         answered(Answers.write(ctx, r, state.draining()));
     }
 
     @Override
     public void abort() {
+        beforeLastWrite.run();
         answered(ctx.close());
     }
 }

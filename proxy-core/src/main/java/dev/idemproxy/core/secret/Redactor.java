@@ -39,11 +39,13 @@ public final class Redactor {
 
     private final Set<String> headers;
     private final Set<String> queryParams;
+    private final String[] queryNames;
     private final List<String> headerNames;
 
     private Redactor(Collection<String> secretHeaders, Collection<String> secretQueryParams) {
         this.headers = lowerCase(CREDENTIAL_HEADERS, secretHeaders);
         this.queryParams = lowerCase(SECRET_QUERY_PARAMS, secretQueryParams);
+        this.queryNames = queryParams.toArray(new String[0]);
         List<String> names = new ArrayList<>(CREDENTIAL_HEADERS);
         for (String h : secretHeaders) {
             if (names.stream().noneMatch(h::equalsIgnoreCase)) {
@@ -103,10 +105,47 @@ public final class Redactor {
             return null;
         }
         int q = target.indexOf('?');
-        if (q < 0) {
+        if (q < 0 || !hasSecret(target, q + 1)) {
             return target;
         }
-        return query(target, q + 1, new StringBuilder(target.length()).append(target, 0, q + 1));
+        return query(target, q + 1, new StringBuilder(target.length() + 8).append(target, 0, q + 1));
+    }
+
+    /** Whether the query from {@code from} has a secret parameter with a value; no allocation unless a name has escapes. */
+    private boolean hasSecret(String s, int from) {
+        int end = s.indexOf('#', from);
+        if (end < 0) {
+            end = s.length();
+        }
+        for (int i = from; i < end; ) {
+            int next = i;
+            while (next < end && s.charAt(next) != '&' && s.charAt(next) != ';') {
+                next++;
+            }
+            int eq = s.indexOf('=', i);
+            if (eq >= 0 && eq + 1 < next && isSecretName(s, i, eq)) {
+                return true;
+            }
+            i = next + 1;
+        }
+        return false;
+    }
+
+    /** Whether {@code s[from, to)} names a secret query parameter; compared in place unless it has escapes. */
+    private boolean isSecretName(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c == '%' || c == '+') {
+                return isSecretQueryParam(s.substring(from, to));
+            }
+        }
+        int len = to - from;
+        for (String name : queryNames) {
+            if (name.length() == len && s.regionMatches(true, from, name, 0, len)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -174,7 +213,6 @@ public final class Redactor {
         if (end < 0) {
             end = s.length();
         }
-        boolean changed = false;
         int i = from;
         while (i <= end) {
             int next = i;
@@ -182,9 +220,8 @@ public final class Redactor {
                 next++;
             }
             int eq = s.indexOf('=', i);
-            if (eq >= 0 && eq < next && eq + 1 < next && isSecretQueryParam(s.substring(i, eq))) {
+            if (eq >= 0 && eq + 1 < next && isSecretName(s, i, eq)) {
                 out.append(s, i, eq + 1).append(MASK);
-                changed = true;
             } else {
                 out.append(s, i, next);
             }
@@ -192,9 +229,6 @@ public final class Redactor {
                 out.append(s.charAt(next));
             }
             i = next + 1;
-        }
-        if (!changed) {
-            return s;
         }
         return out.append(s, end, s.length()).toString();
     }
