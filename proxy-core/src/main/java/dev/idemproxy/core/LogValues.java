@@ -44,21 +44,35 @@ public final class LogValues {
             return sb.append(v);
         }
         sb.append('"');
+        int from = 0;
         for (int i = 0, n = v.length(); i < n; i++) {
             char c = v.charAt(i);
-            if (c == '"' || c == '\\') {
+            boolean quote = c == '"' || c == '\\';
+            if (!quote && !isControl(c) && !isLoneSurrogate(v, i)) {
+                continue;  // written with the run it is in
+            }
+            sb.append(v, from, i);
+            from = i + 1;
+            if (quote) {
                 sb.append('\\').append(c);
-            } else if (isControl(c) || isLoneSurrogate(v, i)) {
+            } else {
                 sb.append("\\u").append(HEX[(c >> 12) & 0xF]).append(HEX[(c >> 8) & 0xF]).append(HEX[(c >> 4) & 0xF])
                         .append(HEX[c & 0xF]);
-            } else {
-                sb.append(c);
             }
         }
-        return sb.append('"');
+        return sb.append(v, from, v.length()).append('"');
     }
 
-    /** Whether {@code v} cannot be written as it is. One pass; no allocation. */
+    /** The ASCII characters a value may hold and still be written as it is. */
+    private static final boolean[] PLAIN = new boolean[128];
+
+    static {
+        for (char c = '!'; c < 0x7f; c++) {
+            PLAIN[c] = c != '"' && c != '\\' && c != '=' && c != ']';
+        }
+    }
+
+    /** Whether {@code v} cannot be written as it is. One pass, a table look-up per ASCII character; no allocation. */
     static boolean needsQuotes(String v) {
         int n = v.length();
         if (n == 0 || (n == 1 && v.charAt(0) == '-')) {
@@ -66,11 +80,11 @@ public final class LogValues {
         }
         for (int i = 0; i < n; i++) {
             char c = v.charAt(i);
-            if (c > ' ' && c < 0x7f) {
-                if (c == '"' || c == '\\' || c == '=' || c == ']') {
+            if (c < 128) {
+                if (!PLAIN[c]) {
                     return true;
                 }
-            } else if (c <= ' ' || isControl(c) || Character.isSpaceChar(c) || isLoneSurrogate(v, i)) {
+            } else if (isControl(c) || Character.isSpaceChar(c) || isLoneSurrogate(v, i)) {
                 return true;
             }
         }
