@@ -65,6 +65,11 @@ final class Problems {
         this.redactor = requireNonNull(configured, "configured");
     }
 
+    /** The redaction rules in force for this load (the config's own once its secret names are read). */
+    Redactor secrets() {
+        return redactor;
+    }
+
     boolean isEmpty() {
         return found.isEmpty();
     }

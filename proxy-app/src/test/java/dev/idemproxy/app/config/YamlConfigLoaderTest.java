@@ -420,6 +420,21 @@ class YamlConfigLoaderTest {
                         + " no white space and none of & = ; ? #)");
     }
 
+    /** A business id is logged, kept in receipts and shown: it can never be read from a credential. */
+    @Test
+    void aBusinessIdFromACredentialHeaderOrSecretQueryParameterIsAProblem() {
+        String expected = " holds a secret (expected: a part that does not: a business id is logged, kept in receipts and shown"
+                + " by the admin API)";
+        assertThat(parseProblems("secretHeaders: [X-Auth-Token]\nsecretQueryParams: [sig]\nroutes:\n  - name: a\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    ids: { bizId: [header:x-auth-token, header:Authorization, query:SIG, query:token, header:X-Biz-Id] }\n"))
+                .containsExactly(
+                        "test.yaml:6:20: routes[0].ids.bizId[0]: 'header:x-auth-token'" + expected,
+                        "test.yaml:6:41: routes[0].ids.bizId[1]: 'header:Authorization'" + expected,
+                        "test.yaml:6:63: routes[0].ids.bizId[2]: 'query:SIG'" + expected,
+                        "test.yaml:6:74: routes[0].ids.bizId[3]: 'query:token'" + expected);
+    }
+
     /** CONTRACT §12: validate output never shows a secret, not even in a problem about the value that holds it. */
     @Test
     void problemLinesShowNoUserInfoNorSecretQueryValues() {
