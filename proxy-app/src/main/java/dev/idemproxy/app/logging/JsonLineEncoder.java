@@ -29,7 +29,7 @@ import org.slf4j.event.KeyValuePair;
  * <p>Strings are escaped by hand as RFC 8259 asks ({@code "}, {@code \}, and every C0 control
  * character), and with them every other character a log value escapes ({@link LogValues#isControl}:
  * DEL, the C1 controls such as U+0085, U+2028 and U+2029) and half a surrogate pair, all as
- * <code>&#92;u00XX</code>: still JSON, read back as the same string, and one line whatever a line
+ * <code>&#92;uXXXX</code>: still JSON, read back as the same string, and one line whatever a line
  * reader takes for a line break. Other characters are written as UTF-8. A string with nothing to
  * escape, a call line's usual case, is one UTF-8 write. No reflection and no {@code String} per
  * field: the log writer has a batch encoded straight into its buffer ({@link #encodeInto}).

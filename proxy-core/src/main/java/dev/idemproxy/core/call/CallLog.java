@@ -18,8 +18,8 @@ import org.slf4j.spi.LoggingEventBuilder;
  * {@code route=… key=… status=… outcome=… ms=…} still finds them; then the request's method, its
  * path and query as the proxy forwards it (secret query values as {@code ***}, {@link Redactor}),
  * the upstream's {@code host[:port]}, the request body bytes received from the client and the
- * response body bytes written to it; then the reason, when there is one. Every value goes through
- * {@link LogValues}: a client's text cannot forge a field or a line. The same fields go to the
+ * response body bytes written to it; then the reason, when there is one. Every value a client can
+ * choose goes through {@link LogValues}: its text cannot forge a field or a line. The same fields go to the
  * JSON layout as key-value pairs. Every line is at INFO (logger {@code idemproxy.calls}), except
  * a pass-through call's on a route whose {@code log.passThrough} is false, which is at DEBUG (see
  * {@link #passedThrough}). Headers and bodies are never logged. This class is thread-safe.

@@ -37,7 +37,6 @@ public final class CallServices {
     private final RandomGenerator random;
     private final CallRecorder recorder;
     private final CallLog log;
-    private final Redactor redactor;
     private final ReplayAuthority replays = new ReplayAuthority();
     private final dev.idemproxy.core.receipt.ReceiptClient receipts;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
@@ -52,7 +51,7 @@ public final class CallServices {
             dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, IdempotencyStore store,
             StorePolicy.OnUnavailable onUnavailable, Redactor redactor, RandomGenerator random, Ticker ticker,
             Clock clock, ProxyMetrics metrics, boolean logKeyValues) {
-        this.redactor = requireNonNull(redactor, "redactor");
+        requireNonNull(redactor, "redactor");
         this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues, redactor);
         this.receipts = new dev.idemproxy.core.receipt.ReceiptClient(pools);
         this.store = store;
@@ -87,11 +86,6 @@ public final class CallServices {
 
     public CallLog log() {
         return log;
-    }
-
-    /** What is redacted wherever a call's request is shown (CONTRACT §12). */
-    public Redactor redactor() {
-        return redactor;
     }
 
     public ProxyMetrics metrics() {
