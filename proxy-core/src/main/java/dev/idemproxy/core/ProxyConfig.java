@@ -9,6 +9,7 @@ import static java.util.Objects.requireNonNull;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.StorePolicy;
 import java.time.Duration;
 import java.util.HashSet;
@@ -28,6 +29,7 @@ public record ProxyConfig(
         TaskPolicy tasks,
         RetryBudgetPolicy retryBudget,
         List<String> secretHeaders,
+        List<String> secretQueryParams,
         List<Route> routes) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 8080);
@@ -42,6 +44,7 @@ public record ProxyConfig(
         requireNonNull(tasks, "tasks");
         requireNonNull(retryBudget, "retryBudget");
         secretHeaders = List.copyOf(requireNonNull(secretHeaders, "secretHeaders"));
+        secretQueryParams = List.copyOf(requireNonNull(secretQueryParams, "secretQueryParams"));
         routes = List.copyOf(requireNonNull(routes, "routes"));
         Set<String> names = new HashSet<>();
         for (Route r : routes) {
@@ -49,17 +52,30 @@ public record ProxyConfig(
         }
     }
 
+    /** A config without {@code secretQueryParams} of its own (only the built-in names are secret). */
+    public ProxyConfig(HostPort listen, Duration shutdownGrace, AdminPolicy admin, ServerPolicy server, StorePolicy store,
+            TaskPolicy tasks, RetryBudgetPolicy retryBudget, List<String> secretHeaders, List<Route> routes) {
+        this(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, List.of(), routes);
+    }
+
     /** Defaults everywhere and no routes: what {@code run} uses when there is no config file. */
     public static ProxyConfig empty() {
         return new ProxyConfig(DEFAULT_LISTEN, DEFAULT_GRACE, AdminPolicy.DEFAULT, ServerPolicy.DEFAULT, StorePolicy.DEFAULT,
-                TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of());
+                TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(), List.of());
+    }
+
+    /** What is redacted wherever this config's requests, URLs and values are shown (CONTRACT §12). */
+    public Redactor redactor() {
+        return Redactor.of(secretHeaders, secretQueryParams);
     }
 
     public ProxyConfig withRoutes(List<Route> newRoutes) {
-        return new ProxyConfig(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, newRoutes);
+        return new ProxyConfig(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, secretQueryParams,
+                newRoutes);
     }
 
     public ProxyConfig withListen(HostPort newListen, AdminPolicy newAdmin) {
-        return new ProxyConfig(newListen, shutdownGrace, newAdmin, server, store, tasks, retryBudget, secretHeaders, routes);
+        return new ProxyConfig(newListen, shutdownGrace, newAdmin, server, store, tasks, retryBudget, secretHeaders,
+                secretQueryParams, routes);
     }
 }

@@ -103,7 +103,7 @@ public final class ProxyServer implements AutoCloseable {
                 : TaskBudgets.stored(new TaskBudget(config.tasks(), clock), metered.taskBudgets());
         this.services = new CallServices(pools, new RetryRules(ThreadLocalRandom.current(), clock), config.tasks(),
                 taskBudgets, config.retryBudget(), metered, config.store().onUnavailable(),
-                config.secretHeaders(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics, logKeyValues);
+                config.redactor(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics, logKeyValues);
     }
 
     /**
@@ -192,7 +192,9 @@ public final class ProxyServer implements AutoCloseable {
 
     /**
      * Graceful stop: stops accepting, lets in-flight calls finish for up to {@code grace}
-     * (each response then closes its connection), closes idle connections, then everything.
+     * (each response then closes its connection), closes idle connections, then everything. The
+     * drain is logged when it starts ({@code drain started: inFlight=N graceMs=N}) and when it ends
+     * ({@code drain ended: finished=N cut=N ms=N}, at WARN when calls were cut): see {@link Drain}.
      *
      * @return true when every in-flight call finished within the grace period
      */
@@ -200,13 +202,19 @@ public final class ProxyServer implements AutoCloseable {
         if (serverChannel == null) {
             return true;
         }
+        Ticker ticker = services.ticker();
+        long start = ticker.nanos();
         state.startDraining();
+        int atStart = state.inFlight();
+        LOG.atInfo().addKeyValue("inFlight", atStart).addKeyValue("graceMs", grace.toMillis())
+                .log(Drain.startLine(atStart, grace));
         serverChannel.close().syncUninterruptibly();
         closeIdleClients();
         boolean drained = state.awaitIdle(grace.toMillis());
-        if (!drained) {
-            LOG.warn("shutdown grace of {} ran out with {} calls in flight", grace, state.inFlight());
-        }
+        Drain drain = new Drain(atStart, state.startedWhileDraining(), drained ? 0 : state.inFlight(),
+                (ticker.nanos() - start) / 1_000_000L);
+        (drain.complete() ? LOG.atInfo() : LOG.atWarn()).addKeyValue("finished", drain.finished())
+                .addKeyValue("cut", drain.cut()).addKeyValue("ms", drain.millis()).log(drain.endLine());
         clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         pools.close();
         shutdownGroups();

@@ -2,8 +2,10 @@ package dev.idemproxy.app.admin;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.Stores;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -34,11 +36,17 @@ public final class CallRecordsEndpoints {
     /** @param replayToken the proxy's replay token, so a DLQ replay keeps its call id (may be null) */
     public static AdminRoutes routes(Stores stores, Supplier<InetSocketAddress> proxyAddress,
             Duration replayTimeout, String replayToken) {
+        return routes(stores, proxyAddress, replayTimeout, replayToken, Redactor.BUILT_IN);
+    }
+
+    /** @param redactor the config's redaction rules, through which stored requests are shown */
+    public static AdminRoutes routes(Stores stores, Supplier<InetSocketAddress> proxyAddress,
+            Duration replayTimeout, String replayToken, Redactor redactor) {
         requireNonNull(stores, "stores");
         AdminRoutes.Builder b = AdminRoutes.builder();
         new ReceiptsEndpoints(stores.receipts()).addTo(b);
         new DlqEndpoints(stores.deadLetters(), stores.records(), stores.receipts(),
-                new DlqReplayer(proxyAddress, replayTimeout, replayToken)).addTo(b);
+                new DlqReplayer(proxyAddress, replayTimeout, replayToken), Clock.systemUTC(), redactor).addTo(b);
         return b.build();
     }
 }

@@ -3,6 +3,7 @@ package dev.idemproxy.app.admin;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.call.ReplayAuthority;
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import java.io.IOException;
@@ -36,8 +37,12 @@ import java.util.function.Supplier;
  * Thread-safe.
  */
 final class DlqReplayer {
-    /** What the DLQ writer stores in place of a secret value; such a header is never re-sent. */
-    static final String REDACTED = "<redacted>";
+    /**
+     * What the DLQ writer stores in place of a credential header's value; such a header is never
+     * re-sent. Entries written by earlier builds hold {@link #OLD_REDACTED} instead.
+     */
+    static final String REDACTED = Redactor.MASK;
+    static final String OLD_REDACTED = "<redacted>";
 
     /** Lower-case names never re-sent: set by the JDK client, hop-by-hop, or stale on replay. */
     static final Set<String> NOT_RESENT = Set.of("host", "connection", "content-length", "expect", "upgrade",
@@ -154,7 +159,7 @@ final class DlqReplayer {
     static List<StoredHeader> resent(List<StoredHeader> headers) {
         return headers.stream()
                 .filter(h -> !NOT_RESENT.contains(h.name().toLowerCase(Locale.ROOT)))
-                .filter(h -> !h.value().contains(REDACTED))
+                .filter(h -> !redacted(h.value()))
                 .toList();
     }
 
@@ -180,7 +185,12 @@ final class DlqReplayer {
 
     private static Optional<String> header(StoredRequest req, String name) {
         return req.headers().stream().filter(h -> h.name().equalsIgnoreCase(name))
-                .map(StoredHeader::value).filter(v -> !v.isBlank() && !v.contains(REDACTED)).findFirst();
+                .map(StoredHeader::value).filter(v -> !v.isBlank() && !redacted(v)).findFirst();
+    }
+
+    /** Whether a stored value is the DLQ writer's stand-in for a credential it did not keep. */
+    static boolean redacted(String value) {
+        return value.equals(REDACTED) || value.contains(OLD_REDACTED);
     }
 
     /** The listener address, a wildcard bind replaced by loopback. */

@@ -38,10 +38,12 @@ final class ConfigReader {
         TaskPolicy tasks = tasks(root.map("tasks"));
         RetryBudgetPolicy retryBudget = retryBudget(root.map("retryBudget"));
         List<String> secretHeaders = root.list("secretHeaders", List.of(), Reading::headerName);
+        List<String> secretQueryParams = root.list("secretQueryParams", List.of(), Reading::queryParamName);
+        root.reading().problems().secrets(dev.idemproxy.core.secret.Redactor.of(secretHeaders, secretQueryParams));
         List<Route> routes = routes(root, secretHeaders);
         if (root.reading().problems().isEmpty()) {
             return root.reading().problems().build(root.at("routes"), "", () -> new ProxyConfig(
-                    listen, grace, admin, server, store, tasks, retryBudget, secretHeaders, routes));
+                    listen, grace, admin, server, store, tasks, retryBudget, secretHeaders, secretQueryParams, routes));
         }
         return null;
     }

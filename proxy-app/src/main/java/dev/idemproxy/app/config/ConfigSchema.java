@@ -81,6 +81,7 @@ final class ConfigSchema {
             section("tasks", leaf("header"), section("budget", leaf("maxRetries"), leaf("window"))),
             section("retryBudget", leaf("ratio"), leaf("minPerSecond"), leaf("window")),
             leaf("secretHeaders"),
+            leaf("secretQueryParams"),
             new Key("routes", true, ROUTE_ITEM.children()));
 
     private ConfigSchema() {}

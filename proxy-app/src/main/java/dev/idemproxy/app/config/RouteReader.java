@@ -15,6 +15,7 @@ import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
 import dev.idemproxy.core.route.PoolPolicy;
 import dev.idemproxy.core.route.TlsPolicy;
+import dev.idemproxy.core.secret.Redactor;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -60,7 +61,8 @@ final class RouteReader {
         Timeouts timeouts = timeouts(r.map("timeouts"));
         IdempotencyPolicy idempotency = PolicyReader.idempotency(r.map("idempotency"), secretHeaders);
         RetryPolicy retry = PolicyReader.retry(r.map("retry"));
-        IdsPolicy ids = new IdsPolicy(r.map("ids").list("bizId", IdsPolicy.DEFAULT.bizId(), RequestPart::parse));
+        Redactor secrets = r.reading().problems().secrets();
+        IdsPolicy ids = new IdsPolicy(r.map("ids").list("bizId", IdsPolicy.DEFAULT.bizId(), t -> bizIdPart(t, secrets)));
         ReceiptPolicy receipt = r.has("receipt") ? receipt(r.map("receipt")) : null;
         DeadLetterPolicy deadLetter = deadLetter(r.map("deadLetter"));
         TlsPolicy tls = tls(r.map("tls"));
@@ -170,6 +172,21 @@ final class RouteReader {
         }
         httpUri(ph.replaceAll("x"), "an http:// or https:// URL, with {callId}, {key} or {bizId}");
         return text;
+    }
+
+    /**
+     * A part of {@code ids.bizId}: never a credential header or secret query parameter, since a
+     * business id is logged, kept in receipts and shown by the admin API in clear (CONTRACT §12).
+     */
+    private static RequestPart bizIdPart(String text, Redactor secrets) {
+        RequestPart part = RequestPart.parse(text);
+        boolean secret = part.kind() == RequestPart.Kind.HEADER ? secrets.isSecretHeader(part.name())
+                : part.kind() == RequestPart.Kind.QUERY && secrets.isSecretQueryParam(part.name());
+        if (secret) {
+            throw new IllegalArgumentException("'" + text + "' holds a secret (expected: a part that does not: a business id"
+                    + " is logged, kept in receipts and shown by the admin API)");
+        }
+        return part;
     }
 
     private static String pointer(String text) {

@@ -72,7 +72,7 @@ public final class Assembly implements AutoCloseable {
         this.admin = new AdminServer(config.admin(), metrics.registry(), stores::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get(), pendingRestart),
                 CallRecordsEndpoints.routes(stores, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
-                        proxy.replayToken()));
+                        proxy.replayToken(), config.redactor()));
     }
 
     /**
@@ -215,7 +215,8 @@ public final class Assembly implements AutoCloseable {
             Map.entry("store", ProxyConfig::store),
             Map.entry("tasks", ProxyConfig::tasks),
             Map.entry("retryBudget", ProxyConfig::retryBudget),
-            Map.entry("secretHeaders", ProxyConfig::secretHeaders));
+            Map.entry("secretHeaders", ProxyConfig::secretHeaders),
+            Map.entry("secretQueryParams", ProxyConfig::secretQueryParams));
 
     /** The restart-only keys (in {@link #RESTART_ONLY}'s order) whose value in {@code file} is not the one {@code running} uses. */
     static List<String> restartOnlyChanges(ProxyConfig running, ProxyConfig file) {

@@ -28,6 +28,9 @@ public final class ProxyCall {
     private InFlightCalls inFlight;
     private boolean ended;
     private boolean outlivesClient;
+    /** Request body bytes received from the client, response body bytes written to it: for the call's log line. */
+    private long bytesIn;
+    private long bytesOut;
 
     /** A call in the plain HTTP dialect. */
     public ProxyCall(HttpRequest request, Route route, String originalHost, String pathAndQuery, long startNanos) {
@@ -97,9 +100,30 @@ public final class ProxyCall {
         return body;
     }
 
-    /** Takes ownership of {@code aggregated}; released by {@link #releaseBody()}. */
+    /** Takes ownership of {@code aggregated} (and counts it as received); released by {@link #releaseBody()}. */
     public void body(ByteBuf aggregated) {
         this.body = aggregated;
+        this.bytesIn += aggregated.readableBytes();
+    }
+
+    /** Request body bytes received from the client so far. */
+    public long bytesIn() {
+        return bytesIn;
+    }
+
+    /** Counts {@code n} more request body bytes received (a streamed call's content, as it passes). */
+    public void addBytesIn(long n) {
+        bytesIn += n;
+    }
+
+    /** Response body bytes written to the client so far. */
+    public long bytesOut() {
+        return bytesOut;
+    }
+
+    /** Counts {@code n} more response body bytes written to the client. */
+    public void addBytesOut(long n) {
+        bytesOut += n;
     }
 
     /** The idempotency layer's hold on this call; null until attached (and for pass-through calls). */

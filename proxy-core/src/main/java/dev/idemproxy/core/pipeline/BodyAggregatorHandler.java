@@ -10,6 +10,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -66,10 +67,8 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         long declared = HttpUtil.getContentLength(c.request(), -1L);
         if (declared > limit) {
             log.metrics().frontRejection(FrontRejection.TOO_LARGE);
-            log.finished(c.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), c.startNanos(), null, null,
-                    null, 0, "request_too_large");
             ReferenceCountUtil.release(c.request());  // a request read whole carries its body: let it go
-            reject(ctx, declared);
+            reject(ctx, c, declared);
             return;
         }
         ExpectContinue.accept(ctx, c.request());
@@ -85,10 +84,10 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
             long size = body.readableBytes() + (long) content.content().readableBytes();
             content.release();
             log.metrics().frontRejection(FrontRejection.TOO_LARGE);
-            log.finished(call.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), call.startNanos(), null,
-                    null, null, 0, "request_too_large");
+            ProxyCall c = call;
+            c.addBytesIn(size);
             discard();
-            reject(ctx, size);
+            reject(ctx, c, size);
             return;
         }
         body.addComponent(true, content.content().retain());
@@ -107,8 +106,7 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof FrontRejected && call != null) {
             FrontRejected r = (FrontRejected) evt;
-            log.finished(call.route().name(), CallOutcome.REJECTED, r.status, call.startNanos(), null, null, null, 0,
-                    r.reason.spelling());
+            log.finished(call, CallOutcome.REJECTED, r.status, null, null, null, 0, r.reason.spelling());
             discard();
             rejected = true;
             r.own();
@@ -116,11 +114,15 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         ctx.fireUserEventTriggered(evt);
     }
 
-    private void reject(ChannelHandlerContext ctx, long size) {
+    /** Answers 413 and closes, after the call's line ({@code in}: the body bytes read before it was refused). */
+    private void reject(ChannelHandlerContext ctx, ProxyCall c, long size) {
         rejected = true;
         ctx.channel().config().setAutoRead(false);
-        Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.REQUEST_TOO_LARGE,
-                "request body of at least " + size + " bytes exceeds maxRequestBody " + limit, null), true);
+        FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), Problem.REQUEST_TOO_LARGE,
+                "request body of at least " + size + " bytes exceeds maxRequestBody " + limit, null);
+        c.addBytesOut(resp.content().readableBytes());
+        log.finished(c, CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), null, null, null, 0, "request_too_large");
+        Answers.write(ctx, resp, true);
     }
 
     private void discard() {

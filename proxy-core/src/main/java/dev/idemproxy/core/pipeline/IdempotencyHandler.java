@@ -15,6 +15,7 @@ import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.store.ClaimResult;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpResponse;
 
 /**
  * The idempotency gate of a protected call: its dialect's planner gives its key, record and
@@ -66,9 +67,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
         } else {
             plan = planner(c.dialect()).plan(c, view);
             if (plan.rejected()) {
-                services.log().finished(c.route().name(), CallOutcome.REJECTED, plan.problem().status(), c.startNanos(), null,
-                        null, null, 0, plan.problem().spelling());
-                answer(c, plan.problem(), plan.detail(), null);
+                answer(c, plan.problem(), plan.detail(), null, null, null);
                 return;
             }
             callId = replay != null ? replay.callId() : CallId.next();
@@ -107,23 +106,26 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
         claim = null;
         ProxyCall c = a.call();
         c.releaseBody();
-        services.log().finished(c.route().name(), CallOutcome.REPLAYED, done.response().status(), c.startNanos(),
-                done.callId(), a.identity().bizId(), a.identity().key(), done.attempts(), null);
-        ctx.writeAndFlush(c.dialect().replay(ctx.alloc(), c, done.response(), done.callId(), done.attempts()));
+        FullHttpResponse replayed = c.dialect().replay(ctx.alloc(), c, done.response(), done.callId(), done.attempts());
+        c.addBytesOut(replayed.content().readableBytes());
+        services.log().finished(c, CallOutcome.REPLAYED, done.response().status(), done.callId(), a.identity().bizId(),
+                a.identity().key(), done.attempts(), null);
+        ctx.writeAndFlush(replayed);
     }
 
     @Override
     public void refused(ClaimAttempt a, Problem problem, String detail, String callId) {
         claim = null;
-        ProxyCall c = a.call();
-        services.log().finished(c.route().name(), CallOutcome.REJECTED, problem.status(), c.startNanos(), callId,
-                a.identity().bizId(), a.identity().key(), 0, problem.spelling());
-        answer(c, problem, detail, callId);
+        answer(a.call(), problem, detail, callId, a.identity().bizId(), a.identity().key());
     }
 
-    private void answer(ProxyCall c, Problem problem, String detail, String callId) {
+    /** Answers the call with a problem, after its line (rejected, with the problem's name as reason). */
+    private void answer(ProxyCall c, Problem problem, String detail, String callId, String bizId, String key) {
         c.releaseBody();
-        ctx.writeAndFlush(c.dialect().problem(ctx.alloc(), c, problem, detail, callId));
+        FullHttpResponse resp = c.dialect().problem(ctx.alloc(), c, problem, detail, callId);
+        c.addBytesOut(resp.content().readableBytes());
+        services.log().finished(c, CallOutcome.REJECTED, problem.status(), callId, bizId, key, 0, problem.spelling());
+        ctx.writeAndFlush(resp);
     }
 
     @Override

@@ -73,6 +73,9 @@ final class PassThroughRelay implements UpstreamListener {
         long seq = ++callSeq;
         // a request read whole (no body, or all of it in one read) comes as one FullHttpRequest
         requestDone = c.request() instanceof LastHttpContent;
+        if (c.request() instanceof HttpContent) {
+            c.addBytesIn(((HttpContent) c.request()).content().readableBytes());
+        }
         if (requestDone) {
             headTimer.start(seq, c.route().timeouts());
         }
@@ -145,6 +148,7 @@ final class PassThroughRelay implements UpstreamListener {
             c.release();
             return;
         }
+        call.addBytesIn(c.content().readableBytes());
         boolean last = c instanceof LastHttpContent;
         if (last) {
             requestDone = true;
@@ -197,6 +201,7 @@ final class PassThroughRelay implements UpstreamListener {
             return;
         }
         toClient(head);
+        call.addBytesOut(last.content().readableBytes());
         ctx.write(new DefaultFullHttpResponse(head.protocolVersion(), head.status(), last.content(), head.headers(),
                 last.trailingHeaders()), ctx.voidPromise());
         responseDone = true;
@@ -211,6 +216,7 @@ final class PassThroughRelay implements UpstreamListener {
             return;
         }
         boolean last = content instanceof LastHttpContent;
+        call.addBytesOut(content.content().readableBytes());
         ctx.write(content, ctx.voidPromise());
         if (last) {
             responseDone = true;
@@ -280,6 +286,9 @@ final class PassThroughRelay implements UpstreamListener {
         failed = true;
         releaseUpstream(false);
         FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), problem, detail, null);
+        if (call != null) {
+            call.addBytesOut(resp.content().readableBytes());
+        }
         boolean close = !requestDone || state.draining();
         releasePending();
         endCall();
@@ -324,7 +333,7 @@ final class PassThroughRelay implements UpstreamListener {
             ProxyCall c = call;
             call = null;
             state.callEnded();
-            services.log().passedThrough(c.route().log().passThrough(), c.route().name(), failed, status, c.startNanos());
+            services.log().passedThrough(c, failed, status);
         }
     }
 
@@ -347,8 +356,7 @@ final class PassThroughRelay implements UpstreamListener {
             call = null;
             headTimer.cancel();
             state.callEnded();
-            services.log().finished(c.route().name(), CallOutcome.REJECTED, r.status, c.startNanos(), null, null, null, 0,
-                    r.reason.spelling());
+            services.log().finished(c, CallOutcome.REJECTED, r.status, null, null, null, 0, r.reason.spelling());
         }
         r.own();
     }

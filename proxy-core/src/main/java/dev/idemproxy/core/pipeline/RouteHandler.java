@@ -13,6 +13,7 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
@@ -73,22 +74,14 @@ final class RouteHandler extends ChannelDuplexHandler {
         long start = services.ticker().nanos();
         RequestTarget target = RequestTarget.of(req.uri(), req.headers().get(HttpHeaderNames.HOST));
         if (target == null) {
-            boolean close = ExpectContinue.bodyStillAwaited(req);
-            refuse(req);
             log.metrics().frontRejection(FrontRejection.MALFORMED);
-            log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.BAD_REQUEST.status(), start, null, null, null, 0, "bad_target");
-            Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.BAD_REQUEST, RequestTarget.whyUnusable(req.uri()),
-                    null), close);
+            refuse(ctx, req, start, req.uri(), Problem.BAD_REQUEST, RequestTarget.whyUnusable(req.uri()), "bad_target");
             return;
         }
         Optional<Route> route = state.routes().match(target.host(), target.path(), req.method().name());
         if (route.isEmpty()) {
-            boolean close = ExpectContinue.bodyStillAwaited(req);
-            refuse(req);
-            log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.NO_ROUTE.status(), start, null, null, null, 0, "no_route");
-            Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.NO_ROUTE,
-                    "no route for " + req.method() + " " + (target.host() == null ? "" : target.host()) + target.path(), null),
-                    close);
+            refuse(ctx, req, start, target.pathAndQuery(), Problem.NO_ROUTE,
+                    "no route for " + req.method() + " " + (target.host() == null ? "" : target.host()) + target.path(), "no_route");
             return;
         }
         discarding = false;
@@ -125,8 +118,19 @@ final class RouteHandler extends ChannelDuplexHandler {
         ctx.fireChannelInactive();
     }
 
+    /** Answers {@code problem} to a request refused here, after its line ({@code target}: what the line's path shows). */
+    private void refuse(ChannelHandlerContext ctx, HttpRequest req, long start, String target, Problem problem, String detail,
+            String reason) {
+        boolean close = ExpectContinue.bodyStillAwaited(req);
+        letGo(req);
+        FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), problem, detail, null);
+        log.refused(NO_ROUTE, CallOutcome.REJECTED, problem.status(), start, req.method().name(), target,
+                resp.content().readableBytes(), reason);
+        Answers.write(ctx, resp, close);
+    }
+
     /** A request refused here: a whole one is let go now, the contents of a streamed one as they come. */
-    private void refuse(HttpRequest req) {
+    private void letGo(HttpRequest req) {
         if (req instanceof FullHttpRequest) {
             ReferenceCountUtil.release(req);
             discarding = false;

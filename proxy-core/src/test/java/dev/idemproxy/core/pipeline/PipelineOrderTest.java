@@ -27,7 +27,7 @@ class PipelineOrderTest {
                 dev.idemproxy.core.call.TaskBudgets.local(
                         new dev.idemproxy.core.retry.LocalTaskBudgets(dev.idemproxy.core.retry.TaskPolicy.DEFAULT, clock)),
                 dev.idemproxy.core.retry.RetryBudgetPolicy.DEFAULT, null, dev.idemproxy.core.store.StorePolicy.OnUnavailable.REJECT,
-                java.util.List.of(), new java.util.Random(2), dev.idemproxy.core.util.Ticker.system(), clock,
+                dev.idemproxy.core.secret.Redactor.BUILT_IN, new java.util.Random(2), dev.idemproxy.core.util.Ticker.system(), clock,
                 dev.idemproxy.core.metrics.ProxyMetrics.noop(), true);
     }
 
