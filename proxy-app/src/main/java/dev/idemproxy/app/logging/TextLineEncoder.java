@@ -5,7 +5,7 @@ import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.CoreConstants;
 import ch.qos.logback.core.util.CachingDateFormatter;
-import dev.idemproxy.core.LogValues;
+import dev.idemproxy.core.util.LogValues;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 

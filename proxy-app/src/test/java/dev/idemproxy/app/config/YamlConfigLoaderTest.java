@@ -598,9 +598,8 @@ class YamlConfigLoaderTest {
     void knownKeyPathsCoverTheContract() {
         assertThat(YamlConfigLoader.knownKeyPaths()).contains("listen", "shutdown.grace", "store.redis.keyPrefix",
                 "routes[].idempotency.key.derive", "routes[].retry.backoff.jitter", "routes[].deadLetter.keepHeaders",
-                "server.maxInitialLine", "limits.headTimeout", "limits.underscoreHeaders", "routes[].tls.caFile", "store.redis.tls.caFile", "routes[].pool.idleTimeout", "secretHeaders");
-                "server.maxInitialLine", "routes[].tls.caFile", "store.redis.tls.caFile", "routes[].pool.idleTimeout", "secretHeaders",
-                "secretQueryParams");
+                "server.maxInitialLine", "limits.headTimeout", "limits.underscoreHeaders", "routes[].tls.caFile",
+                "store.redis.tls.caFile", "routes[].pool.idleTimeout", "secretHeaders", "secretQueryParams");
     }
 
     private ProxyConfig parse(String yaml) throws InvalidConfigException {

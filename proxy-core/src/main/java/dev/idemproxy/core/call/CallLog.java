@@ -1,6 +1,6 @@
 package dev.idemproxy.core.call;
 
-import dev.idemproxy.core.LogValues;
+import dev.idemproxy.core.util.LogValues;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.secret.Redactor;
@@ -50,6 +50,11 @@ public final class CallLog {
     /** @param keyValues whether to attach the line's fields as key-value pairs (the JSON layout's) */
     public CallLog(ProxyMetrics metrics, boolean keyValues) {
         this(metrics, keyValues, Redactor.BUILT_IN, Ticker.system());
+    }
+
+    /** As below, on the JVM's ticker. */
+    public CallLog(ProxyMetrics metrics, boolean keyValues, Redactor redactor) {
+        this(metrics, keyValues, redactor, Ticker.system());
     }
 
     /**

@@ -108,7 +108,7 @@ class CallLogTest {
                 + " key=\"k\\\"1\\\\\" status=201 outcome=executed ms=")
                 .contains(" path=\"/a%20b/x]y?q=1 status=500\" upstream=h:1 ");
         for (char c : line.toCharArray()) {
-            assertThat(dev.idemproxy.core.LogValues.isControl(c)).isFalse();
+            assertThat(dev.idemproxy.core.util.LogValues.isControl(c)).isFalse();
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.store.embedded;
 
+import dev.idemproxy.core.store.Stores;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -28,37 +30,37 @@ class EmbeddedStoreFileModesTest {
     @Test
     void aNewDataDirectoryAndItsStoreFileAreOwnerOnly() throws Exception {
         Path dir = tmp.resolve("idemproxy-data");
-        try (EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC())) {
+        try (Stores store = EmbeddedStore.open(dir, Clock.systemUTC())) {
             writeSomething(store);
         }
         assertThat(mode(dir)).isEqualTo("rwx------");
-        assertThat(mode(dir.resolve(EmbeddedIdempotencyStore.FILE_NAME))).isEqualTo("rw-------");
+        assertThat(mode(dir.resolve(EmbeddedFile.FILE_NAME))).isEqualTo("rw-------");
     }
 
     @Test
     void anExistingDataDirectoryWithOpenModesIsMadeOwnerOnlyAndItsRecordsKept() throws Exception {
         Path dir = tmp.resolve("idemproxy-data");
         String key;
-        try (EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC())) {
+        try (Stores store = EmbeddedStore.open(dir, Clock.systemUTC())) {
             key = writeSomething(store);
         }
         Path sub = Files.createDirectory(dir.resolve("ca"));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.setPosixFilePermissions(sub, PosixFilePermissions.fromString("rwxrwxrwx"));
-        Files.setPosixFilePermissions(dir.resolve(EmbeddedIdempotencyStore.FILE_NAME), PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(dir.resolve(EmbeddedFile.FILE_NAME), PosixFilePermissions.fromString("rw-r--r--"));
 
-        try (EmbeddedIdempotencyStore store = EmbeddedIdempotencyStore.open(dir, Clock.systemUTC())) {
-            assertThat(store.receipt(key).toCompletableFuture().get()).isPresent();
+        try (Stores store = EmbeddedStore.open(dir, Clock.systemUTC())) {
+            assertThat(store.receipts().receipt(key).toCompletableFuture().get()).isPresent();
         }
 
         assertThat(mode(dir)).isEqualTo("rwx------");
         assertThat(mode(sub)).isEqualTo("rwx------");
-        assertThat(mode(dir.resolve(EmbeddedIdempotencyStore.FILE_NAME))).isEqualTo("rw-------");
+        assertThat(mode(dir.resolve(EmbeddedFile.FILE_NAME))).isEqualTo("rw-------");
     }
 
-    private static String writeSomething(EmbeddedIdempotencyStore store) throws Exception {
+    private static String writeSomething(Stores store) throws Exception {
         Receipt r = new Receipt("call-1", "order-1", "k-1", "orders", "SUCCESS", null, 201, 1, Instant.now(), Instant.now());
-        store.putReceipt(r, Duration.ofHours(1)).toCompletableFuture().get();
+        store.receipts().putReceipt(r, Duration.ofHours(1)).toCompletableFuture().get();
         return r.callId();
     }
 

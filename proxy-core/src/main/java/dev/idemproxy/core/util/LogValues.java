@@ -1,4 +1,4 @@
-package dev.idemproxy.core;
+package dev.idemproxy.core.util;
 
 /**
  * How a value is written into a text log line (CONTRACT §12 "Logs"), so that no client-supplied

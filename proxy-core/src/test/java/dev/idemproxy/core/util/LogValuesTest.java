@@ -1,4 +1,4 @@
-package dev.idemproxy.core;
+package dev.idemproxy.core.util;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
