@@ -3,6 +3,7 @@ package dev.idemproxy.core;
 import static dev.idemproxy.core.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.forward.ForwardProxyPolicy;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
@@ -15,6 +16,8 @@ import java.util.Set;
 /**
  * The whole effective configuration: the root of the immutable config records that the app
  * maps YAML onto. This class is immutable.
+ *
+ * @param forwardProxy the forward proxy's settings, or null when the config has none (CONNECT: 405)
  */
 public record ProxyConfig(
         HostPort listen,
@@ -25,7 +28,8 @@ public record ProxyConfig(
         TaskPolicy tasks,
         RetryBudgetPolicy retryBudget,
         List<String> secretHeaders,
-        List<Route> routes) {
+        List<Route> routes,
+        ForwardProxyPolicy forwardProxy) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 8080);
     public static final Duration DEFAULT_GRACE = Duration.ofSeconds(20);
@@ -46,6 +50,12 @@ public record ProxyConfig(
         }
     }
 
+    /** A config without {@code forwardProxy}. */
+    public ProxyConfig(HostPort listen, Duration shutdownGrace, AdminPolicy admin, ServerPolicy server, StorePolicy store,
+            TaskPolicy tasks, RetryBudgetPolicy retryBudget, List<String> secretHeaders, List<Route> routes) {
+        this(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, routes, null);
+    }
+
     /** Defaults everywhere and no routes: what {@code run} uses when there is no config file. */
     public static ProxyConfig empty() {
         return new ProxyConfig(DEFAULT_LISTEN, DEFAULT_GRACE, AdminPolicy.DEFAULT, ServerPolicy.DEFAULT, StorePolicy.DEFAULT,
@@ -53,10 +63,12 @@ public record ProxyConfig(
     }
 
     public ProxyConfig withRoutes(List<Route> newRoutes) {
-        return new ProxyConfig(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, newRoutes);
+        return new ProxyConfig(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, newRoutes,
+                forwardProxy);
     }
 
     public ProxyConfig withListen(HostPort newListen, AdminPolicy newAdmin) {
-        return new ProxyConfig(newListen, shutdownGrace, newAdmin, server, store, tasks, retryBudget, secretHeaders, routes);
+        return new ProxyConfig(newListen, shutdownGrace, newAdmin, server, store, tasks, retryBudget, secretHeaders, routes,
+                forwardProxy);
     }
 }

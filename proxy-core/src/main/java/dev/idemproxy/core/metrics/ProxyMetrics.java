@@ -44,6 +44,9 @@ public final class ProxyMetrics {
      */
     public static final String STORE_NEAR_CACHE = "idemproxy.store.near.cache";
 
+    /** CONNECT requests by what became of them ({@code result}: intercepted, tunnelled, refused). */
+    public static final String CONNECT = "idemproxy.connect";
+
     /** {@code kind} of {@link #KEY_CONFLICTS}: a duplicate of a call in flight (409). */
     public static final String KIND_IN_FLIGHT = "in_flight";
     /** {@code kind} of {@link #KEY_CONFLICTS}: the key was reused with another fingerprint (422). */
@@ -185,6 +188,21 @@ public final class ProxyMetrics {
         if (failed) {
             counter(STORE_ERRORS, "op", op, null, null).increment();
         }
+    }
+
+    /**
+     * Registers {@code idemproxy_connect_total} at zero for each of {@code results} (the forward
+     * proxy's: intercepted, tunnelled, refused); only a proxy with {@code forwardProxy} does.
+     */
+    public void registerConnectResults(Collection<String> results) {
+        for (String result : results) {
+            counter(CONNECT, "result", result, null, null);
+        }
+    }
+
+    /** One CONNECT answered; {@code result} is one of those {@linkplain #registerConnectResults registered}. */
+    public void connect(String result) {
+        counter(CONNECT, "result", result, null, null).increment();
     }
 
     /** A call forwarded unprotected because the store did not answer ({@code onUnavailable: passthrough}). */

@@ -2,7 +2,11 @@ package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.ServerPolicy;
 import dev.idemproxy.core.call.CallServices;
+import dev.idemproxy.core.forward.ConnectTarget;
+import dev.idemproxy.core.forward.ForwardProxy;
+import dev.idemproxy.core.forward.HttpStack;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -12,19 +16,32 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Builds the client-side pipeline; the body below is the table of {@link PipelineNames}, in
- * order. This class is immutable and shared by all client channels of one server.
+ * order. Handlers before {@code idle} belong to the connection; from {@code idle} on they are the
+ * HTTP stack, which a CONNECT takes away (a tunnel) or builds again behind TLS (an interception,
+ * whose requests are routed by the CONNECT's host). This class is immutable and shared by all
+ * client channels of one server.
  */
 public final class ProxyChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final ServerPolicy server;
     private final ServerState state;
     private final CallServices services;
     private final ChannelGroup clients;
+    /** The forward proxy, or null without {@code forwardProxy}: then CONNECT is the guard's 405. */
+    private final ForwardProxy forward;
+    private final HttpStack intercepted = new InterceptedStack();
 
     public ProxyChannelInitializer(ServerPolicy server, ServerState state, CallServices services, ChannelGroup clients) {
+        this(server, state, services, clients, null);
+    }
+
+    /** @param forward the forward proxy, or null when the config has no {@code forwardProxy} */
+    public ProxyChannelInitializer(ServerPolicy server, ServerState state, CallServices services, ChannelGroup clients,
+            ForwardProxy forward) {
         this.server = server;
         this.state = state;
         this.services = services;
         this.clients = clients;
+        this.forward = forward;
     }
 
     @Override
@@ -35,6 +52,11 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
     /** The table itself; separate so a test can build it on an {@code EmbeddedChannel}. */
     void addHandlers(ChannelPipeline p, Channel ch) {
         clients.add(ch);
+        addHttpHandlers(p, null);
+    }
+
+    /** The HTTP stack; {@code target} is an intercepted CONNECT's, whose requests it routes by, or null. */
+    private void addHttpHandlers(ChannelPipeline p, ConnectTarget target) {
         // Reader idleness is enough: a connection with a call in flight is never closed for idleness,
         // and watching writes would add a listener to every response write.
         p.addLast(PipelineNames.IDLE, new IdleStateHandler(server.clientIdle().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
@@ -42,11 +64,37 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast(PipelineNames.IDLE_CLOSE, new IdleCloseHandler());
         p.addLast(PipelineNames.SEQUENCER, new RequestSequencer());
         p.addLast(PipelineNames.KEEP_ALIVE, new KeepAliveHandler());
+        if (forward != null && target == null) {
+            p.addLast(PipelineNames.CONNECT, connectHandler());
+        }
         p.addLast(PipelineNames.GUARD, new RequestGuardHandler());
-        p.addLast(PipelineNames.ROUTE, new RouteHandler(state, services.log()));
+        p.addLast(PipelineNames.ROUTE, new RouteHandler(state, services.log(), target));
         p.addLast(PipelineNames.BODY, new BodyAggregatorHandler(services.log()));
         p.addLast(PipelineNames.IDEMPOTENCY, new IdempotencyHandler(services));
         p.addLast(PipelineNames.FORWARD, new ForwardHandler(services, state));
         p.addLast(PipelineNames.PROBLEMS, ProblemHandler.INSTANCE);
+    }
+
+    private ChannelHandler connectHandler() {
+        return forward.newConnectHandler(state::routes, intercepted);
+    }
+
+    /** What a CONNECT takes away, and builds again behind TLS for an interception. */
+    private final class InterceptedStack implements HttpStack {
+        @Override
+        public String first() {
+            return PipelineNames.IDLE;
+        }
+
+        @Override
+        public String codec() {
+            return PipelineNames.HTTP_CODEC;
+        }
+
+        @Override
+        public void addIntercepted(ChannelPipeline p, ChannelHandler tls, ConnectTarget target) {
+            p.addLast(PipelineNames.TLS, tls);
+            addHttpHandlers(p, target);
+        }
     }
 }

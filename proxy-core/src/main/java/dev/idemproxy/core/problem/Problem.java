@@ -25,6 +25,8 @@ public enum Problem {
      */
     TRANSFER_CODING_NOT_IMPLEMENTED("bad-request", 501, "Transfer coding not implemented"),
     METHOD_NOT_SUPPORTED("method-not-supported", 405, "Method not supported by the proxy"),
+    /** A CONNECT to a host no route intercepts, with {@code forwardProxy.connect: refuse}. */
+    CONNECT_REFUSED("connect-refused", 403, "The proxy does not tunnel to this host"),
     UPSTREAM_UNREACHABLE("upstream-unreachable", 502, "The upstream could not be reached"),
     UPSTREAM_RESET("upstream-reset", 502, "The upstream closed the connection or sent a response that does not parse"),
     UPSTREAM_FAILED("upstream-failed", 502, "The upstream's receipt says the call failed"),

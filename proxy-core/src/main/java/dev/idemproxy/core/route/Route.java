@@ -18,9 +18,15 @@ import java.util.Set;
  * One downstream route: what it matches, where it forwards and its policies
  * (CONTRACT §3 {@code routes[]}). This class is immutable.
  *
- * @param upstream http or https URI; its path, when not "/", is prefixed to forwarded paths
- * @param receipt  null when the route has no receipt endpoint
- * @param log      its call lines
+ * @param upstream  http or https URI; its path, when not "/", is prefixed to forwarded paths. Null
+ *                  for a route that forwards to the host the client asked for (HTTP_PROXY and
+ *                  intercepted HTTPS_PROXY traffic, CONTRACT §3): such a route names
+ *                  {@code match.host}, and each call goes to a copy {@linkplain #toTarget bound}
+ *                  to its target
+ * @param receipt   null when the route has no receipt endpoint
+ * @param log       its call lines
+ * @param intercept whether a CONNECT to {@code match.host} is intercepted (TLS terminated with a
+ *                  certificate of the proxy's CA) so that this route applies to the calls inside
  */
 public record Route(
         String name,
@@ -35,7 +41,8 @@ public record Route(
         DeadLetterPolicy deadLetter,
         TlsPolicy tls,
         PoolPolicy pool,
-        LogPolicy log) {
+        LogPolicy log,
+        boolean intercept) {
 
     public static final String TAG_IDEMPOTENT = "idempotent";
 
@@ -43,13 +50,16 @@ public record Route(
         requireNonNull(name, "name");
         requireArgument(name.matches("[A-Za-z0-9_.-]{1,64}"), "name '" + name + "' (expected: 1-64 of A-Z a-z 0-9 _ . -)");
         requireNonNull(match, "match");
-        requireNonNull(upstream, "upstream");
-        String scheme = upstream.getScheme() == null ? "" : upstream.getScheme().toLowerCase(Locale.ROOT);
-        requireArgument(scheme.equals("http") || scheme.equals("https"),
-                "upstream '" + upstream + "' (expected: an http:// or https:// URI)");
-        requireArgument(upstream.getHost() != null, "upstream '" + upstream + "' has no host (expected: http[s]://host[:port])");
-        requireArgument(upstream.getRawQuery() == null && upstream.getRawFragment() == null,
-                "upstream '" + upstream + "' has a query or fragment (expected: http[s]://host[:port][/path])");
+        if (upstream == null) {
+            requireArgument(match.host() != null, "route " + name + " has no upstream and no match.host "
+                    + "(expected: an upstream, or a match.host whose requests go to the host the client asked for)");
+            requireArgument(isUriHost(match.host()), "route " + name + " has no upstream, and its match.host '" + match.host()
+                    + "' cannot be connected to (expected: a DNS name or IPv4 address, without '_')");
+        } else {
+            checkUpstream(upstream);
+        }
+        requireArgument(!intercept || match.host() != null,
+                "route " + name + " intercepts without a match.host (expected: the host whose CONNECTs are intercepted)");
         tags = Set.copyOf(requireNonNull(tags, "tags"));
         requireNonNull(timeouts, "timeouts");
         requireNonNull(idempotency, "idempotency");
@@ -59,6 +69,13 @@ public record Route(
         requireNonNull(tls, "tls");
         requireNonNull(pool, "pool");
         requireNonNull(log, "log");
+    }
+
+    /** A route that does not intercept CONNECTs. */
+    public Route(String name, RouteMatch match, URI upstream, Set<String> tags, Timeouts timeouts,
+            IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
+            DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool, LogPolicy log) {
+        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, false);
     }
 
     /** A route whose call lines are the default's ({@link LogPolicy#DEFAULT}). */
@@ -72,6 +89,39 @@ public record Route(
     public static Route passThrough(String name, RouteMatch match, URI upstream) {
         return new Route(name, match, upstream, Set.of(), Timeouts.DEFAULT, IdempotencyPolicy.DISABLED,
                 RetryPolicy.DEFAULT, IdsPolicy.DEFAULT, null, DeadLetterPolicy.DEFAULT, TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
+    }
+
+    private static void checkUpstream(URI upstream) {
+        String scheme = upstream.getScheme() == null ? "" : upstream.getScheme().toLowerCase(Locale.ROOT);
+        requireArgument(scheme.equals("http") || scheme.equals("https"),
+                "upstream '" + upstream + "' (expected: an http:// or https:// URI)");
+        requireArgument(upstream.getHost() != null, "upstream '" + upstream + "' has no host (expected: http[s]://host[:port])");
+        requireArgument(upstream.getRawQuery() == null && upstream.getRawFragment() == null,
+                "upstream '" + upstream + "' has a query or fragment (expected: http[s]://host[:port][/path])");
+    }
+
+    private static boolean isUriHost(String host) {
+        try {
+            return URI.create("http://" + host).getHost() != null;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** True for a route without {@code upstream}: its calls go to the host the client asked for. */
+    public boolean forwardsToTarget() {
+        return upstream == null;
+    }
+
+    /**
+     * This route with {@code target} (an {@code http[s]://host[:port]} origin) as its upstream:
+     * what a call of a {@linkplain #forwardsToTarget() target-forwarding} route runs with, so
+     * the upstream side (pools, TLS, the request's Host) treats it as any other route.
+     */
+    public Route toTarget(URI target) {
+        requireNonNull(target, "target");
+        return new Route(name, match, target, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log,
+                intercept);
     }
 
     public boolean isTls() {
