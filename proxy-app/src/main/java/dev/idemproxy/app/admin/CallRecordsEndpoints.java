@@ -34,10 +34,19 @@ public final class CallRecordsEndpoints {
     /** @param replayToken the proxy's replay token, so a DLQ replay keeps its call id (may be null) */
     public static AdminRoutes routes(IdempotencyStore store, Supplier<InetSocketAddress> proxyAddress,
             Duration replayTimeout, String replayToken) {
+        return routes(store, proxyAddress, replayTimeout, replayToken, route -> true);
+    }
+
+    /**
+     * @param routeNamesHost whether the live route of a name has a {@code match.host}: a DLQ replay
+     *                       of its calls goes absolute-form, which only such routes match
+     */
+    public static AdminRoutes routes(IdempotencyStore store, Supplier<InetSocketAddress> proxyAddress,
+            Duration replayTimeout, String replayToken, java.util.function.Predicate<String> routeNamesHost) {
         requireNonNull(store, "store");
         AdminRoutes.Builder b = AdminRoutes.builder();
         new ReceiptsEndpoints(store).addTo(b);
-        new DlqEndpoints(store, new DlqReplayer(proxyAddress, replayTimeout, replayToken)).addTo(b);
+        new DlqEndpoints(store, new DlqReplayer(proxyAddress, replayTimeout, replayToken, routeNamesHost)).addTo(b);
         return b.build();
     }
 }

@@ -184,7 +184,8 @@ final class DlqEndpoints {
         return store.receipt(entry.callId())
                 .thenCompose(first -> store.evict(entry.recordKey(), entry.owner())
                         .thenApply(ignored -> first.map(Receipt::createdAt).orElse(null)))
-                .thenCompose(createdAt -> replayer.send(entry.request(), entry.callId(), entry.recordKey().id(), createdAt)
+                .thenCompose(createdAt -> replayer.send(entry.request(), entry.recordKey().route(), entry.callId(),
+                        entry.recordKey().id(), createdAt)
                         .handle((result, error) -> error == null
                                 ? afterReplay(entry, result)
                                 : replayFailed(entry.id(), error).completed())

@@ -5,6 +5,7 @@ import dev.idemproxy.core.HostPort;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ServerPolicy;
 import dev.idemproxy.core.Transport;
+import dev.idemproxy.core.forward.ForwardProxyPolicy;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
@@ -37,10 +38,11 @@ final class ConfigReader {
         TaskPolicy tasks = tasks(root.map("tasks"));
         RetryBudgetPolicy retryBudget = retryBudget(root.map("retryBudget"));
         List<String> secretHeaders = root.list("secretHeaders", List.of(), Reading::headerName);
-        List<Route> routes = routes(root);
+        ForwardProxyPolicy forwardProxy = ForwardReader.read(root, store.embeddedPath());
+        List<Route> routes = routes(root, root.has("forwardProxy"));
         if (root.reading().problems().isEmpty()) {
             return root.reading().problems().build(root.at("routes"), "", () -> new ProxyConfig(
-                    listen, grace, admin, server, store, tasks, retryBudget, secretHeaders, routes));
+                    listen, grace, admin, server, store, tasks, retryBudget, secretHeaders, routes, forwardProxy));
         }
         return null;
     }
@@ -137,7 +139,7 @@ final class ConfigReader {
     }
 
     /** Every route, in order; a route with problems is left out, a reused name reported. */
-    private static List<Route> routes(MapReader root) {
+    private static List<Route> routes(MapReader root, boolean forwardProxy) {
         List<Route> routes = new ArrayList<>();
         Map<String, String> firstUse = new HashMap<>();
         for (MapReader item : root.items("routes")) {
@@ -147,7 +149,7 @@ final class ConfigReader {
             } else if (name != null) {
                 firstUse.put(name, item.path());
             }
-            Route r = RouteReader.read(item, name);
+            Route r = RouteReader.read(item, name, forwardProxy);
             if (r != null) {
                 routes.add(r);
             }

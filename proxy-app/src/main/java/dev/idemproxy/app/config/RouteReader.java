@@ -45,11 +45,13 @@ final class RouteReader {
     /**
      * The route, or null when it has a problem (recorded).
      *
-     * @param name what {@link #name(MapReader)} returned for this item
+     * @param name         what {@link #name(MapReader)} returned for this item
+     * @param forwardProxy whether the config has a {@code forwardProxy} section
      */
-    static Route read(MapReader r, String name) {
-        r.requireKey("upstream");
+    static Route read(MapReader r, String name, boolean forwardProxy) {
         RouteMatch match = match(r.map("match"));
+        ForwardReader.requireUpstreamOrHost(r, match);
+        boolean intercept = ForwardReader.intercept(r, match, forwardProxy);
         URI upstream = r.parsed("upstream", null, "an http:// or https:// URI", RouteReader::upstream);
         Set<String> tags = new LinkedHashSet<>(r.list("tags", List.of(),
                 t -> Choices.of(TAGS.toArray(new String[0]), s -> s, t)));
@@ -62,11 +64,11 @@ final class RouteReader {
         TlsPolicy tls = tls(r.map("tls"));
         PoolPolicy pool = pool(r.map("pool"));
         LogPolicy log = new LogPolicy(r.map("log").bool("passThrough", LogPolicy.DEFAULT.passThrough()));
-        if (name == null || upstream == null) {
+        if (name == null || (upstream == null && (r.has("upstream") || match.host() == null))) {
             return null;
         }
         return r.reading().problems().build(r.at("name"), r.path(), () -> new Route(
-                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log));
+                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, intercept));
     }
 
     /** Upper-case HTTP method names, such as {@code GET} and {@code POST}. */

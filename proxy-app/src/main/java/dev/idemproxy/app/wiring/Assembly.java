@@ -66,7 +66,7 @@ public final class Assembly implements AutoCloseable {
         this.admin = new AdminServer(config.admin(), metrics.registry(), store::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get(), pendingRestart),
                 CallRecordsEndpoints.routes(store, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
-                        proxy.replayToken()));
+                        proxy.replayToken(), this::routeNamesHost));
     }
 
     /**
@@ -124,6 +124,11 @@ public final class Assembly implements AutoCloseable {
         }
         LOG.info("admin listening on {}", a.admin.localAddress());
         return a;
+    }
+
+    /** Whether the live route called {@code name} matches on a {@code match.host} (false when there is none). */
+    private boolean routeNamesHost(String name) {
+        return proxy.routes().routes().stream().anyMatch(r -> r.name().equals(name) && r.match().host() != null);
     }
 
     public InetSocketAddress proxyAddress() {
@@ -203,13 +208,14 @@ public final class Assembly implements AutoCloseable {
             Map.entry("store", ProxyConfig::store),
             Map.entry("tasks", ProxyConfig::tasks),
             Map.entry("retryBudget", ProxyConfig::retryBudget),
-            Map.entry("secretHeaders", ProxyConfig::secretHeaders));
+            Map.entry("secretHeaders", ProxyConfig::secretHeaders),
+            Map.entry("forwardProxy", ProxyConfig::forwardProxy));
 
     /** The restart-only keys (in {@link #RESTART_ONLY}'s order) whose value in {@code file} is not the one {@code running} uses. */
     static List<String> restartOnlyChanges(ProxyConfig running, ProxyConfig file) {
         List<String> keys = new ArrayList<>();
         for (Map.Entry<String, Function<ProxyConfig, Object>> setting : RESTART_ONLY) {
-            if (!setting.getValue().apply(file).equals(setting.getValue().apply(running))) {
+            if (!java.util.Objects.equals(setting.getValue().apply(file), setting.getValue().apply(running))) {
                 keys.add(setting.getKey());
             }
         }

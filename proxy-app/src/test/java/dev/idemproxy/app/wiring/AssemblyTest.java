@@ -6,6 +6,7 @@ import dev.idemproxy.core.AdminPolicy;
 import dev.idemproxy.core.HostPort;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.ServerPolicy;
+import dev.idemproxy.core.forward.ForwardProxyPolicy;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.store.StorePolicy;
@@ -21,7 +22,7 @@ class AssemblyTest {
     /** Every value a distinct object, so that each can be told from the others by identity. */
     private static final ProxyConfig SAMPLE = new ProxyConfig(ProxyConfig.DEFAULT_LISTEN, ProxyConfig.DEFAULT_GRACE,
             AdminPolicy.DEFAULT, ServerPolicy.DEFAULT, StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT,
-            List.of("X-Secret"), List.of());
+            List.of("X-Secret"), List.of(), ForwardProxyPolicy.defaults(java.nio.file.Path.of("data")));
 
     @Test
     void everySettingButTheRoutesIsRestartOnlyInTheRecordsOrder() throws Exception {
@@ -47,5 +48,14 @@ class AssemblyTest {
         ProxyConfig moved = SAMPLE.withListen(new HostPort("127.0.0.1", 9999), SAMPLE.admin());
         assertThat(Assembly.restartOnlyChanges(SAMPLE, moved)).containsExactly("listen");
         assertThat(Assembly.restartOnlyChanges(SAMPLE, SAMPLE.withRoutes(List.of()))).isEmpty();
+    }
+
+    @Test
+    void addingOrRemovingForwardProxyWaitsForARestart() {
+        ProxyConfig without = new ProxyConfig(SAMPLE.listen(), SAMPLE.shutdownGrace(), SAMPLE.admin(), SAMPLE.server(),
+                SAMPLE.store(), SAMPLE.tasks(), SAMPLE.retryBudget(), SAMPLE.secretHeaders(), List.of());
+        assertThat(Assembly.restartOnlyChanges(SAMPLE, without)).containsExactly("forwardProxy");
+        assertThat(Assembly.restartOnlyChanges(without, SAMPLE)).containsExactly("forwardProxy");
+        assertThat(Assembly.restartOnlyChanges(without, without)).isEmpty();
     }
 }
