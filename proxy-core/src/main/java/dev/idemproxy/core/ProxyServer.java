@@ -220,11 +220,6 @@ public final class ProxyServer implements AutoCloseable {
         return drained;
     }
 
-    /** The CA certificate (PEM) of the forward proxy, or null without {@code forwardProxy}. */
-    public String forwardProxyCaPem() {
-        return forward == null ? null : forward.caCertificatePem();
-    }
-
     private void closeForward() {
         if (forward != null) {
             forward.close();

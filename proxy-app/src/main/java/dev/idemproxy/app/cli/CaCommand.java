@@ -72,8 +72,12 @@ final class CaCommand implements Callable<Integer> {
                 description = "Config file (default: " + RunCommand.Options.DEFAULT_CONFIG + ").")
         Path config;
 
-        /** Prints what the verb prints for {@code ca}. */
-        abstract void print(PrintWriter out, LocalCa ca) throws IOException;
+        /**
+         * Prints what the verb prints for the CA whose certificate is {@code caPem}. (A PEM string,
+         * not the CA: picocli reads these classes' signatures on every run, and the CA's classes
+         * load only when a verb runs.)
+         */
+        abstract void print(PrintWriter out, String caPem) throws IOException;
 
         @Override
         public Integer call() {
@@ -98,7 +102,8 @@ final class CaCommand implements Callable<Integer> {
                 return IdemproxyCommand.USAGE;
             }
             try {
-                print(out, LocalCa.loadOrCreate(policy.caCert(), policy.caKey(), Clock.systemUTC(), new SecureRandom()));
+                print(out, LocalCa.loadOrCreate(policy.caCert(), policy.caKey(), Clock.systemUTC(), new SecureRandom())
+                        .certificatePem());
                 out.flush();
                 return IdemproxyCommand.OK;
             } catch (IllegalArgumentException | IOException e) {
@@ -113,8 +118,8 @@ final class CaCommand implements Callable<Integer> {
             description = "Print the CA certificate (PEM): for NODE_EXTRA_CA_CERTS, curl --cacert, a Java trust store.")
     static final class Cert extends Verb {
         @Override
-        void print(PrintWriter out, LocalCa ca) {
-            out.print(ca.certificatePem());
+        void print(PrintWriter out, String caPem) {
+            out.print(caPem);
         }
     }
 
@@ -122,13 +127,13 @@ final class CaCommand implements Callable<Integer> {
             description = "Print the system's trust roots followed by the CA (PEM): for SSL_CERT_FILE, REQUESTS_CA_BUNDLE.")
     static final class Bundle extends Verb {
         @Override
-        void print(PrintWriter out, LocalCa ca) throws IOException {
+        void print(PrintWriter out, String caPem) throws IOException {
             String roots = TrustRoots.pem();
             out.print(roots);
             if (!roots.isEmpty() && !roots.endsWith("\n")) {
                 out.println();
             }
-            out.print(ca.certificatePem());
+            out.print(caPem);
         }
     }
 }

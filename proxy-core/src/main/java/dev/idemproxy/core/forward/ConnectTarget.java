@@ -43,7 +43,7 @@ public record ConnectTarget(String host, int port) {
                 return null;
             }
         } else {
-            host = parseHost(rawHost);
+            host = rawHost.indexOf(':') >= 0 ? null : parseHost(rawHost);  // an IPv6 address needs its brackets
         }
         if (host == null || port < 1 || port > 65535) {
             return null;

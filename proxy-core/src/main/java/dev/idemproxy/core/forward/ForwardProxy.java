@@ -28,7 +28,6 @@ import java.util.function.Supplier;
  */
 public final class ForwardProxy implements AutoCloseable {
     private final ForwardProxyPolicy policy;
-    private final LocalCa ca;
     private final Transport transport;
     private final BiFunction<String, Integer, CompletableFuture<InetSocketAddress>> resolver;
     private final ExecutorService mints;
@@ -39,7 +38,6 @@ public final class ForwardProxy implements AutoCloseable {
             BiFunction<String, Integer, CompletableFuture<InetSocketAddress>> resolver, ProxyMetrics metrics,
             boolean logKeyValues, Clock clock, Ticker ticker, SecureRandom random) {
         this.policy = policy;
-        this.ca = ca;
         this.transport = requireNonNull(transport, "transport");
         this.resolver = requireNonNull(resolver, "resolver");
         this.mints = mintPool();
@@ -82,11 +80,6 @@ public final class ForwardProxy implements AutoCloseable {
 
     public ForwardProxyPolicy policy() {
         return policy;
-    }
-
-    /** The CA certificate, PEM: what agents must trust. */
-    public String caCertificatePem() {
-        return ca.certificatePem();
     }
 
     LeafContexts leaves() {

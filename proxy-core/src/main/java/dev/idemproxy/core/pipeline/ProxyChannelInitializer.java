@@ -4,9 +4,7 @@ import dev.idemproxy.core.ServerPolicy;
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.forward.ConnectTarget;
 import dev.idemproxy.core.forward.ForwardProxy;
-import dev.idemproxy.core.forward.HttpStack;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -26,9 +24,12 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
     private final ServerState state;
     private final CallServices services;
     private final ChannelGroup clients;
-    /** The forward proxy, or null without {@code forwardProxy}: then CONNECT is the guard's 405. */
-    private final ForwardProxy forward;
-    private final HttpStack intercepted = new InterceptedStack();
+    /**
+     * The forward proxy's side of the pipeline, or null without {@code forwardProxy} (then CONNECT
+     * is the guard's 405). Its own class, made only with a forward proxy: nothing of the forward
+     * package loads otherwise.
+     */
+    private final InterceptedStack intercepted;
 
     public ProxyChannelInitializer(ServerPolicy server, ServerState state, CallServices services, ChannelGroup clients) {
         this(server, state, services, clients, null);
@@ -41,7 +42,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         this.state = state;
         this.services = services;
         this.clients = clients;
-        this.forward = forward;
+        this.intercepted = forward == null ? null : new InterceptedStack(forward, state, this::addHttpHandlers);
     }
 
     @Override
@@ -56,7 +57,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
     }
 
     /** The HTTP stack; {@code target} is an intercepted CONNECT's, whose requests it routes by, or null. */
-    private void addHttpHandlers(ChannelPipeline p, ConnectTarget target) {
+    void addHttpHandlers(ChannelPipeline p, ConnectTarget target) {
         // Reader idleness is enough: a connection with a call in flight is never closed for idleness,
         // and watching writes would add a listener to every response write.
         p.addLast(PipelineNames.IDLE, new IdleStateHandler(server.clientIdle().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
@@ -64,8 +65,8 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast(PipelineNames.IDLE_CLOSE, new IdleCloseHandler());
         p.addLast(PipelineNames.SEQUENCER, new RequestSequencer());
         p.addLast(PipelineNames.KEEP_ALIVE, new KeepAliveHandler());
-        if (forward != null && target == null) {
-            p.addLast(PipelineNames.CONNECT, connectHandler());
+        if (intercepted != null && target == null) {
+            p.addLast(PipelineNames.CONNECT, intercepted.connectHandler());
         }
         p.addLast(PipelineNames.GUARD, new RequestGuardHandler());
         p.addLast(PipelineNames.ROUTE, new RouteHandler(state, services.log(), target));
@@ -73,28 +74,5 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast(PipelineNames.IDEMPOTENCY, new IdempotencyHandler(services));
         p.addLast(PipelineNames.FORWARD, new ForwardHandler(services, state));
         p.addLast(PipelineNames.PROBLEMS, ProblemHandler.INSTANCE);
-    }
-
-    private ChannelHandler connectHandler() {
-        return forward.newConnectHandler(state::routes, intercepted);
-    }
-
-    /** What a CONNECT takes away, and builds again behind TLS for an interception. */
-    private final class InterceptedStack implements HttpStack {
-        @Override
-        public String first() {
-            return PipelineNames.IDLE;
-        }
-
-        @Override
-        public String codec() {
-            return PipelineNames.HTTP_CODEC;
-        }
-
-        @Override
-        public void addIntercepted(ChannelPipeline p, ChannelHandler tls, ConnectTarget target) {
-            p.addLast(PipelineNames.TLS, tls);
-            addHttpHandlers(p, target);
-        }
     }
 }
