@@ -115,14 +115,14 @@ final class CaFiles {
         }
     }
 
-    /** A CA key others can read is worth a warning: anyone holding it can mint certificates the agents trust. */
+    /**
+     * A CA key anyone can read is worth a warning: whoever holds it can mint certificates the
+     * agents trust. (Group read is usual where a Kubernetes Secret is mounted for the pod's fsGroup.)
+     */
     private static void warnIfShared(Path keyFile) {
         try {
-            for (PosixFilePermission p : Files.getPosixFilePermissions(keyFile)) {
-                if (!p.name().startsWith("OWNER")) {
-                    LOG.warn("the CA key {} can be read by its group or others (expected: mode 0600)", keyFile);
-                    return;
-                }
+            if (Files.getPosixFilePermissions(keyFile).contains(PosixFilePermission.OTHERS_READ)) {
+                LOG.warn("the CA key {} can be read by any user (expected: mode 0600, or 0440 for a group of its own)", keyFile);
             }
         } catch (IOException | UnsupportedOperationException e) {
             // not a POSIX file system: nothing to check
