@@ -73,7 +73,9 @@ final class ForwardReader {
         boolean intercept = route.bool("intercept", false);
         if (intercept && match.host() == null) {
             route.problem("intercept", "true without match.host (expected: a match.host, the host whose CONNECTs are intercepted)");
-        } else if (intercept && !forwardProxy) {
+            return false;  // reported here; the route's own check would say it again
+        }
+        if (intercept && !forwardProxy) {
             route.problem("intercept", "true without a forwardProxy section (expected: forwardProxy, which makes the proxy answer CONNECT)");
         }
         return intercept;
