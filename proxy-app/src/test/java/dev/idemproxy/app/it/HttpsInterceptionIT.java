@@ -13,7 +13,6 @@ import dev.idemproxy.core.testing.TestUpstream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -147,7 +146,8 @@ class HttpsInterceptionIT {
                 .POST(HttpRequest.BodyPublishers.ofString("{\"title\":\"printer on fire\"}")).build();
 
         int before = upstream.requestCount();
-        assertThatThrownBy(() -> client.send(post, HttpResponse.BodyHandlers.ofString())).isInstanceOf(HttpTimeoutException.class);
+        // A timeout, or now and then the JDK client's "header parser received no bytes" for it (docs/testing.md).
+        assertThatThrownBy(() -> client.send(post, HttpResponse.BodyHandlers.ofString())).isInstanceOf(java.io.IOException.class);
         upstream.awaitRequests(before + 1, Duration.ofSeconds(10));
         assertThat(requestsTo(path)).as("the first attempt is upstream, held").isEqualTo(1);
 
