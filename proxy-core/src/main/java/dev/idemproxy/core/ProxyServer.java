@@ -116,7 +116,7 @@ public final class ProxyServer implements AutoCloseable {
         if (config.forwardProxy() != null) {
             // Only here, so a proxy without forwardProxy never loads its classes (BouncyCastle among them).
             forward = dev.idemproxy.core.forward.ForwardProxy.start(config.forwardProxy(), transport, pools::resolve, metrics,
-                    logKeyValues, Clock.systemUTC(), Ticker.system());
+                    logKeyValues, Clock.systemUTC(), Ticker.system(), config.store().embeddedPath());
         }
         bossGroup = transport.newGroup(1, "idemproxy-accept");
         loops = sharedLoops != null ? sharedLoops : IoLoops.start(config.server().transport(), config.server().effectiveIoThreads());

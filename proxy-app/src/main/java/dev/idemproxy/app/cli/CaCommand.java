@@ -102,8 +102,8 @@ final class CaCommand implements Callable<Integer> {
                 return IdemproxyCommand.USAGE;
             }
             try {
-                print(out, LocalCa.loadOrCreate(policy.caCert(), policy.caKey(), Clock.systemUTC(), new SecureRandom())
-                        .certificatePem());
+                print(out, LocalCa.loadOrCreate(policy.caCert(), policy.caKey(), Clock.systemUTC(), new SecureRandom(),
+                        loaded.store().embeddedPath()).certificatePem());
                 out.flush();
                 return IdemproxyCommand.OK;
             } catch (IllegalArgumentException | IOException e) {

@@ -124,6 +124,20 @@ class ForwardProxyProcessIT {
     }
 
     @Test
+    void theDataDirectoryHoldingTheGeneratedCaIsOwnerOnlyEvenWhenTheStoreMadeIt() throws Exception {
+        int port = FreePorts.pick();
+        Path file = dir.resolve("idemproxy.yaml");
+        Files.writeString(file, "listen: 127.0.0.1:" + port + "\nadmin: { listen: 127.0.0.1:0 }\n"
+                + "store: { type: embedded, embedded: { path: data } }\nforwardProxy: {}\n");
+        try (ChildProxy child = ChildProxy.start(dir, "run", "--config", file.toString())) {
+            child.awaitLine("admin listening on");
+            assertThat(Files.getPosixFilePermissions(dir.resolve("data"))).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+            assertThat(Files.getPosixFilePermissions(dir.resolve("data/ca.key"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            assertThat(Files.getPosixFilePermissions(dir.resolve("data/ca.crt"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        }
+    }
+
+    @Test
     void caCertPrintsTheCaGeneratingItOnceAndCaBundleEndsWithIt() throws Exception {
         Path file = config("forwardProxy: { ca: { cert: ca/ca.crt, key: ca/ca.key } }\n", 0);
 

@@ -50,15 +50,16 @@ public final class ForwardProxy implements AutoCloseable {
      * Loads the CA from {@code policy}'s files, or generates it there when both are absent.
      *
      * @param resolver resolves a blind tunnel's target off the event loop
+     * @param dataDir  the proxy's data directory, set to mode 0700 when the CA's key is in it; may be null
      * @throws IllegalArgumentException when the CA files cannot be used (the message says which and why)
      * @throws IOException              when a new CA cannot be written
      */
     public static ForwardProxy start(ForwardProxyPolicy policy, Transport transport,
             BiFunction<String, Integer, CompletableFuture<InetSocketAddress>> resolver, ProxyMetrics metrics,
-            boolean logKeyValues, Clock clock, Ticker ticker) throws IOException {
+            boolean logKeyValues, Clock clock, Ticker ticker, java.nio.file.Path dataDir) throws IOException {
         requireNonNull(policy, "policy");
         SecureRandom random = new SecureRandom();
-        LocalCa ca = LocalCa.loadOrCreate(policy.caCert(), policy.caKey(), clock, random);
+        LocalCa ca = LocalCa.loadOrCreate(policy.caCert(), policy.caKey(), clock, random, dataDir);
         return new ForwardProxy(policy, ca, transport, resolver, metrics, logKeyValues, clock, ticker, random);
     }
 

@@ -94,6 +94,29 @@ public final class LocalCa {
         return CaFiles.read(certFile, keyFile, clock);
     }
 
+    /**
+     * As {@link #loadOrCreate(Path, Path, Clock, SecureRandom)}, where the CA's files may sit in
+     * {@code dataDir}, the proxy's data directory: when the key is there, the directory is made
+     * (or, existing, set to) mode 0700 first, as every directory the proxy writes must be (CONTRACT
+     * §12). A CA elsewhere leaves its directory's mode as it is, unless the proxy creates it.
+     */
+    public static LocalCa loadOrCreate(Path certFile, Path keyFile, Clock clock, SecureRandom random, Path dataDir)
+            throws IOException {
+        Path keyDir = keyFile.toAbsolutePath().normalize().getParent();
+        if (dataDir != null && keyDir.equals(dataDir.toAbsolutePath().normalize())) {
+            if (Files.isDirectory(keyDir)) {
+                try {
+                    Files.setPosixFilePermissions(keyDir, OWNER_ONLY_DIR);
+                } catch (UnsupportedOperationException e) {
+                    // not a POSIX file system: nothing to set
+                }
+            } else {
+                Files.createDirectories(keyDir, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIR));
+            }
+        }
+        return loadOrCreate(certFile, keyFile, clock, random);
+    }
+
     /** A new CA: EC P-256, self-signed, valid from an hour ago for ten years. */
     static LocalCa generate(Clock clock, SecureRandom random) {
         try {

@@ -150,4 +150,23 @@ class LocalCaTest {
                 .hasMessageNotContaining("secret-looking")
                 .hasMessage("forwardProxy.ca.key: " + key + " holds no PEM block (expected: a PEM file)");
     }
+
+    @Test
+    void inTheDataDirectoryTheDirectoryIsSetToOwnerOnlyEvenWhenItExisted() throws Exception {
+        Path data = dir.resolve("data");
+        Files.createDirectories(data);
+        Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path elsewhere = dir.resolve("elsewhere");
+        Files.createDirectories(elsewhere);
+        Files.setPosixFilePermissions(elsewhere, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        LocalCa.loadOrCreate(data.resolve("ca.crt"), data.resolve("ca.key"), clock, random, data);
+        LocalCa.loadOrCreate(elsewhere.resolve("ca.crt"), elsewhere.resolve("ca.key"), clock, random, data);
+
+        assertThat(Files.getPosixFilePermissions(data)).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.getPosixFilePermissions(elsewhere)).as("not the proxy's to change")
+                .isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
+        assertThat(Files.getPosixFilePermissions(elsewhere.resolve("ca.key"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        assertThat(Files.getPosixFilePermissions(data.resolve("ca.key"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+    }
 }

@@ -69,7 +69,7 @@ class ConnectPipelineTest {
         ForwardProxyPolicy policy = new ForwardProxyPolicy(mode, dir.resolve("ca.crt"), dir.resolve("ca.key"),
                 Duration.ofMinutes(5), Duration.ofSeconds(10));
         forward = ForwardProxy.start(policy, Transport.NIO, pools::resolve, new ProxyMetrics(registry), false,
-                Clock.systemUTC(), Ticker.system());
+                Clock.systemUTC(), Ticker.system(), null);
         ProxyChannelInitializer init = new ProxyChannelInitializer(ServerPolicy.DEFAULT, state, PipelineOrderTest.services(pools),
                 new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), forward);
         EmbeddedChannel ch = new EmbeddedChannel();
