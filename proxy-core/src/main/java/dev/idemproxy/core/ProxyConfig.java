@@ -6,6 +6,7 @@ import dev.idemproxy.core.util.Checks;
 import static dev.idemproxy.core.util.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.forward.ForwardProxyPolicy;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
@@ -19,6 +20,8 @@ import java.util.Set;
 /**
  * The whole effective configuration: the root of the immutable config records that the app
  * maps YAML onto. This class is immutable.
+ *
+ * @param forwardProxy the forward proxy's settings, or null when the config has none (CONNECT: 405)
  */
 public record ProxyConfig(
         HostPort listen,
@@ -30,7 +33,8 @@ public record ProxyConfig(
         RetryBudgetPolicy retryBudget,
         List<String> secretHeaders,
         List<String> secretQueryParams,
-        List<Route> routes) {
+        List<Route> routes,
+        ForwardProxyPolicy forwardProxy) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 8080);
     public static final Duration DEFAULT_GRACE = Duration.ofSeconds(20);
@@ -52,10 +56,17 @@ public record ProxyConfig(
         }
     }
 
-    /** A config without {@code secretQueryParams} of its own (only the built-in names are secret). */
+    /** A config without {@code secretQueryParams} of its own (only the built-in names are secret) nor {@code forwardProxy}. */
     public ProxyConfig(HostPort listen, Duration shutdownGrace, AdminPolicy admin, ServerPolicy server, StorePolicy store,
             TaskPolicy tasks, RetryBudgetPolicy retryBudget, List<String> secretHeaders, List<Route> routes) {
-        this(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, List.of(), routes);
+        this(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, List.of(), routes, null);
+    }
+
+    /** A config without {@code forwardProxy}. */
+    public ProxyConfig(HostPort listen, Duration shutdownGrace, AdminPolicy admin, ServerPolicy server, StorePolicy store,
+            TaskPolicy tasks, RetryBudgetPolicy retryBudget, List<String> secretHeaders, List<String> secretQueryParams,
+            List<Route> routes) {
+        this(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, secretQueryParams, routes, null);
     }
 
     /** Defaults everywhere and no routes: what {@code run} uses when there is no config file. */
@@ -64,18 +75,18 @@ public record ProxyConfig(
                 TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT, List.of(), List.of(), List.of());
     }
 
-    /** What is redacted wherever this config's requests, URLs and values are shown (CONTRACT §12). */
+    /** What is redacted wherever this config's requests, URLs and values are shown . */
     public Redactor redactor() {
         return Redactor.of(secretHeaders, secretQueryParams);
     }
 
     public ProxyConfig withRoutes(List<Route> newRoutes) {
         return new ProxyConfig(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, secretQueryParams,
-                newRoutes);
+                newRoutes, forwardProxy);
     }
 
     public ProxyConfig withListen(HostPort newListen, AdminPolicy newAdmin) {
         return new ProxyConfig(newListen, shutdownGrace, newAdmin, server, store, tasks, retryBudget, secretHeaders,
-                secretQueryParams, routes);
+                secretQueryParams, routes, forwardProxy);
     }
 }

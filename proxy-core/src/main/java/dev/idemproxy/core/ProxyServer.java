@@ -52,6 +52,10 @@ public final class ProxyServer implements AutoCloseable {
     private final ServerState state = new ServerState();
     private final UpstreamPools pools;
     private final CallServices services;
+    private final ProxyMetrics metrics;
+    private final boolean logKeyValues;
+    /** The forward proxy, made at start when the config has {@code forwardProxy}; else null. */
+    private dev.idemproxy.core.forward.ForwardProxy forward;
     private final ChannelGroup clients = new DefaultChannelGroup("idemproxy-clients", GlobalEventExecutor.INSTANCE);
     /** The caller's event loops (which it closes after {@link #stop}), or null: this server makes its own. */
     private final IoLoops sharedLoops;
@@ -93,7 +97,8 @@ public final class ProxyServer implements AutoCloseable {
             boolean logKeyValues) {
         this.config = requireNonNull(config, "config");
         this.sharedLoops = loops;
-        ProxyMetrics metrics = new ProxyMetrics(registry);
+        this.metrics = new ProxyMetrics(registry);
+        this.logKeyValues = logKeyValues;
         Stores metered = stores == null ? null : MeteredStores.wrap(stores, metrics, Ticker.system());
         this.transport = loops == null ? Transport.select(config.server().transport()) : loops.transport();
         this.pools = new UpstreamPools(transport);
@@ -114,6 +119,11 @@ public final class ProxyServer implements AutoCloseable {
      */
     public synchronized void start() throws Exception {
         apply(config);
+        if (config.forwardProxy() != null) {
+            // Only here, so a proxy without forwardProxy never loads its classes (BouncyCastle among them).
+            forward = dev.idemproxy.core.forward.ForwardProxy.start(config.forwardProxy(), transport, pools::resolve, metrics,
+                    logKeyValues, Clock.systemUTC(), Ticker.system(), config.store().embeddedPath());
+        }
         bossGroup = transport.newGroup(1, "idemproxy-accept");
         loops = sharedLoops != null ? sharedLoops : IoLoops.start(config.server().transport(), config.server().effectiveIoThreads());
         ServerBootstrap b = new ServerBootstrap()
@@ -123,10 +133,11 @@ public final class ProxyServer implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childHandler(new ProxyChannelInitializer(config.server(), state, services, clients));
+                .childHandler(new ProxyChannelInitializer(config.server(), state, services, clients, forward));
         try {
             serverChannel = b.bind(config.listen().toSocketAddress()).sync().channel();
         } catch (Exception e) {
+            closeForward();
             shutdownGroups();
             throw asBindException(e);
         }
@@ -217,9 +228,16 @@ public final class ProxyServer implements AutoCloseable {
                 .addKeyValue("cut", drain.cut()).addKeyValue("ms", drain.millis()).log(drain.endLine());
         clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         pools.close();
+        closeForward();
         shutdownGroups();
         serverChannel = null;
         return drained;
+    }
+
+    private void closeForward() {
+        if (forward != null) {
+            forward.close();
+        }
     }
 
     /** Closes client connections that are between requests; busy ones close after their response. */

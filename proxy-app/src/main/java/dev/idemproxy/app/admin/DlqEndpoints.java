@@ -197,7 +197,8 @@ final class DlqEndpoints {
         return receipts.receipt(entry.callId())
                 .thenCompose(first -> records.evict(entry.recordKey(), entry.owner())
                         .thenApply(ignored -> first.map(Receipt::createdAt).orElse(null)))
-                .thenCompose(createdAt -> replayer.send(entry.request(), entry.callId(), entry.recordKey().id(), createdAt)
+                .thenCompose(createdAt -> replayer.send(entry.request(), entry.recordKey().route(), entry.callId(),
+                        entry.recordKey().id(), createdAt)
                         .handle((result, error) -> error == null
                                 ? afterReplay(entry, result)
                                 : replayFailed(entry.id(), error).completed())

@@ -43,7 +43,7 @@ public final class ConfigDescriber {
         List<List<String>> rows = new ArrayList<>();
         rows.add(HEADINGS);
         for (Route r : config.routes()) {
-            rows.add(List.of(r.name(), match(r.match()), redactor.url(r.upstream().toString()),
+            rows.add(List.of(r.name(), match(r.match()), upstream(r, redactor),
                     r.isMcp() ? "tools/call" : r.idempotency().enabled() ? join(r.idempotency().methods(), BY_METHOD) : "-",
                     Integer.toString(r.retry().maxAttempts()),
                     r.tags().isEmpty() ? "-" : join(r.tags(), Comparator.naturalOrder())));
@@ -64,6 +64,14 @@ public final class ConfigDescriber {
             }
         }
         return lines;
+    }
+
+    /** The upstream, or for a route without one where its calls go (and whether CONNECTs to its host are intercepted). */
+    private static String upstream(Route r, Redactor redactor) {
+        if (r.upstream() != null) {
+            return redactor.url(r.upstream().toString());
+        }
+        return r.intercept() ? "(target, intercepted)" : "(target)";
     }
 
     /** The match criteria as {@code host=… path=…* methods=…}, or {@code *} when the route matches anything. */
@@ -120,6 +128,13 @@ public final class ConfigDescriber {
                 "window", d(c.retryBudget().window())));
         root.put("secretHeaders", List.copyOf(c.secretHeaders()));
         root.put("secretQueryParams", List.copyOf(c.secretQueryParams()));
+        if (c.forwardProxy() != null) {
+            // The CA's file names only: its key is never read into what is shown.
+            root.put("forwardProxy", map("connect", c.forwardProxy().connect().spelling(),
+                    "ca", map("cert", c.forwardProxy().caCert().toString(), "key", c.forwardProxy().caKey().toString()),
+                    "tunnelIdleTimeout", d(c.forwardProxy().tunnelIdleTimeout()),
+                    "tunnelConnectTimeout", d(c.forwardProxy().tunnelConnectTimeout())));
+        }
         root.put("routes", c.routes().stream().map(r -> RouteDescriber.describe(r, redactor)).toList());
         if (!pendingRestart.isEmpty()) {
             root.put("pendingRestart", List.copyOf(pendingRestart));

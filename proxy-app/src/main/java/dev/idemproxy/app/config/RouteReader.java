@@ -51,10 +51,12 @@ final class RouteReader {
      *
      * @param name          what {@link #name(MapReader)} returned for this item
      * @param secretHeaders the top-level {@code secretHeaders} (the default scope reads them)
+     * @param forwardProxy  whether the config has a {@code forwardProxy} section
      */
-    static Route read(MapReader r, String name, List<String> secretHeaders) {
-        r.requireKey("upstream");
+    static Route read(MapReader r, String name, List<String> secretHeaders, boolean forwardProxy) {
         RouteMatch match = match(r.map("match"));
+        ForwardReader.requireUpstreamOrHost(r, match);
+        boolean intercept = ForwardReader.intercept(r, match, forwardProxy);
         URI upstream = r.parsed("upstream", null, "an http:// or https:// URI", RouteReader::upstream);
         Set<String> tags = new LinkedHashSet<>(r.list("tags", List.of(),
                 t -> Choices.of(TAGS.toArray(new String[0]), s -> s, t)));
@@ -70,11 +72,11 @@ final class RouteReader {
         LogPolicy log = new LogPolicy(r.map("log").bool("passThrough", LogPolicy.DEFAULT.passThrough()));
         McpPolicy mcp = McpReader.read(r.map("mcp"));
         Set<Integer> notExecutedOn = Set.copyOf(r.list("notExecutedOn", List.of(), RouteReader::status));
-        if (name == null || upstream == null) {
+        if (name == null || (upstream == null && (r.has("upstream") || match.host() == null))) {
             return null;
         }
-        return r.reading().problems().build(r.at("name"), r.path(), () -> new Route(
-                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, mcp, notExecutedOn));
+        return r.reading().problems().build(r.at("name"), r.path(), () -> new Route(name, match, upstream, tags, timeouts,
+                idempotency, retry, ids, receipt, deadLetter, tls, pool, log, mcp, notExecutedOn, intercept));
     }
 
     /** An HTTP status 100..599, such as {@code 503}. */

@@ -80,7 +80,7 @@ class RootOptionsTest {
     @Test
     void aRootOptionBeforeAVerbThatDoesNotTakeItIsAUsageError() {
         assertThat(cli("--config", VALID, "dlq", "list")).isEqualTo(IdemproxyCommand.USAGE);
-        assertThat(lines(err)[0]).isEqualTo("--config does not apply to 'dlq' (expected: a verb that takes it: run, validate)");
+        assertThat(lines(err)[0]).isEqualTo("--config does not apply to 'dlq' (expected: a verb that takes it: run, validate, ca)");
 
         err.getBuffer().setLength(0);
         assertThat(cli("--log-format", "json", "validate", "--config", VALID)).isEqualTo(IdemproxyCommand.USAGE);

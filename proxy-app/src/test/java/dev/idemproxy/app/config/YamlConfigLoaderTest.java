@@ -360,7 +360,7 @@ class YamlConfigLoaderTest {
     void unknownKeysAreReportedWhereTheyAre() {
         assertThat(problems("unknown-key.yaml")).containsExactly(
                 INVALID + "unknown-key.yaml:3:1: lissten: unknown key (expected one of: listen, shutdown, admin, server, "
-                        + "limits, store, tasks, retryBudget, secretHeaders, secretQueryParams, routes)",
+                        + "limits, store, tasks, retryBudget, secretHeaders, secretQueryParams, forwardProxy, routes)",
                 INVALID + "unknown-key.yaml:8:7: routes[0].retry.maxAttempt: unknown key (expected one of: maxAttempts, "
                         + "retryOn, backoff, maxRetryAfter)",
                 INVALID + "unknown-key.yaml:9:5: routes[0].upstream: duplicate key (first at line 6)");
@@ -425,7 +425,8 @@ class YamlConfigLoaderTest {
     @Test
     void missingRequiredKeysAreReportedAtTheirRoute() {
         assertThat(problems("missing-upstream.yaml")).containsExactly(
-                INVALID + "missing-upstream.yaml:2:5: routes[0].upstream: missing required key",
+                INVALID + "missing-upstream.yaml:2:5: routes[0].upstream: missing (expected: an upstream URI, or a match.host: "
+                        + "a route without upstream forwards to the host the client asked for)",
                 INVALID + "missing-upstream.yaml:4:5: routes[1].name: missing required key");
     }
 

@@ -160,6 +160,26 @@ class PackagingTest {
         ObjectNode badRoute = (ObjectNode) values();
         ((ObjectNode) badRoute.path("config").path("routes").get(0)).remove("upstream");
         assertThat(schema.validate(badRoute)).singleElement().asString().contains("$.config.routes[0]").contains("'upstream'");
+        ((ObjectNode) badRoute.path("config").path("routes").get(0).path("match")).put("host", "api.stripe.com");
+        assertThat(schema.validate(badRoute)).as("no upstream: forwards to match.host").isEmpty();
+        assertThat(schema.validate(with("forwardProxy", "connect", "allow"))).singleElement().asString()
+                .contains("$.forwardProxy.connect");
+    }
+
+    @Test
+    void withForwardProxyTheCaComesFromASecretMountedIntoTheSidecarAlone() throws IOException {
+        String sidecar = Files.readString(CHART.resolve("templates/sidecar.yaml"));
+        String helpers = Files.readString(CHART.resolve("templates/_helpers.tpl"));
+        String deployment = Files.readString(CHART.resolve("templates/deployment.yaml"));
+
+        assertThat(helpers).contains("forwardProxy:", "/etc/idemproxy-ca/%s", "required \"forwardProxy.ca.existingSecret",
+                "defaultMode: 0440");
+        assertThat(sidecar).contains("mountPath: /etc/idemproxy-ca\n");
+        assertThat(deployment).contains("name: HTTPS_PROXY", ".Values.forwardProxy.agentEnv", "mountPath: /etc/idemproxy-ca-public")
+                .doesNotContain("mountPath: /etc/idemproxy-ca\n");
+        assertThat(values().path("forwardProxy").path("enabled").asBoolean()).as("off by default").isFalse();
+        assertThat(values().path("forwardProxy").path("agentEnv").findValuesAsText("name"))
+                .contains("NO_PROXY", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE");
     }
 
     @Test

@@ -90,9 +90,13 @@ public final class ProxyMetrics {
                     + " (store.onUnavailable: passthrough)"),
             Map.entry(STORE_NEAR_CACHE, "Claims answered from the near-cache of ended records (result hit) or sent to the"
                     + " store (result miss)"),
-            Map.entry(IN_FLIGHT, "Calls being served right now, pass-through and protected, by route"));
+            Map.entry(IN_FLIGHT, "Calls being served right now, pass-through and protected, by route"),
+            Map.entry(ProxyMetrics.CONNECT, "CONNECT requests of the forward proxy by result: intercepted, tunnelled or refused"));
     /** Requests and connections the front refused, by {@link FrontRejection} reason. */
     public static final String FRONT_REJECTIONS = "idemproxy.front.rejections";
+
+    /** CONNECT requests by what became of them ({@code result}: intercepted, tunnelled, refused). */
+    public static final String CONNECT = "idemproxy.connect";
 
     /** {@code kind} of {@link #KEY_CONFLICTS}: a duplicate of a call in flight (409). */
     public static final String KIND_IN_FLIGHT = "in_flight";
@@ -280,6 +284,21 @@ public final class ProxyMetrics {
     /** A request or connection the front refused. */
     public void frontRejection(FrontRejection reason) {
         frontRejections[reason.ordinal()].increment();
+    }
+
+    /**
+     * Registers {@code idemproxy_connect_total} at zero for each of {@code results} (the forward
+     * proxy's: intercepted, tunnelled, refused); only a proxy with {@code forwardProxy} does.
+     */
+    public void registerConnectResults(Collection<String> results) {
+        for (String result : results) {
+            counter(CONNECT, "result", result, null, null);
+        }
+    }
+
+    /** One CONNECT answered; {@code result} is one of those {@linkplain #registerConnectResults registered}. */
+    public void connect(String result) {
+        counter(CONNECT, "result", result, null, null).increment();
     }
 
     /** A call forwarded unprotected because the store did not answer ({@code onUnavailable: passthrough}). */
