@@ -28,6 +28,8 @@ public final class ProxyCall {
     private InFlightCalls inFlight;
     private boolean ended;
     private boolean outlivesClient;
+    /** Whether the client spoke to the proxy over TLS (inside an intercepted CONNECT). */
+    private boolean clientTls;
     /** Request body bytes received from the client, response body bytes written to it: for the call's log line. */
     private long bytesIn;
     private long bytesOut;
@@ -67,6 +69,16 @@ public final class ProxyCall {
     /** How this call is understood: its key, outcome classes, replays and errors. */
     public CallDialect dialect() {
         return dialect;
+    }
+
+    /** Marks a call that came inside an intercepted CONNECT, over the client's TLS. */
+    public void cameOverTls() {
+        clientTls = true;
+    }
+
+    /** The scheme the client spoke to the proxy: {@code https} inside an interception, else {@code http}. */
+    public String clientScheme() {
+        return clientTls ? "https" : "http";
     }
 
     /** The Host the client addressed (header or absolute-form authority); may be null. */

@@ -122,7 +122,8 @@ final class PassThroughRelay implements UpstreamListener {
             upstreamBasePath = route.upstreamBasePath();
             upstreamAuthority = route.upstreamAuthority();
         }
-        HeaderRewrite.toUpstream(call.request(), upstreamBasePath, upstreamAuthority, call.pathAndQuery(), call.originalHost(), clientIp);
+        HeaderRewrite.toUpstream(call.request(), upstreamBasePath, upstreamAuthority, call.pathAndQuery(), call.originalHost(), clientIp,
+                call.clientScheme());
         ReplayAuthority.strip(call.request().headers());  // a DLQ replay's proof is ours, even where it proves nothing
         Channel up = conn.channel();
         // Void promises: a failed upstream write fires exceptionCaught there, which ends the call.
