@@ -10,7 +10,8 @@ import org.slf4j.spi.LoggingEventBuilder;
 /**
  * One line per finished call (CONTRACT §9), {@code [call=ID][biz=ID][try=N] route=… key=…
  * status=… outcome=… ms=…}, with the same fields as key-value pairs for the JSON layout; and
- * the {@code idemproxy_requests_total} count. Every line is at INFO (logger
+ * the {@code idemproxy_requests_total} count. A call with a label (an MCP tool call) adds
+ * {@code tool=NAME} after {@code ms}, and its dialect counts it too ({@link CallDialect#finished}). Every line is at INFO (logger
  * {@code idemproxy.calls}), except a pass-through call's on a route whose {@code log.passThrough}
  * is false, which is at DEBUG (see {@link #passedThrough}). Headers and bodies are never logged.
  * This class is thread-safe.
@@ -52,6 +53,20 @@ public final class CallLog {
     }
 
     /**
+     * A routed call's line at INFO, with its label ({@code tool=}) when it has one; its dialect
+     * counts it in its own metrics.
+     *
+     * @param callId null for calls that never got one
+     * @param detail an extra reason (the retry decision's), or null
+     */
+    public void finished(ProxyCall call, CallOutcome outcome, int status, String callId, String bizId, String key,
+            int attempts, String detail) {
+        call.dialect().finished(call, outcome);
+        finished(true, call.route().name(), outcome, status, call.startNanos(), callId, bizId, key, attempts, detail,
+                call.label());
+    }
+
+    /**
      * A call's line at INFO.
      *
      * @param callId null for calls that never got one
@@ -59,7 +74,7 @@ public final class CallLog {
      */
     public void finished(String route, CallOutcome outcome, int status, long startNanos, String callId, String bizId,
             String key, int attempts, String detail) {
-        finished(true, route, outcome, status, startNanos, callId, bizId, key, attempts, detail);
+        finished(true, route, outcome, status, startNanos, callId, bizId, key, attempts, detail, null);
     }
 
     /**
@@ -68,11 +83,19 @@ public final class CallLog {
      */
     public void passedThrough(boolean atInfo, String route, boolean failed, int status, long startNanos) {
         finished(atInfo, route, failed ? CallOutcome.FAILED : CallOutcome.FORWARDED, status, startNanos, null, null, null, 1,
-                null);
+                null, null);
+    }
+
+    /** A pass-through call's line (as {@link #passedThrough(boolean, String, boolean, int, long)}), with its label; its dialect counts it. */
+    public void passedThrough(ProxyCall call, boolean failed, int status) {
+        CallOutcome outcome = failed ? CallOutcome.FAILED : CallOutcome.FORWARDED;
+        call.dialect().finished(call, outcome);
+        finished(call.route().log().passThrough(), call.route().name(), outcome, status, call.startNanos(), null, null, null, 1,
+                null, call.label());
     }
 
     private void finished(boolean atInfo, String route, CallOutcome outcome, int status, long startNanos, String callId,
-            String bizId, String key, int attempts, String detail) {
+            String bizId, String key, int attempts, String detail, String label) {
         metrics.request(route, outcome);
         if (atInfo ? !LOG.isInfoEnabled() : !LOG.isDebugEnabled()) {
             return;
@@ -80,7 +103,7 @@ public final class CallLog {
         long ms = (ticker.nanos() - startNanos) / 1_000_000L;
         String line = "[call=" + dash(callId) + "][biz=" + dash(bizId) + "][try=" + attempts + "] route=" + route
                 + " key=" + dash(key) + " status=" + status + " outcome=" + outcome.spelling() + " ms=" + ms
-                + (detail == null ? "" : " reason=" + detail);
+                + (label == null ? "" : " tool=" + safe(label)) + (detail == null ? "" : " reason=" + detail);
         if (!keyValues) {
             // The plain call, not the fluent builder: that builds an event of slf4j's, which logback
             // then copies into its own.
@@ -95,10 +118,44 @@ public final class CallLog {
         e.addKeyValue("call", callId).addKeyValue("biz", bizId).addKeyValue("try", attempts)
                 .addKeyValue("route", route).addKeyValue("key", key).addKeyValue("status", status)
                 .addKeyValue("outcome", outcome.spelling()).addKeyValue("ms", ms);
+        if (label != null) {
+            e.addKeyValue("tool", label);
+        }
         if (detail != null) {
             e.addKeyValue("reason", detail);
         }
         e.log(line);
+    }
+
+    /**
+     * A client-supplied value (a tool's name) as one field of the line: as it is when it holds
+     * only letters, digits and {@code _ - . / :}; else quoted with JSON escaping, every control or
+     * non-ASCII character as a JSON \\u escape, so no value can forge a field or a line (CONTRACT
+     * §12). At most 128 characters, then {@code …}.
+     */
+    static String safe(String value) {
+        boolean plain = !value.isEmpty() && value.length() <= 128;
+        for (int i = 0; plain && i < value.length(); i++) {
+            char c = value.charAt(i);
+            plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'
+                    || c == '.' || c == '/' || c == ':';
+        }
+        if (plain) {
+            return value;
+        }
+        StringBuilder b = new StringBuilder(value.length() + 8).append('"');
+        int n = Math.min(value.length(), 128);
+        for (int i = 0; i < n; i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20 || c > 0x7e) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append(value.length() > n ? "\\u2026" : "").append('"').toString();
     }
 
     /**

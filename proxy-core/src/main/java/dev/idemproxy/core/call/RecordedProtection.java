@@ -32,7 +32,8 @@ public final class RecordedProtection implements CallProtection {
     private final IdempotencyPolicy policy;
     private final EventLoop loop;
     private final InFlightWaiters waiters;
-    private final boolean derivedKey;
+    /** For a derived key, how long its record counts from the claim; null for any other key. */
+    private final java.time.Duration derivedWindow;
     private final Ticker ticker;
     private final long claimedAtNanos;
     private final java.time.Instant createdAt;
@@ -46,12 +47,14 @@ public final class RecordedProtection implements CallProtection {
      * @param claim the claim the call made (its owner token is this execution's own, see
      *              {@link CallId#owner}); its {@code createdAt},
      *              when the call started, is also its receipts' {@code createdAt}, the first written with the claim
+     * @param derivedWindow for a derived key, how long its record counts from the claim (the plan's
+     *              window: {@code key.window}, or an MCP route's {@code mcp.window}); null for any other key
      */
     public RecordedProtection(IdempotencyStore store, RecordKey key, OwnedClaim claim, CallIdentity identity,
-            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey, Ticker ticker) {
+            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, java.time.Duration derivedWindow, Ticker ticker) {
         this.ticker = ticker;
         this.claimedAtNanos = ticker.nanos();
-        this.derivedKey = derivedKey;
+        this.derivedWindow = derivedWindow;
         this.claim = claim;
         this.createdAt = claim.createdAt();
         this.store = store;
@@ -102,15 +105,15 @@ public final class RecordedProtection implements CallProtection {
     }
 
     /**
-     * How long the outcome is kept: {@code ttl}; for a derived key, only until {@code key.window}
-     * after the first call, so the same parts later than that are a new call (no fixed buckets:
-     * the window runs from this call's claim).
+     * How long the outcome is kept: {@code ttl}; for a derived key, only until its window (the
+     * route's {@code key.window}, an MCP route's {@code mcp.window}) after the first call, so the
+     * same parts later than that are a new call (no fixed buckets: the window runs from this call's claim).
      */
     private java.time.Duration retention() {
-        if (!derivedKey) {
+        if (derivedWindow == null) {
             return policy.ttl();
         }
-        java.time.Duration left = policy.key().window().minusNanos(ticker.nanos() - claimedAtNanos);
+        java.time.Duration left = derivedWindow.minusNanos(ticker.nanos() - claimedAtNanos);
         java.time.Duration min = java.time.Duration.ofMillis(1);
         java.time.Duration kept = left.compareTo(min) < 0 ? min : left;
         return kept.compareTo(policy.ttl()) < 0 ? kept : policy.ttl();

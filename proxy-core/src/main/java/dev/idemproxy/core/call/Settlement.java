@@ -47,8 +47,8 @@ public final class Settlement {
         }
         ReceiptPut receipt = services.recorder().settled(call, identity, recorded != null ? recorded.key() : null,
                 recorded != null ? recorded.owner() : null, createdAt, s, writesReceipt);
-        services.log().finished(call.route().name(), outcomeOf(s), s.finalStatus(), call.startNanos(), identity.callId(),
-                identity.bizId(), identity.key(), s.attempts(), s.reason());
+        services.log().finished(call, outcomeOf(s), s.finalStatus(), identity.callId(), identity.bizId(), identity.key(),
+                s.attempts(), s.reason());
         call.releaseBody();
         onEnded.run();
         return call.protection() != null ? call.protection().settle(s, recorded != null ? receipt : null)
