@@ -85,7 +85,7 @@ public final class CallRecorder {
             return null;
         }
         return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), PROCESSING, null, 0, 0,
-                createdAt, null), call.route().idempotency().ttl());
+                createdAt, null, call.label()), call.route().idempotency().ttl());
     }
 
     /** Writes the receipt of a call that has started, when its claim did not (a call without a record). */
@@ -103,7 +103,7 @@ public final class CallRecorder {
     public void abandoned(ProxyCall call, CallIdentity id, Instant createdAt) {
         if (store != null) {
             Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0, createdAt,
-                    clock.instant());
+                    clock.instant(), call.label());
             write(store.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
         }
     }
@@ -131,7 +131,7 @@ public final class CallRecorder {
         // answer from a result that never was.
         boolean notExecuted = d != null && d.outcome() == OutcomeClass.NOT_EXECUTED;
         Receipt receipt = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(),
-                failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now);
+                failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now, call.label());
         java.time.Duration ttl = call.route().idempotency().ttl();
         if (writeReceipt) {
             writeRetrying(() -> store.putReceipt(receipt, ttl), id, "receipt", 1);

@@ -45,23 +45,25 @@ public final class McpPlanner {
         }
         McpMessage m = McpMessageReader.read(request.body());
         if (m.kind() == McpMessage.Kind.INVALID) {
-            return new McpPlan.Reject(McpErrors.invalid(m));
+            return new McpPlan.Reject(McpErrors.invalid(m), McpMessage.TOOLS_CALL.equals(m.method()) ? ToolCatalogue.OTHER : null,
+                    McpPlan.Reject.INVALID_MESSAGE);
         }
         if (!m.isToolCall()) {
             return new McpPlan.PassThrough(m, null);
         }
-        Optional<String> mismatch = McpHeaderCheck.mismatch(request, m);
-        if (mismatch.isPresent()) {
-            return new McpPlan.Reject(McpErrors.headerMismatch(m.rawId(), mismatch.get()));
-        }
         McpToolCall call = m.toolCall();
         String label = catalogue.label(call.tool());
+        Optional<String> mismatch = McpHeaderCheck.mismatch(request, m);
+        if (mismatch.isPresent()) {
+            return new McpPlan.Reject(McpErrors.headerMismatch(m.rawId(), mismatch.get()), label, McpPlan.Reject.HEADER_MISMATCH);
+        }
         if (!policy.protects(call.tool(), catalogue)) {
             return new McpPlan.PassThrough(m, label);
         }
         KeyResolution key = McpKeys.resolve(keyHeader, request, call);
         if (key.kind() == KeyResolution.Kind.BAD) {
-            return new McpPlan.Reject(McpErrors.error(Problem.BAD_REQUEST, call.rawId(), key.detail(), null));
+            return new McpPlan.Reject(McpErrors.error(Problem.BAD_REQUEST, call.rawId(), key.detail(), null), label,
+                    McpPlan.Reject.BAD_KEY);
         }
         return new McpPlan.Protect(call, key, McpKeys.fingerprint(request, call), label,
                 McpOutcomes.repeatHarmless(routeTaggedIdempotent, catalogue, call.tool()));

@@ -152,4 +152,28 @@ class CallLogTest {
         e.getKeyValuePairs().forEach(p -> kv.put(p.key, p.value));
         return kv;
     }
+
+    @Test
+    void aToolCallsLineNamesItsToolAfterMsAndItsDialectCountsIt() {
+        McpCalls mcp = new McpCalls().listed();
+        ProxyCall call = mcp.planned(McpCalls.post(McpCalls.toolCall("1", "create_ticket", "{}")));
+        new CallLog(new ProxyMetrics(mcp.registry), true).finished(call, CallOutcome.EXECUTED, 200, "c-1", null, "d:1", 1, "executed");
+
+        ILoggingEvent e = single();
+        assertThat(e.getFormattedMessage()).startsWith("[call=c-1][biz=-][try=1] route=tools key=d:1 status=200 outcome=executed ms=")
+                .contains(" tool=create_ticket reason=executed");
+        assertThat(pairs(e)).containsEntry("tool", "create_ticket");
+        assertThat(mcp.registry.find(ProxyMetrics.MCP_CALLS).tag("outcome", "executed").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void aToolNameThatCouldForgeAFieldIsQuotedAndEscaped() {
+        assertThat(CallLog.safe("create_ticket")).isEqualTo("create_ticket");
+        assertThat(CallLog.safe("ns/tool.v2:x-y")).isEqualTo("ns/tool.v2:x-y");
+        assertThat(CallLog.safe("a b")).isEqualTo("\"a b\"");
+        assertThat(CallLog.safe("x status=200")).isEqualTo("\"x status=200\"");
+        assertThat(CallLog.safe("q\"\\\n\u2028é")).isEqualTo("\"q\\\"\\\\\\u000a\\u2028\\u00e9\"");
+        assertThat(CallLog.safe("")).isEqualTo("\"\"");
+        assertThat(CallLog.safe("t".repeat(200))).hasSize(1 + 128 + 6 + 1).endsWith("\\u2026\"");
+    }
 }
