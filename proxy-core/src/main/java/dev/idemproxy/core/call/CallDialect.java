@@ -100,10 +100,13 @@ public interface CallDialect {
     /** The same answer as kept in the call's record, replayed to its duplicates. */
     StoredResponse storedProblem(ProxyCall call, Problem problem, String detail, String callId);
 
-    /** A protected call starts its attempts; {@link #settled} follows exactly once. */
+    /**
+     * A protected call has begun: its gate is claiming it ({@link ProxyCall#startInDialect}).
+     * {@link #settled} follows exactly once.
+     */
     void started(ProxyCall call);
 
-    /** A protected call that {@link #started} has ended. */
+    /** A protected call that {@link #started} has ended, however: answered, replayed, refused, or its client gone first. */
     void settled(ProxyCall call);
 
     /** Counts the call's end in the dialect's own metrics (as {@link CallLog} counts it in the request total). */

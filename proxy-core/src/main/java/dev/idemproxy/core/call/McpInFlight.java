@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -17,8 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * one) and the request's id in canonical JSON (one id however it is escaped, as
  * {@link dev.idemproxy.core.mcp.SseResponseCapture} compares ids); and, for the 2025
  * generation, by session ({@link #sessionKey}), so that the session's DELETE can wait until
- * they have settled ({@link #quiet}). A call counts from the start of its attempts to its
- * settlement; two calls under one name (a client reusing an id) count twice.
+ * they have settled ({@link #quiet}). A call counts from its claim to its
+ * end; two calls under one name (a client reusing an id) count twice.
  *
  * <p>This class is thread-safe: names in a concurrent map, sessions under this object's lock
  * (each protected call takes it twice; a DELETE once).
@@ -78,7 +77,7 @@ final class McpInFlight {
     }
 
     /** Completes once the session's calls in flight have all settled; null when it has none now. */
-    synchronized CompletionStage<Void> quiet(String session) {
+    synchronized CompletableFuture<Void> quiet(String session) {
         Session s = session == null ? null : sessions.get(session);
         if (s == null) {
             return null;

@@ -30,6 +30,8 @@ final class McpPlanning implements CallDialect.Planner {
     static final String SESSION_HEADER = "Mcp-Session-Id";
     /** The log reason of a cancellation held back. */
     static final String CANCEL_HELD = "cancel_held";
+    /** How long past {@code timeouts.total} a session's DELETE waits at most for its protected calls. */
+    static final java.time.Duration DELETE_MARGIN = java.time.Duration.ofSeconds(10);
     private static final ReadyAnswer ACCEPTED = new ReadyAnswer(202, null, new byte[0], CANCEL_HELD);
 
     private final McpDialect dialect;
@@ -61,8 +63,13 @@ final class McpPlanning implements CallDialect.Planner {
         if ("DELETE".equals(request.method())) {
             // The session ends upstream with its streams: its protected calls' answers would be lost.
             String session = McpInFlight.sessionKey(scopes.of(policy.scope(), request).hash(), request.header(SESSION_HEADER));
-            java.util.concurrent.CompletionStage<Void> quiet = dialect.inFlight().quiet(session);
-            return quiet == null ? CallPlan.pass(null, null, McpFacts.NONE) : CallPlan.passAfter(quiet, McpFacts.NONE);
+            java.util.concurrent.CompletableFuture<Void> quiet = dialect.inFlight().quiet(session);
+            if (quiet == null) {
+                return CallPlan.pass(null, null, McpFacts.NONE);
+            }
+            // Bounded, should a call never settle: its attempts end by timeouts.total, its record soon after.
+            long bound = route.timeouts().total().plus(DELETE_MARGIN).toMillis();
+            return CallPlan.passAfter(quiet.completeOnTimeout(null, bound, java.util.concurrent.TimeUnit.MILLISECONDS), McpFacts.NONE);
         }
         McpMessage m = pass.message();
         String cancelled = pass.cancelledRequest();

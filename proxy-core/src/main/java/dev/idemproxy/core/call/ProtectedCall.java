@@ -70,7 +70,6 @@ public final class ProtectedCall {
 
     /** Starts the call: a takeover's receipt check, or the first attempt. */
     public void start() {
-        call.dialect().started(call);
         attempts.start();
     }
 
@@ -115,7 +114,6 @@ public final class ProtectedCall {
         }
         settled = true;
         attempts.stopTimer();
-        call.dialect().settled(call);
         return settlement.settle(call, identity, new CallSettlement(finalDecision, attempt,
                 truncated ? dev.idemproxy.core.problem.Problem.AMBIGUOUS_OUTCOME.status() : finalStatus, response, truncated));
     }

@@ -29,6 +29,7 @@ public final class ProxyCall {
     private InFlightCalls inFlight;
     private boolean ended;
     private boolean outlivesClient;
+    private boolean startedInDialect;
 
     /** A call in the plain HTTP dialect. */
     public ProxyCall(HttpRequest request, Route route, String originalHost, String pathAndQuery, long startNanos) {
@@ -148,6 +149,22 @@ public final class ProxyCall {
             if (inFlight != null) {
                 inFlight.ended();
             }
+            if (startedInDialect) {
+                startedInDialect = false;
+                dialect.settled(this);
+            }
+        }
+    }
+
+    /**
+     * Tells the call's dialect that this protected call has begun ({@link CallDialect#started}),
+     * as its gate claims it; the dialect hears that it has {@linkplain CallDialect#settled settled}
+     * when it {@linkplain #end() ends}, however it ends (answered, replayed, refused, abandoned).
+     */
+    public void startInDialect() {
+        if (!startedInDialect && !ended) {
+            startedInDialect = true;
+            dialect.started(this);
         }
     }
 

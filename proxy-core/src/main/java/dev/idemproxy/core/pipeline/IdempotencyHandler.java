@@ -94,6 +94,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
                 ctx.fireChannelRead(c);
                 return;
             default:
+                c.startInDialect();
                 if (services.store() == null) {
                     ctx.fireChannelRead(c);  // no records can be kept: forwarded as a protected call without one
                     return;
