@@ -1,7 +1,6 @@
 package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.call.CallDialect;
-import dev.idemproxy.core.call.CallId;
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.call.CallPlan;
 import dev.idemproxy.core.call.CallProtection;
@@ -27,21 +26,20 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * on unprotected (when its plan says, once a condition holds: an MCP session's DELETE waits for
  * the session's protected calls), as is a protected call when there is no store. A DLQ replay proven by the
  * admin API ({@link ReplayAuthority}) is resolved here, once, and claims under its original
- * record. Ownership: a call answered here has its body released here; a call passed on keeps it.
+ * record ({@link ConnectionPlanner}). Ownership: a call answered here has its body released here; a call passed on keeps it.
  * Not thread-safe: one instance per channel.
  */
 final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements ClaimAttempt.Outcome {
     private final CallServices services;
     private ChannelHandlerContext ctx;
-    /** The planner of the connection's last dialect: it remembers the connection's credentials and last body. */
-    private CallDialect plannerOf;
-    private CallDialect.Planner planner;
+    private final ConnectionPlanner planning;
     private ClaimAttempt claim;
     /** A call to pass through once its plan's condition holds (an MCP session's DELETE); null when none. */
     private ProxyCall waiting;
 
     IdempotencyHandler(CallServices services) {
         this.services = services;
+        this.planning = new ConnectionPlanner(services);
     }
 
     @Override
@@ -63,17 +61,8 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
 
     private void gate(ProxyCall c) {
         NettyRequestView view = new NettyRequestView(c);
-        ReplayAuthority.Replay replay = services.replays().take(c.request());
-        CallPlan plan;
-        String callId;
-        if (replay != null && replay.record() != null && replay.record().route().equals(c.route().name())) {
-            // Re-run as itself: its stored request lost its secrets, so its scope could not be computed again.
-            plan = planner(c.dialect()).planReplay(c, view, replay.record());
-            callId = replay.callId();
-        } else {
-            plan = planner(c.dialect()).plan(c, view);
-            callId = replay != null ? replay.callId() : CallId.next();
-        }
+        ConnectionPlanner.Planned planned = planning.plan(c, view);
+        CallPlan plan = planned.plan();
         c.plan(plan);
         switch (plan.kind()) {
             case REJECT:
@@ -100,10 +89,10 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
                     return;
                 }
         }
-        CallIdentity identity = new CallIdentity(callId, c.route().idempotency().key().header(), plan.headerValue(),
+        CallIdentity identity = new CallIdentity(planned.callId(), c.route().idempotency().key().header(), plan.headerValue(),
                 services.taskId(c.request()), services.bizId(c, view));
         claim = new ClaimAttempt(services, ctx.channel().eventLoop(), c, plan, identity,
-                ReplayAuthority.createdAt(replay, services.recorder().now()), this);
+                ReplayAuthority.createdAt(planned.replay(), services.recorder().now()), this);
         claim.start();
     }
 
@@ -116,14 +105,6 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
                 ctx.fireChannelRead(c);
             }
         });
-    }
-
-    private CallDialect.Planner planner(CallDialect dialect) {
-        if (dialect != plannerOf) {
-            plannerOf = dialect;
-            planner = dialect.planner(services.random());
-        }
-        return planner;
     }
 
     @Override
