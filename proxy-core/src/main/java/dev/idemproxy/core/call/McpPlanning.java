@@ -24,7 +24,7 @@ import java.nio.charset.StandardCharsets;
  * once the session's protected calls have settled; everything else passes through, a
  * {@code tools/list} with an observer that feeds the route's tool catalogue. It remembers the
  * connection's last scope, as a client on a keep-alive connection sends the same credentials
- * each time. Not thread-safe: one per connection.
+ * each time, and its last tool call's key and fingerprint, as a retry sends the same tool and arguments. Not thread-safe: one per connection.
  */
 final class McpPlanning implements CallDialect.Planner {
     static final String SESSION_HEADER = "Mcp-Session-Id";
@@ -36,6 +36,7 @@ final class McpPlanning implements CallDialect.Planner {
 
     private final McpDialect dialect;
     private final Scope.Memo scopes = new Scope.Memo();
+    private final dev.idemproxy.core.mcp.McpKeys.Memo keys = new dev.idemproxy.core.mcp.McpKeys.Memo();
 
     McpPlanning(McpDialect dialect) {
         this.dialect = dialect;
@@ -45,7 +46,8 @@ final class McpPlanning implements CallDialect.Planner {
     public CallPlan plan(ProxyCall call, RequestView request) {
         Route route = call.route();
         IdempotencyPolicy policy = route.idempotency();
-        McpPlan plan = McpPlanner.plan(request, route.mcp(), dialect.catalogue(), policy.key().header(), route.isTaggedIdempotent());
+        McpPlan plan = McpPlanner.plan(request, route.mcp(), dialect.catalogue(), policy.key().header(), route.isTaggedIdempotent(),
+                keys);
         if (plan instanceof McpPlan.Protect p) {
             String scope = scopes.of(policy.scope(), request).hash();
             McpToolCall tool = p.call();

@@ -116,6 +116,8 @@ public final class ProxyMetrics {
     private final ConcurrentHashMap<String, InFlightCalls> inFlight = new ConcurrentHashMap<>();
     /** Per route, the meters every call touches: the per-call path does no string work. */
     private final ConcurrentHashMap<String, RouteCounters> requestCounters = new ConcurrentHashMap<>();
+    /** mcp_calls_total by route, then by "tool|outcome". */
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, Counter>> mcpCounters = new ConcurrentHashMap<>();
     /** store_duration_seconds by op, keyed by the op alone (no name to join per call). */
     private final ConcurrentHashMap<String, Timer> storeTimers = new ConcurrentHashMap<>();
 
@@ -185,11 +187,14 @@ public final class ProxyMetrics {
     }
 
     private void mcpCall(String route, String tool, String outcome, boolean count) {
-        String id = MCP_CALLS + '|' + route + '|' + tool + '|' + outcome;
-        Counter c = counters.get(id);
+        ConcurrentHashMap<String, Counter> byTool = mcpCounters.get(route);
+        if (byTool == null) {
+            byTool = mcpCounters.computeIfAbsent(route, r -> new ConcurrentHashMap<>());
+        }
+        Counter c = byTool.get(tool + '|' + outcome);
         if (c == null) {
-            c = counters.computeIfAbsent(id, x -> Counter.builder(MCP_CALLS).description(help(MCP_CALLS)).tag("route", route)
-                    .tag("tool", tool).tag("outcome", outcome).register(registry));
+            c = byTool.computeIfAbsent(tool + '|' + outcome, x -> Counter.builder(MCP_CALLS).description(help(MCP_CALLS))
+                    .tag("route", route).tag("tool", tool).tag("outcome", outcome).register(registry));
         }
         if (count) {
             c.increment();
