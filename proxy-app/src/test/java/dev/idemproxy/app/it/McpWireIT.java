@@ -114,7 +114,7 @@ class McpWireIT {
     void aCancellationOfAProtectedCallInFlightIsAnswered202AndNotForwardedAndOfAnUnprotectedOneIsForwarded() throws Exception {
         startProxy("    idempotency: { waitTimeout: 20s }\n");
         URI url = via(Era.MODERN, Answers.JSON);
-        CompletableFuture<HttpResponse<String>> slow = postModernAsync(url, 41, "slow_commit", "{\"delayMs\":1000}");
+        CompletableFuture<HttpResponse<String>> slow = postModernAsync(url, 41, "slow_commit", "{\"delayMs\":1000}", false);
         server.awaitExecutions("slow_commit", 1, WAIT);
         double forwarded = metric("idemproxy_requests_total{outcome=\"forwarded\",route=\"tools\"}");
         HttpResponse<String> cancelled = postNotification(url, cancel("41"));
@@ -187,7 +187,7 @@ class McpWireIT {
     void closingTheStreamOfAProtectedCallDoesNotCancelIt() throws Exception {
         startProxy("    idempotency: { waitTimeout: 20s }\n");
         URI url = via(Era.MODERN, Answers.SSE);
-        byte[] body = modernBody(1, "tools/call", "\"name\":\"slow_commit\",\"arguments\":{\"delayMs\":800},");
+        byte[] body = modernBody(1, "tools/call", "\"name\":\"slow_commit\",\"arguments\":{\"delayMs\":800},", "");
         try (RawHttp raw = RawHttp.connect("127.0.0.1", proxy.port())) {
             raw.write(("POST " + url.getPath() + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n"
@@ -228,7 +228,7 @@ class McpWireIT {
     void aDuplicateOfACallInFlightOnARouteThatRejectsGetsAJsonRpcKeyInFlightError() throws Exception {
         startProxy("    idempotency: { onConcurrent: reject }\n");
         URI url = via(Era.MODERN, Answers.JSON);
-        CompletableFuture<HttpResponse<String>> slow = postModernAsync(url, 1, "slow_commit", "{\"delayMs\":800}");
+        CompletableFuture<HttpResponse<String>> slow = postModernAsync(url, 1, "slow_commit", "{\"delayMs\":800}", false);
         server.awaitExecutions("slow_commit", 1, WAIT);
         HttpResponse<String> duplicate = postModern(url, 2, "slow_commit", "{\"delayMs\":800}", false);
 
@@ -248,7 +248,7 @@ class McpWireIT {
         HttpResponse<String> broken = HTTP.send(HttpRequest.newBuilder(url).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"id\":1,")).build(), HttpResponse.BodyHandlers.ofString());
         HttpResponse<String> mismatch = HTTP.send(modernRequest(url, modernBody(2, "tools/call",
-                "\"name\":\"create_ticket\",\"arguments\":{},"), "tools/call", "search_docs").build(), HttpResponse.BodyHandlers.ofString());
+                "\"name\":\"create_ticket\",\"arguments\":{},", ""), "tools/call", "search_docs").build(), HttpResponse.BodyHandlers.ofString());
         String big = "{\"jsonrpc\":\"2.0\",\"id\":\"big-1\",\"method\":\"tools/call\",\"params\":{\"name\":\"create_ticket\","
                 + "\"arguments\":{\"blob\":\"" + "x".repeat(4000) + "\"}}}";
         HttpResponse<String> chunked = HTTP.send(HttpRequest.newBuilder(url).header("Content-Type", "application/json")
@@ -317,9 +317,9 @@ class McpWireIT {
 
     // ---- the sessionless generation (2026-07-28), by hand
 
-    /** A request's body; {@code params} ends where {@code _meta} begins. */
-    static byte[] modernBody(int id, String method, String params) {
-        return ("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\",\"params\":{" + params + "\"_meta\":{"
+    /** A request's body; {@code params} ends where {@code _meta} begins, {@code meta} is more of {@code _meta}. */
+    static byte[] modernBody(int id, String method, String params, String meta) {
+        return ("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\",\"params\":{" + params + "\"_meta\":{" + meta
                 + "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
                 + "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"raw\",\"version\":\"1\"},"
                 + "\"io.modelcontextprotocol/clientCapabilities\":{}}}}").getBytes(UTF_8);
@@ -337,26 +337,12 @@ class McpWireIT {
         return postModernAsync(url, id, tool, args, progress).get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
 
-    static CompletableFuture<HttpResponse<String>> postModernAsync(URI url, int id, String tool, String args) {
-        return postModernAsync(url, id, tool, args, false);
-    }
-
     static CompletableFuture<HttpResponse<String>> postModernAsync(URI url, int id, String tool, String args, boolean progress) {
-        if (tool.equals("tools/list")) {
-            return HTTP.sendAsync(modernRequest(url, modernBody(id, "tools/list", ""), "tools/list", null).build(),
-                    HttpResponse.BodyHandlers.ofString());
-        }
-        byte[] body = progress ? withProgress(id, tool, args)
-                : modernBody(id, "tools/call", "\"name\":\"" + tool + "\",\"arguments\":" + args + ",");
-        return HTTP.sendAsync(modernRequest(url, body, "tools/call", tool).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** A tools/call asking for progress: its token in the one {@code _meta}. */
-    static byte[] withProgress(int id, String tool, String args) {
-        return ("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool + "\",\"arguments\":"
-                + args + ",\"_meta\":{\"progressToken\":" + id + ",\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
-                + "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"raw\",\"version\":\"1\"},"
-                + "\"io.modelcontextprotocol/clientCapabilities\":{}}}}").getBytes(UTF_8);
+        byte[] body = tool.equals("tools/list") ? modernBody(id, "tools/list", "", "")
+                : modernBody(id, "tools/call", "\"name\":\"" + tool + "\",\"arguments\":" + args + ",",
+                        progress ? "\"progressToken\":" + id + "," : "");
+        return HTTP.sendAsync(modernRequest(url, body, tool.equals("tools/list") ? "tools/list" : "tools/call",
+                tool.equals("tools/list") ? null : tool).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     static HttpResponse<String> postNotification(URI url, String body) throws Exception {
