@@ -60,6 +60,25 @@ class McpDialectTest {
     }
 
     @Test
+    void aDlqReplayReRunsItsToolCallUnderItsOriginalRecordAndAnythingElseIsRefused() {
+        dev.idemproxy.core.store.RecordKey original = new dev.idemproxy.core.store.RecordKey("tools", "0".repeat(32), "d:abc");
+        TestRequest stored = post(toolCall("9", "set_flag", "{\"f\":1}"));
+        ProxyCall call = mcp.call("POST");
+        CallPlan plan = dialect.planner(null).planReplay(call, stored, original);
+        call.plan(plan);
+
+        assertThat(plan.kind()).isEqualTo(CallPlan.Kind.PROTECT);
+        assertThat(plan.record()).isSameAs(original);
+        assertThat(plan.derivedKey()).isTrue();
+        assertThat(plan.headerValue()).isEqualTo("d:abc");
+        assertThat(plan.fingerprint()).isEqualTo(mcp.planned(stored).plan().fingerprint());
+        assertThat(plan.label()).isEqualTo("set_flag");
+        assertThat(dialect.repeatHarmless(call)).isTrue();
+        assertThat(dialect.planner(null).planReplay(mcp.call("POST"), post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"),
+                original).rejected()).isTrue();
+    }
+
+    @Test
     void aClientKeyIsKeptForTheTtlNotTheWindow() {
         CallPlan plan = mcp.planned(post(toolCall("7", "create_ticket", "{}")).withHeader("Idempotency-Key", "k-1")).plan();
         assertThat(plan.record().key()).isEqualTo("c:k-1");
