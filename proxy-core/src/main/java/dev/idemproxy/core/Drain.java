@@ -3,7 +3,7 @@ package dev.idemproxy.core;
 import java.time.Duration;
 
 /**
- * What a graceful stop did (CONTRACT §2: SIGTERM finishes in-flight calls for up to
+ * What a graceful stop did (docs/operations.md: SIGTERM finishes in-flight calls for up to
  * {@code shutdown.grace}), for its two log lines: {@code drain started: inFlight=N graceMs=20000} and
  * {@code drain ended: finished=N cut=N ms=N}. This class is immutable.
  *

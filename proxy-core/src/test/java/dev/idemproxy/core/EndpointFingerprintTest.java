@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * CONTRACT §12, "a record belongs to one endpoint": method and path are part of every fingerprint.
+ * docs/security.md, "a record belongs to one endpoint": method and path are part of every fingerprint.
  * Records written before that (their fingerprint over the configured parts alone) are still found:
  * they are replayed to their duplicates as they were, for the rest of their ttl.
  */

@@ -20,7 +20,7 @@ import java.util.concurrent.CompletionStage;
 public record AdminResponse(int status, String contentType, byte[] body, Map<String, String> headers) {
     public static final String JSON = "application/json";
     public static final String PROBLEM_JSON = "application/problem+json";
-    /** URN prefix of the admin API's problem types, as for the proxy's own (CONTRACT §6). */
+    /** URN prefix of the admin API's problem types, as for the proxy's own (docs/http-reference.md). */
     public static final String PROBLEM_PREFIX = "urn:idemproxy:problem:";
 
     /** Thread-safe once configured; never reconfigured after this initialiser. */

@@ -24,7 +24,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The admin listener (CONTRACT §7): {@code /healthz}, {@code /readyz}, {@code /metrics},
+ * The admin listener (docs/admin-api.md): {@code /healthz}, {@code /readyz}, {@code /metrics},
  * {@code /config}, plus whatever extra {@link AdminRoutes} the wiring passes in (receipts, DLQ).
  * It runs on its own single event-loop thread, apart from the proxy's loops, so a scrape never
  * delays a proxied call. With {@code admin.token} set, every path but the two probes needs

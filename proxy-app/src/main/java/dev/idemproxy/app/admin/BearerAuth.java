@@ -10,7 +10,7 @@ import java.util.Set;
  * constant time. Pure logic, no I/O. This class is immutable.
  */
 final class BearerAuth {
-    /** Paths a load balancer or kubelet probes without credentials (CONTRACT §7). */
+    /** Paths a load balancer or kubelet probes without credentials (docs/admin-api.md). */
     static final Set<String> OPEN_PATHS = Set.of("/healthz", "/readyz");
 
     private static final String SCHEME = "Bearer";

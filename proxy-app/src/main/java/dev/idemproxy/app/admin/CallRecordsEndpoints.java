@@ -11,7 +11,7 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * The admin routes over a call's records (CONTRACT §7): receipts and the dead-letter queue,
+ * The admin routes over a call's records (docs/admin-api.md): receipts and the dead-letter queue,
  * built from the store, for {@link AdminServer}'s {@code extraRoutes}. Stateless.
  */
 public final class CallRecordsEndpoints {

@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The JSON shapes of receipts and dead letters (CONTRACT §7), as ordered maps for Jackson. Times
+ * The JSON shapes of receipts and dead letters (docs/admin-api.md), as ordered maps for Jackson. Times
  * are ISO-8601 strings; the scope hash of a record key is never shown. Stateless.
  */
 final class CallRecordsJson {
@@ -42,7 +42,7 @@ final class CallRecordsJson {
         m.put("createdAt", iso(r.createdAt()));
         m.put("completedAt", iso(r.completedAt()));
         if (r.tool() != null) {
-            m.put("tool", r.tool());  // an MCP tools/call's (CONTRACT §10); plain calls have none
+            m.put("tool", r.tool());  // an MCP tools/call's (docs/mcp.md); plain calls have none
         }
         return m;
     }
@@ -74,7 +74,7 @@ final class CallRecordsJson {
     }
 
     /**
-     * The request as it may be shown (CONTRACT §12): the target's user-info and secret query
+     * The request as it may be shown (docs/security.md): the target's user-info and secret query
      * values, and every credential header's value (kept for replays or not), as {@code ***}. The
      * body is UTF-8 text when it decodes as such; otherwise base64 with {@code bodyEncoding: "base64"}.
      */

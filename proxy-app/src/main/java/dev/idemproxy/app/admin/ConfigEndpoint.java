@@ -7,7 +7,7 @@ import java.util.function.Supplier;
 
 /**
  * {@code GET /config}: the effective config as JSON. The supplier's producer has already redacted
- * secrets (CONTRACT §9); this endpoint only serialises what it is given, read afresh on each
+ * secrets (docs/operations.md); this endpoint only serialises what it is given, read afresh on each
  * request so a reload shows at once. Thread-safe if the supplier is.
  */
 final class ConfigEndpoint {

@@ -23,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The dead-letter queue endpoints (CONTRACT §7): {@code GET /dlq?limit=&cursor=},
+ * The dead-letter queue endpoints (docs/admin-api.md): {@code GET /dlq?limit=&cursor=},
  * {@code GET /dlq/{id}}, {@code DELETE /dlq/{id}[?release=true]} and {@code POST /dlq/{id}/replay}.
  * Every handler composes on the store's (and the replay client's) stages and never blocks the
  * admin loop. Cursors are the store's cursors in unpadded base64url, so they need no escaping.

@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  * (idempotency, retries), as an agent would: origin-form to the listener, or, when the request
  * named a host and its route matches on one, absolute-form with the listener as HTTP proxy so
  * that the host-based route still matches (an absolute-form request matches only routes that
- * name {@code match.host}, CONTRACT §3, so a host-less route's replay goes origin-form). Headers the JDK client sets itself, hop-by-hop headers, a stale absolute deadline and
+ * name {@code match.host}, docs/configuration.md, so a host-less route's replay goes origin-form). Headers the JDK client sets itself, hop-by-hop headers, a stale absolute deadline and
  * every header whose value was redacted are not re-sent.
  *
  * <p>Asynchronous: {@link #send} returns at once and completes on the HTTP client's threads.

@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * {@code GET /receipts/{callId}} and {@code GET /receipts?bizId=B[&limit=N]} (CONTRACT §7). Both
+ * {@code GET /receipts/{callId}} and {@code GET /receipts?bizId=B[&limit=N]} (docs/admin-api.md). Both
  * compose on the store's stages and never block the admin loop. Thread-safe.
  */
 final class ReceiptsEndpoints {

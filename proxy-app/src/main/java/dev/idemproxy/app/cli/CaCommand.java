@@ -20,7 +20,7 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code idemproxy ca cert|bundle [--config FILE]} (CONTRACT §2, §11): prints the forward proxy's
+ * {@code idemproxy ca cert|bundle [--config FILE]} (docs/operations.md, docs/https-proxy.md): prints the forward proxy's
  * CA certificate, or the system's trust roots followed by it, generating the CA first, as a start
  * would, when its files are absent. Never prints the CA's key. Exit codes: 0 printed, 1 the CA
  * could not be read or written, 2 no usable config or no {@code forwardProxy} in it.

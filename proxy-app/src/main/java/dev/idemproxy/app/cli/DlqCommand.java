@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code idemproxy dlq list|show ID|replay ID|delete ID}: the dead-letter queue of a running
- * proxy, through its admin API (CONTRACT §2, §7).
+ * proxy, through its admin API (docs/operations.md, docs/admin-api.md).
  */
 @Command(name = "dlq", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Inspect, replay and delete dead-letter entries of a running proxy.",

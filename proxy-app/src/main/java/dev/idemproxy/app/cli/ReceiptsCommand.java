@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code idemproxy receipts get CALL_ID | --biz-id BIZ}: receipts of a running proxy, through its
- * admin API (CONTRACT §2, §7).
+ * admin API (docs/operations.md, docs/admin-api.md).
  */
 @Command(name = "receipts", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Look up the receipts of protected calls in a running proxy.",

@@ -92,7 +92,7 @@ public final class ConfigDescriber {
     /**
      * The effective config as nested maps, lists, strings, numbers and booleans, keyed as in the
      * YAML; durations and sizes spelled as in the YAML ({@code 30s}, {@code 4MiB}). Secrets are
-     * shown as {@value Redactor#MASK} (CONTRACT §12): the admin token, and the user-info and secret
+     * shown as {@value Redactor#MASK} (docs/security.md): the admin token, and the user-info and secret
      * query parameters of every URL (upstreams, receipt URL templates, the Redis URI).
      */
     public static Map<String, Object> effectiveConfig(ProxyConfig c) {

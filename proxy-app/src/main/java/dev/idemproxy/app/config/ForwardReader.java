@@ -12,7 +12,7 @@ import java.time.Clock;
 import java.time.Duration;
 
 /**
- * Maps {@code forwardProxy} (CONTRACT §11) onto {@link ForwardProxyPolicy}, and the route keys of
+ * Maps {@code forwardProxy} (docs/https-proxy.md) onto {@link ForwardProxyPolicy}, and the route keys of
  * the forward proxy: {@code intercept}, and a route without {@code upstream}, which must name
  * {@code match.host}. CA files are checked as the proxy will use them: both present (then they
  * must be a CA valid now and its key) or both absent (then a CA is generated at start).

@@ -6,7 +6,7 @@ import dev.idemproxy.core.mcp.McpPolicy.ToolRule;
 import java.time.Duration;
 import java.util.Map;
 
-/** Maps a route's {@code mcp} section (CONTRACT §3, §10) onto {@link McpPolicy}. */
+/** Maps a route's {@code mcp} section (docs/configuration.md, docs/mcp.md) onto {@link McpPolicy}. */
 final class McpReader {
     private McpReader() {}
 

@@ -17,7 +17,7 @@ final class Problems {
 
     private final String file;
     private final List<ConfigProblem> found = new ArrayList<>();
-    /** What the problem lines redact (CONTRACT §12: validate output): the built-in rules until the config's secret names are read. */
+    /** What the problem lines redact (docs/security.md: validate output): the built-in rules until the config's secret names are read. */
     private Redactor redactor = Redactor.BUILT_IN;
 
     Problems(String file) {

@@ -178,7 +178,7 @@ final class RouteReader {
 
     /**
      * A part of {@code ids.bizId}: never a credential header or secret query parameter, since a
-     * business id is logged, kept in receipts and shown by the admin API in clear (CONTRACT §12).
+     * business id is logged, kept in receipts and shown by the admin API in clear (docs/security.md).
      */
     private static RequestPart bizIdPart(String text, Redactor secrets) {
         RequestPart part = RequestPart.parse(text);

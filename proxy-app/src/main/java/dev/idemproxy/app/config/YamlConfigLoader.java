@@ -22,7 +22,7 @@ import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.Node;
 
 /**
- * Loads a YAML config file (CONTRACT §3) onto {@link ProxyConfig}, reporting every problem at
+ * Loads a YAML config file (docs/configuration.md) onto {@link ProxyConfig}, reporting every problem at
  * once as {@code FILE:LINE:COL: path.to.key: message}. {@code ${NAME}} and {@code ${NAME:-default}}
  * are expanded in values. This class is immutable and thread-safe.
  */

@@ -19,7 +19,7 @@ import org.slf4j.event.KeyValuePair;
  * "thread":"…",}<em>the event's key-value pairs</em>{@code ,"message":"…"}} and, when the event
  * carries one, {@code "exception":"<stack trace>"}; then {@code \n}.
  *
- * <p>The key-value pairs are top-level fields, so a call line (CONTRACT §9) reads as
+ * <p>The key-value pairs are top-level fields, so a call line (docs/operations.md) reads as
  * {@code "call":"…","biz":null,"try":2,"route":"orders","key":"k-1","status":201,
  * "outcome":"executed","ms":12,"reason":"executed"}: a number is written as a JSON number, a
  * boolean as a boolean, null as {@code null}, anything else as its {@code toString()} in a

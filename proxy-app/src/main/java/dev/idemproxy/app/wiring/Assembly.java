@@ -207,7 +207,7 @@ public final class Assembly implements AutoCloseable {
     }
 
     /**
-     * Every top-level setting but {@code routes}, by its YAML key (CONTRACT §3's order, which is
+     * Every top-level setting but {@code routes}, by its YAML key (docs/configuration.md's order, which is
      * {@link ProxyConfig}'s): a reload swaps the routes only, so a change to any of these waits for
      * a restart. {@code AssemblyTest} holds this table to the record's components, so a setting
      * added to {@link ProxyConfig} without a line here fails the build instead of being dropped

@@ -240,7 +240,7 @@ public final class ChaosRun {
     /**
      * The call was cut mid-flight (say, its proxy was killed) before any agent was answered: its
      * outcome is unknown to the proxy, which is then bound to keep it in the DLQ with a FAILED
-     * receipt and never run it again (CONTRACT §5). That is not a lost record: no completed
+     * receipt and never run it again (docs/idempotency.md). That is not a lost record: no completed
      * record existed. It is one if any agent had been given a definite answer.
      */
     private boolean ambiguousInDlq(int intent, ChaosAgent.IntentLog log, Set<String> dlqBizIds) throws Exception {

@@ -86,7 +86,7 @@ class ValidateCommandTest {
                         + "scoped by credential headers [Authorization, Proxy-Authorization, Cookie, X-Api-Key, Api-Key]");
     }
 
-    /** CONTRACT §12: validate's output, valid or not, shows no URL user-info and no secret query value. */
+    /** docs/security.md: validate's output, valid or not, shows no URL user-info and no secret query value. */
     @Test
     void neitherTheRouteTableNorAProblemLineShowsASecret(@TempDir Path dir) throws Exception {
         Path valid = Files.writeString(dir.resolve("valid.yaml"), "routes:\n  - name: a\n"

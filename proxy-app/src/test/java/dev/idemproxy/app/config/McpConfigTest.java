@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The {@code routes[].mcp} keys (CONTRACT §3, §10) onto {@link McpPolicy}. */
+/** The {@code routes[].mcp} keys (docs/configuration.md, docs/mcp.md) onto {@link McpPolicy}. */
 class McpConfigTest {
     private final YamlConfigLoader loader = new YamlConfigLoader(Map.<String, String>of()::get);
 

@@ -579,7 +579,7 @@ class YamlConfigLoaderTest {
                         "test.yaml:6:74: routes[0].ids.bizId[3]: 'query:token'" + expected);
     }
 
-    /** CONTRACT §12: validate output never shows a secret, not even in a problem about the value that holds it. */
+    /** docs/security.md: validate output never shows a secret, not even in a problem about the value that holds it. */
     @Test
     void problemLinesShowNoUserInfoNorSecretQueryValues() {
         assertThat(parseProblems("secretQueryParams: [sig]\nroutes:\n  - name: a\n"

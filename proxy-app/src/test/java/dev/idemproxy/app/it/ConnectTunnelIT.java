@@ -33,7 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Blind tunnels ({@code forwardProxy.connect: tunnel}) and HTTP_PROXY absolute-form routing
- * (CONTRACT §3, §11), against a real echo server, a real TLS upstream and raw sockets.
+ * (docs/configuration.md, docs/https-proxy.md), against a real echo server, a real TLS upstream and raw sockets.
  */
 @ExtendWith(LeakDetection.class)
 class ConnectTunnelIT {

@@ -110,7 +110,7 @@ class EmbeddedStoreProcessIT {
         }
     }
 
-    /** CONTRACT §12 "Files": the data directory and what is in it are owner-only, made so at every start. */
+    /** docs/security.md "Files": the data directory and what is in it are owner-only, made so at every start. */
     @Test
     void theDataDirectoryAndItsFilesAreOwnerOnlyFromTheFirstStartAndAgainAtEachStart() throws Exception {
         assumeTrue(PrivateFiles.supportsPosix(dir));

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
 
 /**
- * The front against slow and hostile clients (CONTRACT §3 {@code limits}, §12), end to end: the
+ * The front against slow and hostile clients (docs/configuration.md {@code limits}, §12), end to end: the
  * real proxy on loopback, a real upstream, raw sockets that trickle their bytes. Timeouts are a
  * few hundred milliseconds; every wait is bounded and for an event (an answer, a close, a line).
  */
@@ -42,7 +42,7 @@ class FrontLimitsIT {
     static final Duration TRICKLE = Duration.ofMillis(40);
     /** The longest any answer or close may take to show up: far above every configured timeout. */
     static final Duration AWAIT = Duration.ofSeconds(10);
-    /** A call-log line (CONTRACT §9); fields added after {@code ms=} are allowed. */
+    /** A call-log line (docs/operations.md); fields added after {@code ms=} are allowed. */
     static final Pattern CALL_LINE = Pattern.compile(
             "^\\[call=\\S+]\\[biz=\\S+]\\[try=\\d+] route=(\\S+) key=\\S+ status=(\\d+) outcome=(\\S+) ms=\\d+(?:.* reason=(\\S+))?.*$");
 

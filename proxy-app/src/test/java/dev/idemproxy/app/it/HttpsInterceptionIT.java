@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * HTTPS_PROXY interception end to end (CONTRACT §11): a JDK client sends CONNECT to the proxy,
+ * HTTPS_PROXY interception end to end (docs/https-proxy.md): a JDK client sends CONNECT to the proxy,
  * trusts only the proxy's CA, and the calls inside reach a real TLS upstream on loopback with its
  * own test CA, through the same protection as plain calls.
  */

@@ -34,7 +34,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Real clients through {@code HTTPS_PROXY} (CONTRACT §11): curl, the system Python's requests and
+ * Real clients through {@code HTTPS_PROXY} (docs/https-proxy.md): curl, the system Python's requests and
  * httpx, and Node with undici's ProxyAgent, each trusting the proxy's CA the way
  * docs/https-proxy.md says. Each times out on a first POST that the upstream holds, and its retry of
  * the same call is answered from the proxy, the upstream having executed it once. The clients are

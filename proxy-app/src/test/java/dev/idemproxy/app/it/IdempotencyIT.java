@@ -306,7 +306,7 @@ class IdempotencyIT {
     }
 
     /**
-     * CONTRACT §12: without {@code scope}, every credential header the request carries scopes its
+     * docs/security.md: without {@code scope}, every credential header the request carries scopes its
      * key, so callers authenticated by a cookie or an API key never get each other's response
      * (its {@code Set-Cookie} included).
      */
@@ -485,7 +485,7 @@ class IdempotencyIT {
         assertThat(upstream.request(before + 1).header("X-Request-Key")).isEqualTo(k);
     }
 
-    /** CONTRACT §3 "Key defaults": a client that sends no key (as the OpenAI and Anthropic SDKs) is still deduplicated. */
+    /** docs/configuration.md "Key defaults": a client that sends no key (as the OpenAI and Anthropic SDKs) is still deduplicated. */
     @Test
     void aKeylessRetryOfTheSameCallIsAReplayByDefault() throws Exception {
         upstream.enqueue(respond(201, "created once"), respond(201, "another ticket"));

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CONTRACT §9 from outside, in both formats: exactly one {@code idemproxy.calls} line per finished
+ * docs/operations.md from outside, in both formats: exactly one {@code idemproxy.calls} line per finished
  * call (a retried one too); with {@code --log-format json} every stdout line is one JSON object
  * with the call's fields at the top level, typed; secrets never printed.
  */

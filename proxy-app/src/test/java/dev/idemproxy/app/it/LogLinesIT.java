@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CONTRACT §9 and §12 "Logs" on the real process's standard output: a call line carries its
+ * docs/operations.md and §12 "Logs" on the real process's standard output: a call line carries its
  * method, path, upstream and byte counts after the contract's fields; client text (keys, business
  * ids, paths) cannot forge a field or a line, in the text layout or the JSON one; identifiers
  * sent as UTF-8 are logged as the text they are.

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * CONTRACT §8's shape of the exposition, scraped from {@code /metrics} of a running proxy: short
+ * docs/metrics.md's shape of the exposition, scraped from {@code /metrics} of a running proxy: short
  * fixed bucket lists, HELP text on every family, one spelling per label value (the config's, for
  * each failure kind provoked here), {@code idemproxy_build_info} and {@code idemproxy_in_flight}.
  */

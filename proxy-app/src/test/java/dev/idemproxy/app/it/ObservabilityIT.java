@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
-/** CONTRACT §8 metrics and §9 call log lines, seen from outside; secrets never printed. */
+/** docs/metrics.md metrics and §9 call log lines, seen from outside; secrets never printed. */
 @ExtendWith(LeakDetection.class)
 class ObservabilityIT {
     static final String SECRET = "Bearer sk-live-" + UUID.randomUUID();

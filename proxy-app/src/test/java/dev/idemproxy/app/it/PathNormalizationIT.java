@@ -79,7 +79,7 @@ class PathNormalizationIT {
 
     @Test
     void anAbsoluteFormTargetIsNormalisedToo() throws Exception {
-        // An absolute-form request matches only routes that name its host (CONTRACT §3).
+        // An absolute-form request matches only routes that name its host (docs/configuration.md).
         int before = upstream.requestCount();
         assertThat(send("GET http://tools.internal/u/./x/../../admin HTTP/1.1\r\nHost: tools.internal\r\n\r\n").status())
                 .isEqualTo(200);

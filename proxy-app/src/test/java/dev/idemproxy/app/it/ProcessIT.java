@@ -45,7 +45,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real {@code idemproxy.jar} as a child JVM (CONTRACT §2): SIGTERM drains and exits 0,
+ * The real {@code idemproxy.jar} as a child JVM (docs/operations.md): SIGTERM drains and exits 0,
  * SIGHUP and file changes reload (an invalid file keeps the old routes and is counted), exit
  * codes and the exact lines {@code validate} and {@code run} print, and the admin listener of a
  * running process. Everything is asserted on the wire, on exit codes and on the child's output;

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
- * CONTRACT §12 "Secrets never leave the proxy in clear", end to end on a real proxy and
+ * docs/security.md "Secrets never leave the proxy in clear", end to end on a real proxy and
  * upstream: a call carrying every kind of secret is dead-lettered; the admin API, the CLI, the
  * config view and the log lines show none of them, while the DLQ replay still reaches the same
  * URL and authenticates with the header the route keeps for it.

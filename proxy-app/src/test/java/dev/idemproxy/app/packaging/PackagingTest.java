@@ -422,7 +422,7 @@ class PackagingTest {
 
     // ---------------------------------------------------------------- Grafana dashboard
 
-    /** CONTRACT §8 names, plus the JVM and process families of docs/metrics.md. */
+    /** docs/metrics.md names, plus the JVM and process families of docs/metrics.md. */
     private static final Set<String> ALLOWED_METRICS = Set.of(
             "idemproxy_requests_total", "idemproxy_replays_total", "idemproxy_key_conflicts_total",
             "idemproxy_upstream_attempts_total", "idemproxy_retries_total", "idemproxy_retry_budget_exhausted_total",

@@ -62,7 +62,7 @@ public interface CallDialect {
      */
     FullHttpResponse tooLarge(ByteBufAllocator alloc, ProxyCall call, byte[] prefix, String detail);
 
-    /** Whether executing the call twice does no harm (CONTRACT §5), so an unknown outcome may be retried. */
+    /** Whether executing the call twice does no harm (docs/idempotency.md), so an unknown outcome may be retried. */
     boolean repeatHarmless(ProxyCall call);
 
     /**

@@ -16,7 +16,7 @@ public record CallIdentity(String callId, String keyHeader, String key, String t
     public static final AsciiString X_ATTEMPTS = ProxyHeaders.X_ATTEMPTS;
     public static final AsciiString X_REQUEST_TIMEOUT_MS = ProxyHeaders.X_REQUEST_TIMEOUT_MS;
     public static final AsciiString IDEMPOTENT_REPLAYED = ProxyHeaders.IDEMPOTENT_REPLAYED;
-    /** Retries the call's task has left in its window (CONTRACT §4); never stored for replay. */
+    /** Retries the call's task has left in its window (docs/http-reference.md); never stored for replay. */
     public static final AsciiString X_RETRY_BUDGET_REMAINING = ProxyHeaders.X_RETRY_BUDGET_REMAINING;
 
     /** Adds X-Call-Id and X-Attempts to a response going to the client. */

@@ -8,7 +8,7 @@ import io.netty.handler.codec.http.HttpResponse;
 
 /**
  * The client leg as a protected call sees it. Writes after the client has gone are released
- * silently: the call runs to its end regardless (CONTRACT §5). Used on the client's loop only.
+ * silently: the call runs to its end regardless (docs/idempotency.md). Used on the client's loop only.
  */
 public interface ClientSide {
     /*

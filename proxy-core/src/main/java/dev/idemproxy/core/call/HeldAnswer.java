@@ -17,7 +17,7 @@ import java.io.ByteArrayOutputStream;
  *       MCP answer, a 200 whatever the tool did, is judged by the JSON-RPC response in its body);
  *       then {@link #outcome} is null until it is judged;</li>
  *   <li>it is an unknown 5xx whose receipt is asked about: if the check does not resolve, the call
- *       answers and stores this response as it came (CONTRACT §5: an unknown outcome that may not
+ *       answers and stores this response as it came (docs/idempotency.md: an unknown outcome that may not
  *       be repeated is stored "as it was"); {@link #outcome} is its class, given at its head.</li>
  * </ul>
  * The body is copied to the heap as it arrives, up to a limit (the route's

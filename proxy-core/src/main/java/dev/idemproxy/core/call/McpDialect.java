@@ -37,7 +37,7 @@ import java.util.function.Function;
 import java.util.random.RandomGenerator;
 
 /**
- * The Model Context Protocol dialect of one MCP route (CONTRACT §10), kept per route name across
+ * The Model Context Protocol dialect of one MCP route (docs/mcp.md), kept per route name across
  * config reloads with the route's {@link ToolCatalogue} and its protected calls in flight
  * ({@link McpInFlight}); the route's settings are read from each call's route.
  * <ul>

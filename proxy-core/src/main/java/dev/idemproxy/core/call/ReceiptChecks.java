@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * PROCESSING is polled with the route's backoff inside the deadline; FAILED ends the call.
  * A check that does not resolve (the receipt unreadable after three tries, or still PROCESSING
  * when the deadline comes) ends the call as that unknown outcome would have ended without a
- * receipt endpoint (CONTRACT §5), stored and dead-lettered: an upstream 5xx is answered as it
+ * receipt endpoint (docs/idempotency.md), stored and dead-lettered: an upstream 5xx is answered as it
  * came (kept whole meanwhile by {@link ResponseRelay}; one larger than {@code maxResponseBody}
  * is not kept and answers 504 {@code ambiguous-outcome}); a failure (read-timeout, reset) answers
  * 504 {@code deadline-exceeded} with reason {@code deadline} when the deadline ended the check,

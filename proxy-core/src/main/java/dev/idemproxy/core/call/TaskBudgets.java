@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Where the per-task retry budget (CONTRACT §3 {@code tasks.budget}) is counted, as a call sees
+ * Where the per-task retry budget (docs/configuration.md {@code tasks.budget}) is counted, as a call sees
  * it: in the store when there is one, so every proxy sharing it spends one budget; in this
  * process's memory ({@link LocalTaskBudgets}) when there is none. Asynchronous, as a store is.
  *

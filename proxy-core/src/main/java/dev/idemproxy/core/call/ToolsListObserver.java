@@ -10,7 +10,7 @@ import java.util.Locale;
 
 /**
  * Reads a {@code tools/list} answer as it passes to the client and hands its final JSON-RPC
- * response to the route's {@link ToolCatalogue} (CONTRACT §10): a JSON body once it is whole, or
+ * response to the route's {@link ToolCatalogue} (docs/mcp.md): a JSON body once it is whole, or
  * the response an SSE stream carries for the request, as soon as it has come. Nothing is held
  * back or delayed: bytes are copied as they pass, at most {@code limit} of a JSON body (a
  * larger one is not read) and at most one event of that size of a stream. Answers other than a

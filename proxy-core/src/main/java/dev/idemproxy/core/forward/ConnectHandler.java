@@ -17,7 +17,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.function.Supplier;
 
 /**
- * Answers CONNECT on a proxy with {@code forwardProxy} (CONTRACT §11); every other message passes
+ * Answers CONNECT on a proxy with {@code forwardProxy} (docs/https-proxy.md); every other message passes
  * on. The target's host decides ({@link ConnectResult#decide}): a host a route intercepts gets a
  * 200 and then the TLS handshake and the HTTP handlers again, routed by that host; any other host
  * a blind {@link Tunnel} or 403 {@code connect-refused}. A target that is not {@code host:port}, or

@@ -6,7 +6,7 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
 
 /**
- * One line per CONNECT at INFO on logger {@code idemproxy.connect} (CONTRACT §11), and the
+ * One line per CONNECT at INFO on logger {@code idemproxy.connect} (docs/https-proxy.md), and the
  * {@code idemproxy_connect_total{result}} count: {@code CONNECT target=host:port result=… ms=…}
  * plus, for an interception, how the client's TLS handshake ended ({@code tls=ok}, or the
  * reason), and for a tunnel the bytes each way ({@code up} client to target, {@code down} back).

@@ -5,7 +5,7 @@ import dev.idemproxy.core.route.RouteTable;
 import java.util.List;
 
 /**
- * What becomes of a CONNECT (CONTRACT §11), with the spelling of its
+ * What becomes of a CONNECT (docs/https-proxy.md), with the spelling of its
  * {@code idemproxy_connect_total{result}} series. The decision is pure.
  */
 public enum ConnectResult {

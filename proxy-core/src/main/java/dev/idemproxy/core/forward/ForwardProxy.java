@@ -21,7 +21,7 @@ import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
- * The forward proxy (CONTRACT §11): the CA, the leaf certificates minted from it, and the CONNECT
+ * The forward proxy (docs/https-proxy.md): the CA, the leaf certificates minted from it, and the CONNECT
  * handler each client channel gets. Made only when the config has {@code forwardProxy}, so nothing
  * of it (BouncyCastle included) is loaded otherwise. Leaf certificates are minted on a small pool
  * of its own, closed by {@link #close()}. This class is thread-safe.

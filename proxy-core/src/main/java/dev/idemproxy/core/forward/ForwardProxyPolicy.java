@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * The forward proxy's settings (YAML {@code forwardProxy}, CONTRACT §11): what a CONNECT to a host
+ * The forward proxy's settings (YAML {@code forwardProxy}, docs/https-proxy.md): what a CONNECT to a host
  * that no route intercepts gets, where the local CA lives, and the blind tunnels' limits. Absent
  * from the config, CONNECT is answered 405. This class is immutable.
  *

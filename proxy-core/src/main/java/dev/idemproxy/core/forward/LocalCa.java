@@ -41,7 +41,7 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 
 /**
- * The forward proxy's certificate authority (CONTRACT §11): read from its two PEM files, or, when
+ * The forward proxy's certificate authority (docs/https-proxy.md): read from its two PEM files, or, when
  * both are absent, generated there (EC P-256, valid ten years) with the key file's mode 0600 and
  * any directory created on the way 0700. The private key stays inside this package: no accessor
  * of it is public, and {@link #toString()} shows the subject only. This class is immutable and
@@ -97,8 +97,7 @@ public final class LocalCa {
     /**
      * As {@link #loadOrCreate(Path, Path, Clock, SecureRandom)}, where the CA's files may sit in
      * {@code dataDir}, the proxy's data directory: when the key is there, the directory is made
-     * (or, existing, set to) mode 0700 first, as every directory the proxy writes must be (CONTRACT
-     * §12). A CA elsewhere leaves its directory's mode as it is, unless the proxy creates it.
+     * (or, existing, set to) mode 0700 first, as every directory the proxy writes must be (docs/security.md). A CA elsewhere leaves its directory's mode as it is, unless the proxy creates it.
      */
     public static LocalCa loadOrCreate(Path certFile, Path keyFile, Clock clock, SecureRandom random, Path dataDir)
             throws IOException {

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What must match when a key is reused (CONTRACT §3 {@code idempotency.fingerprint}, §12; a
+ * What must match when a key is reused (docs/configuration.md {@code idempotency.fingerprint}, §12; a
  * mismatch is 422 {@code key-reused-with-different-payload}): SHA-256 over the request's parts. A
  * JSON body (by content type) is hashed in {@link CanonicalJson canonical form}, so key order and
  * whitespace do not matter; any other body is hashed as sent.

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A route's idempotency settings (CONTRACT §3 {@code routes[].idempotency}). This class is immutable.
+ * A route's idempotency settings (docs/configuration.md {@code routes[].idempotency}). This class is immutable.
  *
  * @param scope       what keys are scoped by: the named parts, or by default the credential headers
  * @param fingerprint what must match when a key is reused; empty = the default (body for client

@@ -18,7 +18,7 @@ import java.util.List;
  */
 public record KeyPolicy(String header, List<RequestPart> derive, Duration window, boolean required) {
     /**
-     * What a key is derived from unless the route says otherwise (CONTRACT §3): the same method,
+     * What a key is derived from unless the route says otherwise (docs/configuration.md): the same method,
      * path and body (canonical JSON for a JSON body) within the window are one call, so the
      * retries of a client that sends no key (the OpenAI and Anthropic SDKs send none) are duplicates.
      */

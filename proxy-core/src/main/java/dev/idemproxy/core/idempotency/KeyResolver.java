@@ -7,7 +7,7 @@ import java.util.UUID;
 import java.util.random.RandomGenerator;
 
 /**
- * Finds a protected call's idempotency key (CONTRACT §3 {@code idempotency.key}, §5), first
+ * Finds a protected call's idempotency key (docs/configuration.md {@code idempotency.key}, §5), first
  * found wins:
  * <ol>
  *   <li>the client's {@code key.header}, on exactly one header line (two lines are two keys, as a

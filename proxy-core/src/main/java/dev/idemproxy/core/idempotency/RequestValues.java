@@ -96,7 +96,7 @@ public final class RequestValues {
     }
 
     /**
-     * A header value as text (CONTRACT §12: identifiers are read as UTF-8). The HTTP codec gives
+     * A header value as text (docs/security.md: identifiers are read as UTF-8). The HTTP codec gives
      * a header's bytes as ISO-8859-1 characters, one per byte; a value with bytes above 0x7F is
      * decoded again as the UTF-8 clients send, a malformed sequence becoming U+FFFD. A value of
      * ASCII only (or one holding a character no byte makes) comes back as it is, without copying.

@@ -6,7 +6,7 @@ import dev.idemproxy.core.util.Checks;
 import java.util.List;
 
 /**
- * Who a key belongs to (CONTRACT §3 {@code idempotency.scope}, §12; by default the credential
+ * Who a key belongs to (docs/configuration.md {@code idempotency.scope}, §12; by default the credential
  * headers, see {@link ScopePolicy}): a hash of the scope parts' values, so keys never cross
  * principals while the values themselves (tokens, cookies) are never kept. Records live in the
  * store under (route, scope hash, key). Requests without any of the parts share one scope.

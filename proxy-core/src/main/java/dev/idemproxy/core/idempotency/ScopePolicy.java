@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.TreeMap;
 
 /**
- * What a route's keys are scoped by (CONTRACT §3 {@code idempotency.scope}, §12): records live
+ * What a route's keys are scoped by (docs/configuration.md {@code idempotency.scope}, §12): records live
  * under (route, {@link Scope scope hash}, key), so callers of different scopes never share a
  * record, a replay, a 409 or a 422. Either
  * <ul>

@@ -1,5 +1,5 @@
 /**
- * Pure idempotency-key logic (CONTRACT §3, §5): resolving the client's, a derived or a generated
+ * Pure idempotency-key logic (docs/configuration.md, docs/idempotency.md): resolving the client's, a derived or a generated
  * key ({@link dev.idemproxy.core.idempotency.KeyResolver}), the principal's
  * {@link dev.idemproxy.core.idempotency.Scope}, the payload
  * {@link dev.idemproxy.core.idempotency.Fingerprint} over canonical JSON, and JSON pointers. It

@@ -9,11 +9,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * The proxy's own errors for a {@code tools/call} as JSON-RPC error responses (CONTRACT §10),
+ * The proxy's own errors for a {@code tools/call} as JSON-RPC error responses (docs/mcp.md),
  * so the agent's model reads them as tool errors: HTTP 200, the request's {@code id} as it sent
  * it, {@code error.code} fixed per problem type (the table below), {@code error.message} the
  * problem's title (and detail), {@code error.data} {@code {type, status, callId}} with
- * {@code type} the {@code urn:idemproxy:problem:<name>} of CONTRACT §6.
+ * {@code type} the {@code urn:idemproxy:problem:<name>} of docs/http-reference.md.
  *
  * <p><b>Codes.</b> The contract puts them in JSON-RPC's implementation-defined range
  * -32000…-32099. MCP (2026-07-28, "Error Codes") reserves -32020…-32099 for codes its

@@ -12,7 +12,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * Key and fingerprint of a protected {@code tools/call} (CONTRACT §10). The key is the client's
+ * Key and fingerprint of a protected {@code tools/call} (docs/mcp.md). The key is the client's
  * {@code Idempotency-Key} (the route's {@code idempotency.key.header}) when sent, validated as on
  * any route; else a derived key {@code d:<32 hex>} over the request path, the tool name and the
  * canonical arguments, which the claimer honours within {@code mcp.window}

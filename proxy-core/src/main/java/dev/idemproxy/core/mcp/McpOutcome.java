@@ -8,7 +8,7 @@ import java.util.Set;
 
 /**
  * How one upstream attempt of a {@code tools/call} ended, in the terms the retry rules decide on
- * (CONTRACT §5, §10): its {@link OutcomeClass}, the {@code retry.retryOn} word that lists it, and
+ * (docs/idempotency.md, docs/mcp.md): its {@link OutcomeClass}, the {@code retry.retryOn} word that lists it, and
  * the reason a retry of it is counted under. This class is immutable.
  *
  * @param outcomeClass executed, not executed or unknown

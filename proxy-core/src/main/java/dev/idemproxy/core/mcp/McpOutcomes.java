@@ -7,7 +7,7 @@ import dev.idemproxy.core.retry.OutcomeClass;
 import java.util.Optional;
 
 /**
- * The outcome class of an upstream answer to a {@code tools/call} (CONTRACT §10):
+ * The outcome class of an upstream answer to a {@code tools/call} (docs/mcp.md):
  * <ul>
  *   <li>a JSON-RPC {@code result}, with {@code isError} true or false: <b>executed</b>;</li>
  *   <li>a JSON-RPC {@code error} other than {@code -32603}: <b>executed</b> (the server answered

@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * The first question the engine asks the MCP dialect about a request whose head and body it has
- * (CONTRACT §10): pass it through, reject it, or protect it, and with which key and fingerprint.
+ * (docs/mcp.md): pass it through, reject it, or protect it, and with which key and fingerprint.
  * <ol>
  *   <li>Not a POST (a 2025-era GET stream, a DELETE of a session): pass through, unread.</li>
  *   <li>A body the proxy cannot read, or a {@code tools/call} without an id, a tool name or

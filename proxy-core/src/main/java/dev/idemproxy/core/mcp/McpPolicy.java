@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * A route's MCP settings (CONTRACT §3 {@code routes[].mcp}, §10) and the decision of which
+ * A route's MCP settings (docs/configuration.md {@code routes[].mcp}, §10) and the decision of which
  * {@code tools/call} requests are protected. This class is immutable.
  *
  * @param enabled true: the route carries MCP's Streamable HTTP transport and protects tool calls
@@ -22,7 +22,7 @@ public record McpPolicy(boolean enabled, Protect protect, Map<String, ToolRule> 
 
     public static final McpPolicy DISABLED = new McpPolicy(false, Protect.UNLESS_READ_ONLY, Map.of(), Duration.ofMinutes(10));
 
-    /** Which tools a route protects by default (CONTRACT §3 {@code mcp.protect}). */
+    /** Which tools a route protects by default (docs/configuration.md {@code mcp.protect}). */
     public enum Protect {
         /** Every tool except those the server's latest {@code tools/list} marks {@code readOnlyHint: true}. */
         UNLESS_READ_ONLY("unlessReadOnly"),
@@ -42,7 +42,7 @@ public record McpPolicy(boolean enabled, Protect protect, Map<String, ToolRule> 
         }
     }
 
-    /** A per-tool override (CONTRACT §3 {@code mcp.tools}). */
+    /** A per-tool override (docs/configuration.md {@code mcp.tools}). */
     public enum ToolRule {
         /** Never protected: passes through, never stored. */
         PASS("pass"),

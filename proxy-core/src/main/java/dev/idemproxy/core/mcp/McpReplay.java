@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A replay of a stored {@code tools/call} answer to a duplicate (CONTRACT §10): the stored final
+ * A replay of a stored {@code tools/call} answer to a duplicate (docs/mcp.md): the stored final
  * JSON-RPC response with its {@code id} replaced by the duplicate's own id, and nothing else
  * changed: the bytes before and after the id's value are copied as they are (the parser's token
  * offsets say where the value lies), so no re-serialisation can reorder or re-escape the

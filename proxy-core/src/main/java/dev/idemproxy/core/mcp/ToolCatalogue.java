@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * A route's view of its MCP server's tools, fed by the {@code tools/list} answers that pass
- * through (CONTRACT §10): each tool's {@code readOnlyHint} and {@code idempotentHint}.
+ * through (docs/mcp.md): each tool's {@code readOnlyHint} and {@code idempotentHint}.
  *
  * <p><b>What "the latest tools/list" means across pages.</b> Every page updates the tools it
  * names at once (the latest annotation of a tool wins, from whichever page). A listing is the

@@ -1,5 +1,5 @@
 /**
- * The Model Context Protocol dialect of a protected call (CONTRACT §10), as pure parts the
+ * The Model Context Protocol dialect of a protected call (docs/mcp.md), as pure parts the
  * engine asks. {@link dev.idemproxy.core.mcp.McpPlanner} decides per request: pass through,
  * reject, or protect with a key and fingerprint. Under it: reading one POSTed JSON-RPC message ({@link dev.idemproxy.core.mcp.McpMessageReader}),
  * checking the sessionless generation's mirrored headers ({@link dev.idemproxy.core.mcp.McpHeaderCheck}),

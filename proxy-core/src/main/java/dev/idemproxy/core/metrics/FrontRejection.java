@@ -2,7 +2,7 @@ package dev.idemproxy.core.metrics;
 
 /**
  * Why the front refused a request or a connection: the bounded {@code reason} tag of
- * {@code idemproxy_front_rejections_total} (CONTRACT §8), and the {@code reason} of the
+ * {@code idemproxy_front_rejections_total} (docs/metrics.md), and the {@code reason} of the
  * rejected request's call-log line.
  */
 public enum FrontRejection {

@@ -17,14 +17,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * The one facade through which the engine records metrics (CONTRACT §8). Names are fixed;
+ * The one facade through which the engine records metrics (docs/metrics.md). Names are fixed;
  * tags are bounded: route names come from config, the others from closed vocabularies — never
  * a key, call id, task id or raw path. Meters are cached per tag combination, so the hot path
  * does a map lookup, not a registry lookup.
  *
  * <p>The counters whose label values are known before any traffic are registered at zero ahead
  * of their first event ({@link #registerRoute}, {@link #registerStoreOps}), so a scrape shows every
- * CONTRACT §8 name from the start and a rate over a quiet series is 0, not absent. Registering
+ * docs/metrics.md name from the start and a rate over a quiet series is 0, not absent. Registering
  * again is a map lookup: a reload of the same routes adds no series.
  *
  * <p>Every family has HELP text ({@link #help}); the two histograms have one short fixed bucket list
@@ -42,10 +42,10 @@ public final class ProxyMetrics {
     public static final String UPSTREAM_DURATION = "idemproxy.upstream.duration";
     public static final String STORE_DURATION = "idemproxy.store.duration";
     public static final String STORE_ERRORS = "idemproxy.store.errors";
-    /** Not in CONTRACT §8: calls forwarded unprotected because the store was down ({@code onUnavailable: passthrough}). */
+    /** Not in docs/metrics.md: calls forwarded unprotected because the store was down ({@code onUnavailable: passthrough}). */
     public static final String STORE_PASSTHROUGH = "idemproxy.store.passthrough";
     /**
-     * Not in CONTRACT §8: claims answered from the near-cache of ended records ({@code result=hit}) or
+     * Not in docs/metrics.md: claims answered from the near-cache of ended records ({@code result=hit}) or
      * sent to the store ({@code miss}); registered by {@code store.NearCachedStore}.
      */
     public static final String STORE_NEAR_CACHE = "idemproxy.store.near.cache";

@@ -2,7 +2,7 @@ package dev.idemproxy.core.pipeline;
 
 
 /**
- * The front's timing rules for one client connection (CONTRACT §12, "Limits"), as pure state
+ * The front's timing rules for one client connection (docs/security.md, "Limits"), as pure state
  * driven by the connection's events and a clock reading passed in (nanoseconds, any one
  * monotonic scale). A connection is at any time
  * <ul>

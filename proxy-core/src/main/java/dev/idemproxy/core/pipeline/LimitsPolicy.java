@@ -7,7 +7,7 @@ import static java.util.Objects.requireNonNull;
 import java.time.Duration;
 
 /**
- * The front's defences on the client-facing listener (YAML key {@code limits}, CONTRACT §12).
+ * The front's defences on the client-facing listener (YAML key {@code limits}, docs/security.md).
  *
  * @param maxConnections    client connections open at once; one more is closed as it is accepted
  * @param headTimeout       a request's whole head must arrive within this, counted from its first

@@ -1,7 +1,7 @@
 package dev.idemproxy.core.problem;
 
 /**
- * The errors the proxy itself produces (CONTRACT §6), each with its HTTP status and the
+ * The errors the proxy itself produces (docs/http-reference.md), each with its HTTP status and the
  * {@code urn:idemproxy:problem:<name>} type. Answered as {@code application/problem+json}.
  * A name may serve more than one status ({@code bad-request}: 400, and 505 for the HTTP version).
  */

@@ -39,7 +39,7 @@ public final class ProblemResponses {
 
     /**
      * The JSON body: type, title, status, detail and callId when present. A URL or target the
-     * detail quotes shows no user-info and no secret query value (CONTRACT §12; the built-in
+     * detail quotes shows no user-info and no secret query value (docs/security.md; the built-in
      * names: a detail never quotes the client's own request target).
      */
     public static String json(Problem problem, String detail, String callId) {

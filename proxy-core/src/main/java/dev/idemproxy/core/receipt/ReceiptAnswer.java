@@ -10,7 +10,7 @@ import dev.idemproxy.core.route.ReceiptPolicy;
  * @param detail why the answer is UNRESOLVED, for logs and the DLQ
  */
 public record ReceiptAnswer(Status status, byte[] result, String detail) {
-    /** The receipt statuses of CONTRACT §3, plus UNRESOLVED when the receipt could not be read. */
+    /** The receipt statuses of docs/configuration.md, plus UNRESOLVED when the receipt could not be read. */
     public enum Status { SUCCESS, FAILED, PROCESSING, NOT_FOUND, UNRESOLVED }
 
     static ReceiptAnswer unresolved(String detail) {

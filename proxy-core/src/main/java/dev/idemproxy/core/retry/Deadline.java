@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.regex.Pattern;
 
 /**
- * The effective deadline of one call (CONTRACT §4, §5): the earliest of the route's
+ * The effective deadline of one call (docs/http-reference.md, docs/idempotency.md): the earliest of the route's
  * {@code timeouts.total} from the start of the call and the caller's own deadline, given as
  * {@code X-Request-Timeout-Ms} (milliseconds from now) or {@code X-Request-Deadline} (epoch
  * milliseconds); when both are sent the earlier wins.

@@ -1,7 +1,7 @@
 package dev.idemproxy.core.retry;
 
 /**
- * The three classes every attempt's outcome falls in (CONTRACT §5). They decide both retry and
+ * The three classes every attempt's outcome falls in (docs/idempotency.md). They decide both retry and
  * replay: what is stored, what releases the key, what may be tried again.
  */
 public enum OutcomeClass {

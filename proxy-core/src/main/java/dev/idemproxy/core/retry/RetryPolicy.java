@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Set;
 
 /**
- * A route's retry settings (CONTRACT §3 {@code routes[].retry}). {@code maxAttempts} counts
+ * A route's retry settings (docs/configuration.md {@code routes[].retry}). {@code maxAttempts} counts
  * the first attempt: 1 means no retry (Envoy's {@code num_retries} counts retries only).
  * This class is immutable.
  *

@@ -13,7 +13,7 @@ import java.util.TreeSet;
 import java.util.random.RandomGenerator;
 
 /**
- * Decides, after each upstream attempt, whether to retry and how the call ends (CONTRACT §5).
+ * Decides, after each upstream attempt, whether to retry and how the call ends (docs/idempotency.md).
  * The order of the questions:
  * <ol>
  *   <li><b>executed</b> (2xx, 3xx, 4xx other than 408/409/425/429, unless the route's

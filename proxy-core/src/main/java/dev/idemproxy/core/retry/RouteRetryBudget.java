@@ -6,7 +6,7 @@ import dev.idemproxy.core.util.Ticker;
 import java.util.Arrays;
 
 /**
- * A route's retry budget, Linkerd/Finagle style (CONTRACT §3 {@code retryBudget}): over a
+ * A route's retry budget, Linkerd/Finagle style (docs/configuration.md {@code retryBudget}): over a
  * sliding {@code window}, retries may number at most
  * {@code ratio × requests + minPerSecond × windowSeconds}, where requests are first attempts:
  * a retry is granted while the retries counted so far are fewer than that allowance.

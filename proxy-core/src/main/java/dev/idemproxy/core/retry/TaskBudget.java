@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The pure part of the per-task retry budget (CONTRACT §3 {@code tasks.budget}): which fixed
+ * The pure part of the per-task retry budget (docs/configuration.md {@code tasks.budget}): which fixed
  * window "now" falls in ({@code floor(epochMillis / window)}) and what a count of retries already
  * spent in it allows. Counting itself lives in a store shared by the proxies (or in
  * {@link LocalTaskBudgets}). Calls without a task id have no task budget. Replays never charge.

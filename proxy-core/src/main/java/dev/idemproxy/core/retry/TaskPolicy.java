@@ -7,7 +7,7 @@ import static java.util.Objects.requireNonNull;
 import java.time.Duration;
 
 /**
- * Per-task retry budget (CONTRACT §3 {@code tasks}): the header naming a task and how many
+ * Per-task retry budget (docs/configuration.md {@code tasks}): the header naming a task and how many
  * retries all its calls may spend per window. This class is immutable.
  */
 public record TaskPolicy(String header, int maxRetries, Duration window) {

@@ -1,5 +1,5 @@
 /**
- * Pure retry decisions (CONTRACT §3-§5): outcome classes, backoff, Retry-After, deadlines, the
+ * Pure retry decisions (docs/configuration.md, docs/http-reference.md, docs/idempotency.md): outcome classes, backoff, Retry-After, deadlines, the
  * per-route and per-task retry budgets, and {@link dev.idemproxy.core.retry.RetryRules}, which
  * turns one finished attempt into a {@link dev.idemproxy.core.retry.RetryDecision}. No Netty and
  * no I/O here: time comes from an injected {@link dev.idemproxy.core.util.Ticker} or

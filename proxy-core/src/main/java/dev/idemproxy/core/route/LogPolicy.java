@@ -1,7 +1,7 @@
 package dev.idemproxy.core.route;
 
 /**
- * A route's call lines (CONTRACT §9: one line per finished call). This class is immutable.
+ * A route's call lines (docs/operations.md: one line per finished call). This class is immutable.
  *
  * @param passThrough whether a call that is not protected (the route has no idempotency, or not
  *                    for its method) logs its line at INFO like every other call (true, the

@@ -191,7 +191,7 @@ public record Route(
         return p > 0 ? host + ":" + p : host;
     }
 
-    /** True when the route carries MCP ({@code mcp.enabled}, CONTRACT §10). */
+    /** True when the route carries MCP ({@code mcp.enabled}, docs/mcp.md). */
     public boolean isMcp() {
         return mcp.enabled();
     }

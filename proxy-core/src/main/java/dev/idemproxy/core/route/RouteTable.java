@@ -43,7 +43,7 @@ public final class RouteTable {
 
     /**
      * The first route that names {@code match.host} and matches: how requests addressed to a
-     * target are routed (absolute-form, and those inside an intercepted CONNECT; CONTRACT §3),
+     * target are routed (absolute-form, and those inside an intercepted CONNECT; docs/configuration.md),
      * so a host-less catch-all never takes a request meant for another host.
      *
      * @param host the target's host, lower-case, without port

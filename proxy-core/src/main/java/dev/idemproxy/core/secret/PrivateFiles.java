@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Owner-only files and directories (CONTRACT §12 "Files"): the data directory and every
+ * Owner-only files and directories (docs/security.md "Files"): the data directory and every
  * directory under it have no group or other permission bits, nor does any file in it. New ones
  * are created so (0700, 0600), so they are never readable by others, not even for a moment;
  * existing ones lose those bits at start. Symbolic links are never followed below the data

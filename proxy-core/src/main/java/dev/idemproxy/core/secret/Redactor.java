@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * What never leaves the proxy in clear (CONTRACT §12), and how it is shown instead: {@value #MASK}.
+ * What never leaves the proxy in clear (docs/security.md), and how it is shown instead: {@value #MASK}.
  * Secrets are the values of the credential headers ({@link #CREDENTIAL_HEADERS} and the
  * configured {@code secretHeaders}), the values of query parameters named in
  * {@link #SECRET_QUERY_PARAMS} or the configured {@code secretQueryParams} (names compared without
@@ -28,10 +28,10 @@ import java.util.Set;
 public final class Redactor {
     /** What a secret is shown as. */
     public static final String MASK = "***";
-    /** Headers that carry credentials whatever the config says (CONTRACT §12). */
+    /** Headers that carry credentials whatever the config says (docs/security.md). */
     public static final List<String> CREDENTIAL_HEADERS =
             List.of("Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "Api-Key");
-    /** Query parameters whose values are secrets whatever the config says (CONTRACT §12). */
+    /** Query parameters whose values are secrets whatever the config says (docs/security.md). */
     public static final List<String> SECRET_QUERY_PARAMS =
             List.of("api_key", "apikey", "key", "token", "access_token", "password", "secret", "signature");
     /** The built-in rules alone: for what is shown before (or without) a config. */

@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.time.Instant;
 
 /**
- * One dead-letter entry (CONTRACT §7 {@code GET /dlq}): a call that ended unsuccessfully. This
+ * One dead-letter entry (docs/admin-api.md {@code GET /dlq}): a call that ended unsuccessfully. This
  * class is immutable.
  *
  * @param id         the entry's id (unique)

@@ -4,7 +4,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The dead-letter queue (CONTRACT §7), one of a backend's four stores ({@link Stores}): entries stay
+ * The dead-letter queue (docs/admin-api.md), one of a backend's four stores ({@link Stores}): entries stay
  * until deleted. Listed in a stable order,
  * (failedAt, id), in pages with an opaque cursor. Every operation is asynchronous and never
  * blocks its caller; a failure completes the stage with {@link StoreUnavailableException}. Times

@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.time.Instant;
 
 /**
- * What one protected call left behind (CONTRACT §7 {@code GET /receipts/{callId}}). Written when
+ * What one protected call left behind (docs/admin-api.md {@code GET /receipts/{callId}}). Written when
  * the call starts and again when it ends (a put replaces the receipt with the same call id). This
  * class is immutable.
  *

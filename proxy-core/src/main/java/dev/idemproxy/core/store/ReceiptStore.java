@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Receipts by call id, indexed by business id (CONTRACT §7): one of a backend's four stores
+ * Receipts by call id, indexed by business id (docs/admin-api.md): one of a backend's four stores
  * ({@link Stores}). A claim's and a completion's receipts are written by the {@link RecordStore}
  * with the record; this store writes the others. Every operation is asynchronous and never blocks
  * its caller; a failure completes the stage with {@link StoreUnavailableException}.

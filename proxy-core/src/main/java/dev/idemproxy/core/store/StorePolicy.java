@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * Where idempotency records, receipts and dead letters live (CONTRACT §3 {@code store}).
+ * Where idempotency records, receipts and dead letters live (docs/configuration.md {@code store}).
  * This class is immutable.
  *
  * @param memoryMaxEntries the memory store's most records (and receipts, and dead letters)

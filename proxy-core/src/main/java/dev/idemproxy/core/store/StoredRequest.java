@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * A request kept with a dead letter so that it can be replayed: what the replay needs, never
- * shown as it is (the admin API shows it through {@code Redactor}, CONTRACT §12). Its
+ * shown as it is (the admin API shows it through {@code Redactor}, docs/security.md). Its
  * {@link #toString} names neither the target nor a header value. This class is immutable.
  *
  * @param method  the HTTP method

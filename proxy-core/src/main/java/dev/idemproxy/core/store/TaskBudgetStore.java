@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Per-task retry counters (CONTRACT §3 {@code tasks.budget}), one of a backend's four stores
+ * Per-task retry counters (docs/configuration.md {@code tasks.budget}), one of a backend's four stores
  * ({@link Stores}), so that every proxy sharing the backend spends one budget. A counter lives under a window key (a task id and the index
  * of its fixed window, {@code TaskWindow.key(taskId)}), so a new window starts a new counter; the
  * old one expires. Every operation is asynchronous and never blocks its caller; a failure

@@ -1,7 +1,7 @@
 package dev.idemproxy.core.util;
 
 /**
- * How a value is written into a text log line (CONTRACT §12 "Logs"), so that no client-supplied
+ * How a value is written into a text log line (docs/security.md "Logs"), so that no client-supplied
  * text (a key, a business id, a path, a task id, a host) can forge a field or a line:
  * <ul>
  *   <li>null is {@code -}, the field's "none";</li>

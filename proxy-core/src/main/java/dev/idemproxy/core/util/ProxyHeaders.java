@@ -17,13 +17,13 @@ import io.netty.util.AsciiString;
  * This class is stateless.
  */
 public final class ProxyHeaders implements NameValidator<CharSequence> {
-    /** The headers of a protected call (CONTRACT §4), set by the proxy. */
+    /** The headers of a protected call (docs/http-reference.md), set by the proxy. */
     public static final AsciiString X_CALL_ID = AsciiString.cached("X-Call-Id");
     public static final AsciiString X_ATTEMPT = AsciiString.cached("X-Attempt");
     public static final AsciiString X_ATTEMPTS = AsciiString.cached("X-Attempts");
     public static final AsciiString X_REQUEST_TIMEOUT_MS = AsciiString.cached("X-Request-Timeout-Ms");
     public static final AsciiString IDEMPOTENT_REPLAYED = AsciiString.cached("Idempotent-Replayed");
-    /** Retries the call's task has left in its window (CONTRACT §4); never stored for replay. */
+    /** Retries the call's task has left in its window (docs/http-reference.md); never stored for replay. */
     public static final AsciiString X_RETRY_BUDGET_REMAINING = AsciiString.cached("X-Retry-Budget-Remaining");
     public static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
     public static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");

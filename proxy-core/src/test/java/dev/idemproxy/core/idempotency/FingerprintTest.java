@@ -105,7 +105,7 @@ class FingerprintTest {
 
     private static final String[] METHODS = {"POST", "PUT", "HEAD", "GET"};
 
-    // a record belongs to one endpoint (CONTRACT §12)
+    // a record belongs to one endpoint (docs/security.md)
 
     private static final KeyResolution CLIENT_KEY = KeyResolver.parseClientKey("Idempotency-Key", "k");
 

@@ -44,7 +44,7 @@ class RequestValuesTest {
         assertThat(RequestValues.value(RequestPart.parse("header:Nope"), noType)).isNull();
     }
 
-    /** CONTRACT §12: identifiers are read as UTF-8, though the codec gives header bytes as ISO-8859-1 characters. */
+    /** docs/security.md: identifiers are read as UTF-8, though the codec gives header bytes as ISO-8859-1 characters. */
     @Test
     void aHeaderValueIsReadAsUtf8() {
         String sent = new String("order-ü-東京".getBytes(java.nio.charset.StandardCharsets.UTF_8),

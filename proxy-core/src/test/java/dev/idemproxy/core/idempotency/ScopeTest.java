@@ -73,7 +73,7 @@ class ScopeTest {
                 .isEqualTo(Scope.of(List.of(), TestRequest.post("/")));
     }
 
-    // the default: credential headers (CONTRACT §12)
+    // the default: credential headers (docs/security.md)
 
     private static final ScopePolicy CREDENTIALS = ScopePolicy.CREDENTIALS;
 

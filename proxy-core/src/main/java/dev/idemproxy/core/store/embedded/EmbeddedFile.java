@@ -224,7 +224,7 @@ final class EmbeddedFile {
     }
 
     /**
-     * The data directory and everything in it owner-only (CONTRACT §12): created 0700 when absent,
+     * The data directory and everything in it owner-only (docs/security.md): created 0700 when absent,
      * group and other bits taken off at every start, the store file created 0600 before MVStore
      * opens it. What the process may not change (a mount point owned by root) is said once, at WARN.
      */

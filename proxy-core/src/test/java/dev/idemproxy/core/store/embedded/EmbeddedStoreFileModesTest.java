@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** CONTRACT §12 "Files" for the embedded store: its directory 0700 and its file 0600, new or already there. */
+/** docs/security.md "Files" for the embedded store: its directory 0700 and its file 0600, new or already there. */
 class EmbeddedStoreFileModesTest {
     @TempDir
     Path tmp;
