@@ -2,11 +2,9 @@ package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
-import dev.idemproxy.core.call.ReplayAuthority;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
-import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.upstream.MalformedResponseException;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
@@ -14,11 +12,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import dev.idemproxy.core.call.ResponseObserver;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
@@ -64,10 +59,7 @@ final class PassThroughRelay implements UpstreamListener {
     private ResponseObserver observer;
     /** The request's head to write upstream: the client's, or a new one ahead of a buffered body. */
     private HttpRequest head;
-    /** The route of the last call on this connection, and what the upstream request head derives from it. */
-    private Route derivedFor;
-    private String upstreamBasePath;
-    private String upstreamAuthority;
+    private final UpstreamHead upstreamHead = new UpstreamHead();
 
     PassThroughRelay(ChannelHandlerContext ctx, CallServices services, ServerState state) {
         this.ctx = ctx;
@@ -88,7 +80,7 @@ final class PassThroughRelay implements UpstreamListener {
         observer = c.plan() == null ? null : c.plan().observer();
         head = c.request();
         if (c.body() != null) {
-            head = bufferedHead(c);
+            head = UpstreamHead.buffered(c);
         }
         // a request read whole (no body, or all of it in one read) comes as one FullHttpRequest
         requestDone = head instanceof LastHttpContent || c.body() != null;
@@ -138,15 +130,7 @@ final class PassThroughRelay implements UpstreamListener {
      */
     private void connected(UpstreamConnection leased, boolean inRead, String clientIp) {
         conn = leased;
-        Route route = call.route();
-        if (route != derivedFor) {
-            derivedFor = route;
-            upstreamBasePath = route.upstreamBasePath();
-            upstreamAuthority = route.upstreamAuthority();
-        }
-        HeaderRewrite.toUpstream(head, upstreamBasePath, upstreamAuthority, call.pathAndQuery(), call.originalHost(), clientIp,
-                call.clientScheme());
-        ReplayAuthority.strip(head.headers());  // a DLQ replay's proof is ours, even where it proves nothing
+        upstreamHead.rewrite(head, call, clientIp);
         Channel up = conn.channel();
         // Void promises: a failed upstream write fires exceptionCaught there, which ends the call.
         up.write(head, up.voidPromise());
@@ -160,19 +144,6 @@ final class PassThroughRelay implements UpstreamListener {
         if (!requestDone) {
             ctx.channel().config().setAutoRead(conn.channel().isWritable());
         }
-    }
-
-    /**
-     * The head of a request whose body was buffered: the client's method, target and headers
-     * (which the rewrite for the upstream changes in place), framed by the body's length.
-     */
-    private static HttpRequest bufferedHead(ProxyCall c) {
-        HttpRequest r = new DefaultHttpRequest(HttpVersion.HTTP_1_1, c.request().method(), c.request().uri(), c.request().headers());
-        if (c.body().isReadable() || r.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)) {
-            r.headers().remove(HttpHeaderNames.TRANSFER_ENCODING);
-            r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, c.body().readableBytes());
-        }
-        return r;
     }
 
     void clientContent(HttpContent c) {
