@@ -114,8 +114,9 @@ class EndpointFingerprintTest {
         RecordKey rk = new RecordKey("tickets", Scope.of(policy.scope(), view).hash(), "c:" + key);
         String legacy = Fingerprint.legacy(policy, false, view).value();
         assertThat(legacy).isNotEqualTo(Fingerprint.of(policy, false, view).value());
-        String callId = CallId.next();
-        String owner = CallId.owner(callId);
+        java.util.Random random = new java.util.Random(1);
+        String callId = CallId.next(java.time.Clock.systemUTC(), random);
+        String owner = CallId.owner(callId, random);
         ClaimResult claimed = store.records().claim(rk, legacy, owner, Duration.ofSeconds(30), new ClaimContext(callId, Duration.ofHours(1)))
                 .toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertThat(claimed).isInstanceOf(ClaimResult.Claimed.class);

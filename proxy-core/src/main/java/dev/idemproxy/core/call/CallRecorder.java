@@ -155,7 +155,7 @@ public final class CallRecorder {
         }
         if (failed && call.route().deadLetter().enabled()) {
             RecordKey rk = recordKey != null ? recordKey : new RecordKey(call.route().name(), "-", id.key() == null ? "" : id.key());
-            DeadLetter entry = new DeadLetter(CallId.next(), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
+            DeadLetter entry = new DeadLetter(CallId.next(clock, random), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
                     s.attempts(), now, snapshot(call), owner);
             writeRetrying(() -> deadLetters.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", random, 1);
         }

@@ -38,7 +38,7 @@ public final class CallServices {
     private final RandomGenerator random;
     private final CallRecorder recorder;
     private final CallLog log;
-    private final ReplayAuthority replays = new ReplayAuthority();
+    private final ReplayAuthority replays = new ReplayAuthority(new java.security.SecureRandom());
     private final dev.idemproxy.core.receipt.ReceiptClient receipts;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
     /** Each MCP route's dialect, by route name: its tool catalogue and calls in flight outlive a reload. */
@@ -149,7 +149,7 @@ public final class CallServices {
      * call) keeps its original call id.
      */
     public CallIdentity unrecordedIdentity(ProxyCall call, String bizId, ReplayAuthority.Replay replay) {
-        String callId = replay != null ? replay.callId() : CallId.next();
+        String callId = replay != null ? replay.callId() : CallId.next(clock, random);
         String keyHeader = call.route().idempotency().key().header();
         // As sent, not read as text: it goes upstream unchanged, and the log line escapes what it must.
         String clientKey = call.request().headers().get(keyHeader);

@@ -92,7 +92,7 @@ public final class ClaimAttempt {
         this.identity = requireNonNull(identity, "identity");
         this.createdAt = requireNonNull(createdAt, "createdAt");
         this.outcome = requireNonNull(outcome, "outcome");
-        this.owner = CallId.owner(identity.callId());
+        this.owner = CallId.owner(identity.callId(), services.random());
         this.fingerprint = plan.fingerprint();
         this.waitUntil = services.ticker().nanos() + call.route().idempotency().waitTimeout().toNanos();
     }

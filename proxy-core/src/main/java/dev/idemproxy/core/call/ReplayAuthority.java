@@ -22,7 +22,14 @@ public final class ReplayAuthority {
     /** When the replayed call was first made (an ISO-8601 instant, as its receipt's createdAt). */
     public static final String CREATED_HEADER = "X-Idemproxy-Replay-Created";
 
-    private final String token = CallId.next() + CallId.next();
+    private final String token;
+
+    /** @param random where the token's 256 bits come from: a {@link java.security.SecureRandom}, as it is a secret */
+    public ReplayAuthority(java.security.SecureRandom random) {
+        byte[] bytes = new byte[32];
+        random.nextBytes(bytes);
+        this.token = java.util.HexFormat.of().formatHex(bytes);
+    }
 
     public String token() {
         return token;

@@ -45,7 +45,7 @@ final class ConnectHandler extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(msg);
             return;
         }
-        long start = System.nanoTime();
+        long start = proxy.log().now();
         boolean whole = msg instanceof FullHttpRequest full && !full.content().isReadable();
         String uri = req.uri();
         ReferenceCountUtil.release(msg);

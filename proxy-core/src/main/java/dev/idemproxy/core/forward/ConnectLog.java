@@ -1,6 +1,7 @@
 package dev.idemproxy.core.forward;
 
 import dev.idemproxy.core.metrics.ProxyMetrics;
+import dev.idemproxy.core.util.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
@@ -19,10 +20,17 @@ final class ConnectLog {
 
     private final ProxyMetrics metrics;
     private final boolean keyValues;
+    private final Ticker ticker;
 
-    ConnectLog(ProxyMetrics metrics, boolean keyValues) {
+    ConnectLog(ProxyMetrics metrics, boolean keyValues, Ticker ticker) {
         this.metrics = metrics;
         this.keyValues = keyValues;
+        this.ticker = ticker;
+    }
+
+    /** Now, on the ticker a CONNECT's duration is measured with (its start is taken from here). */
+    long now() {
+        return ticker.nanos();
     }
 
     /** Counts a CONNECT that was answered 200 (intercepted, tunnelled) or 403 (refused). */
@@ -51,7 +59,7 @@ final class ConnectLog {
         if (!LOG.isInfoEnabled()) {
             return;
         }
-        long ms = (System.nanoTime() - startNanos) / 1_000_000L;
+        long ms = (ticker.nanos() - startNanos) / 1_000_000L;
         StringBuilder sb = new StringBuilder(96).append("CONNECT target=").append(quoted(target)).append(" result=").append(result);
         if (tlsKey != null) {
             sb.append(' ').append(tlsKey).append('=').append(quoted(tls));

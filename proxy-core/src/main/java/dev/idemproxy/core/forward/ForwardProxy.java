@@ -42,7 +42,7 @@ public final class ForwardProxy implements AutoCloseable {
         this.resolver = requireNonNull(resolver, "resolver");
         this.mints = mintPool();
         this.leaves = new LeafContexts(new LeafMinter(ca, clock, random), mints, ticker);
-        this.log = new ConnectLog(metrics, logKeyValues);
+        this.log = new ConnectLog(metrics, logKeyValues, ticker);
         metrics.registerConnectResults(ConnectResult.SPELLINGS);
     }
 

@@ -31,7 +31,7 @@ final class ConnectionPlanner {
             // Re-run as itself: its stored request lost its secrets, so its scope could not be computed again.
             return new Planned(planner(c.dialect()).planReplay(c, view, replay.record()), replay.callId(), replay);
         }
-        return new Planned(planner(c.dialect()).plan(c, view), replay != null ? replay.callId() : CallId.next(), replay);
+        return new Planned(planner(c.dialect()).plan(c, view), replay != null ? replay.callId() : CallId.next(services.clock(), services.random()), replay);
     }
 
     private CallDialect.Planner planner(CallDialect dialect) {

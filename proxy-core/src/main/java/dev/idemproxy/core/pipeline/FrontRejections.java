@@ -22,9 +22,12 @@ final class FrontRejections {
     private final CallLog log;
     private final int maxConnections;
     private final LogThrottle refusedConnections;
+    private final Ticker ticker;
 
+    /** @param ticker the call log's: a refused request's start is taken from it ({@link #now}) */
     FrontRejections(CallLog log, int maxConnections, Ticker ticker) {
         this.log = log;
+        this.ticker = ticker;
         this.maxConnections = maxConnections;
         this.refusedConnections = new LogThrottle(Duration.ofSeconds(10), ticker);
     }
@@ -35,7 +38,7 @@ final class FrontRejections {
      * {@code ctx}, so the handler holding its call ends that call and logs it; logged here under
      * route {@value RouteHandler#NO_ROUTE} when none did and there is a status to log.
      *
-     * @param startNanos when the request began, on {@link System#nanoTime()}'s scale (for {@code ms=})
+     * @param startNanos when the request began, on {@link #now}'s scale (for {@code ms=})
      */
     void request(ChannelHandlerContext ctx, FrontRejection reason, int status, long startNanos) {
         log.metrics().frontRejection(reason);
@@ -44,6 +47,11 @@ final class FrontRejections {
         if (!event.owned() && status != 0) {
             log.finished(RouteHandler.NO_ROUTE, CallOutcome.REJECTED, status, startNanos, null, null, null, 0, reason.spelling());
         }
+    }
+
+    /** Now, on the call log's ticker. */
+    long now() {
+        return ticker.nanos();
     }
 
     /** A refusal with no request to log (a new connection that never sent a byte). */

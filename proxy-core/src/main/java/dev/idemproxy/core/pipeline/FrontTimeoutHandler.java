@@ -123,7 +123,7 @@ final class FrontTimeoutHandler extends ChannelDuplexHandler {
             ctx.close();
             return;
         }
-        long startNanos = System.nanoTime() - (now - timeline.since());
+        long startNanos = rejections.now() - (now - timeline.since());  // from the event loop's ticker to the log's
         rejections.request(ctx, reason, answer ? Problem.REQUEST_TIMEOUT.status() : 0, startNanos);
         if (!answer) {
             ctx.close();

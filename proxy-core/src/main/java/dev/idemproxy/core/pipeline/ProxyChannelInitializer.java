@@ -1,6 +1,5 @@
 package dev.idemproxy.core.pipeline;
 
-import dev.idemproxy.core.util.Ticker;
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.forward.ConnectTarget;
 import dev.idemproxy.core.forward.ForwardProxy;
@@ -43,7 +42,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         this.services = services;
         this.clients = clients;
         this.connections = new ConnectionLimit(server.limits().maxConnections());
-        this.rejections = new FrontRejections(services.log(), server.limits().maxConnections(), Ticker.system());
+        this.rejections = new FrontRejections(services.log(), server.limits().maxConnections(), services.ticker());
         this.intercepted = forward == null ? null : new InterceptedStack(forward, state, this::addHttpHandlers);
     }
 

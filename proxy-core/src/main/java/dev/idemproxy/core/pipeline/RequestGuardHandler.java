@@ -91,9 +91,9 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
         boolean canAnswer = !answered;
         int status = canAnswer ? r.problem().status() : 0;
         if (r.reason() != null) {
-            rejections.request(ctx, r.reason(), status, System.nanoTime());
+            rejections.request(ctx, r.reason(), status, rejections.now());
         } else if (canAnswer) {
-            rejections.log().finished(RouteHandler.NO_ROUTE, CallOutcome.REJECTED, status, System.nanoTime(), null, null, null, 0,
+            rejections.log().finished(RouteHandler.NO_ROUTE, CallOutcome.REJECTED, status, rejections.now(), null, null, null, 0,
                     r.problem().spelling());
         }
         if (!canAnswer) {

@@ -28,7 +28,7 @@ final class IdleConnections {
     }
 
     void add(Channel ch, UpstreamHandler handler) {
-        idle.addLast(new Idle(ch, handler, System.nanoTime()));
+        idle.addLast(new Idle(ch, handler, loop.ticker().nanoTime()));
         if (sweep == null) {
             sweep = loop.schedule(this::sweep, timeoutNanos, TimeUnit.NANOSECONDS);
         }
@@ -48,7 +48,7 @@ final class IdleConnections {
 
     private void sweep() {
         sweep = null;
-        long now = System.nanoTime();
+        long now = loop.ticker().nanoTime();
         while (!idle.isEmpty() && now - idle.peekFirst().since >= timeoutNanos) {
             idle.pollFirst().channel.close();
         }

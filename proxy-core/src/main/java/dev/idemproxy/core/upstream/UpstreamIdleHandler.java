@@ -57,14 +57,14 @@ final class UpstreamIdleHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        lastActivity = System.nanoTime();
+        lastActivity = ctx.executor().ticker().nanoTime();
         firstEvent = true;
         ctx.fireChannelReadComplete();
     }
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
-        lastActivity = System.nanoTime();
+        lastActivity = ctx.executor().ticker().nanoTime();
         firstEvent = true;
         ctx.flush();
     }
@@ -73,7 +73,7 @@ final class UpstreamIdleHandler extends ChannelDuplexHandler {
         if (check != null) {
             return;
         }
-        lastActivity = System.nanoTime();
+        lastActivity = ctx.executor().ticker().nanoTime();
         check = ctx.executor().schedule(() -> onCheck(ctx), idleNanos, TimeUnit.NANOSECONDS);
     }
 
@@ -88,7 +88,7 @@ final class UpstreamIdleHandler extends ChannelDuplexHandler {
         if (check == null || !ctx.channel().isOpen()) {
             return;
         }
-        long left = idleNanos - (System.nanoTime() - lastActivity);
+        long left = idleNanos - (ctx.executor().ticker().nanoTime() - lastActivity);
         if (left > 0) {
             check = ctx.executor().schedule(() -> onCheck(ctx), left, TimeUnit.NANOSECONDS);
             return;

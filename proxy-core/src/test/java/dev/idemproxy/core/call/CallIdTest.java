@@ -2,6 +2,7 @@ package dev.idemproxy.core.call;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.core.testing.TestClock;
 import java.util.HashSet;
 import java.util.Random;
 import java.util.Set;
@@ -26,17 +27,20 @@ class CallIdTest {
     @Test
     void idsOfTheSameMillisecondDiffer() {
         Set<String> ids = new HashSet<>();
+        TestClock clock = new TestClock();  // one millisecond for all of them
+        Random random = new Random(11);
         for (int i = 0; i < 100_000; i++) {
-            ids.add(CallId.next());
+            ids.add(CallId.next(clock, random));
         }
         assertThat(ids).hasSize(100_000);
     }
 
     @Test
     void eachExecutionOfACallHasItsOwnOwnerTokenLedByTheCallId() {
-        String callId = CallId.next();
-        String first = CallId.owner(callId);
-        String second = CallId.owner(callId);
+        Random random = new Random(5);
+        String callId = CallId.next(new TestClock(), random);
+        String first = CallId.owner(callId, random);
+        String second = CallId.owner(callId, random);
         assertThat(first).matches(callId + "\\.[0-9a-f]{16}");
         assertThat(second).startsWith(callId + ".").isNotEqualTo(first);
         assertThat(CallId.owner(callId, new Random(3))).isEqualTo(CallId.owner(callId, new Random(3)));

@@ -3,16 +3,24 @@ package dev.idemproxy.core.call;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.store.RecordKey;
+import dev.idemproxy.core.testing.TestClock;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
+import java.security.SecureRandom;
 import org.junit.jupiter.api.Test;
 
 class ReplayAuthorityTest {
-    private final ReplayAuthority authority = new ReplayAuthority();
-    private final String callId = CallId.next();
+    private final ReplayAuthority authority = new ReplayAuthority(new SecureRandom());
+    private final String callId = CallId.next(new TestClock(), new java.util.Random(2));
     private final RecordKey record = new RecordKey("pay", "0123456789abcdef0123456789abcdef", "k-1");
+
+    @Test
+    void theTokenIs256SecureRandomBitsOfItsOwnProcess() {
+        assertThat(authority.token()).matches("[0-9a-f]{64}");
+        assertThat(new ReplayAuthority(new SecureRandom()).token()).isNotEqualTo(authority.token());
+    }
 
     private static HttpRequest request() {
         return new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/v1/pay");

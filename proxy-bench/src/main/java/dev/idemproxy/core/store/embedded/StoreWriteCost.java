@@ -292,7 +292,7 @@ public final class StoreWriteCost {
         String key = keyShape.equals("uuid") ? UUID.randomUUID().toString()
                 : "pp-" + nonce + "-" + (keyShape.equals("ordered") ? 1 : caller) + "-" + counter.incrementAndGet();
         RecordKey recordKey = new RecordKey("idem", SCOPE, key);
-        String callId = CallId.next();
+        String callId = CallId.next(java.time.Clock.systemUTC(), java.util.concurrent.ThreadLocalRandom.current());
         String bizId = biz ? "order-" + (i % 1000) : null;
         Instant created = Instant.now();
         ClaimContext ctx = new ClaimContext(callId, TTL,
