@@ -109,6 +109,7 @@ class HttpsInterceptionIT {
         assertThat(seen.uri()).isEqualTo("/api/hello?q=1");
         assertThat(seen.header("Host")).isEqualTo("localhost:" + upstream.port());
         assertThat(seen.header("X-Forwarded-Host")).isEqualTo("localhost:" + upstream.port());
+        assertThat(seen.header("X-Forwarded-Proto")).as("what the proxy saw: the client's TLS").isEqualTo("https");
     }
 
     @Test

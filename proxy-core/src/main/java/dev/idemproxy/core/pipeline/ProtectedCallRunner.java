@@ -67,7 +67,7 @@ final class ProtectedCallRunner implements ClientSide {
         Deadline deadline = Deadline.of(c.route().timeouts().total(), c.request().headers().get(TIMEOUT_MS),
                 c.request().headers().get(DEADLINE), services.ticker(), services.clock());
         c.request().headers().remove(TIMEOUT_MS).remove(DEADLINE);
-        HeaderRewrite.toUpstream(c.request(), c.route(), c.pathAndQuery(), c.originalHost(), clientIp);
+        HeaderRewrite.toUpstream(c.request(), c.route(), c.pathAndQuery(), c.originalHost(), clientIp, c.clientScheme());
         services.routeBudget(c.route()).recordRequest();
         if (writesReceipt) {
             services.recorder().started(c, identity, createdAt);

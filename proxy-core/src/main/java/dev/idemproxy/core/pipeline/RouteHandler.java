@@ -116,6 +116,9 @@ final class RouteHandler extends ChannelDuplexHandler {
             r = bindToTarget(r, uri, target.authority());
         }
         ProxyCall call = new ProxyCall(req, r, services.dialect(r), authority, target.pathAndQuery(), start);
+        if (intercepted != null) {
+            call.cameOverTls();
+        }
         call.countIn(inFlightOf(r));
         current = call;
         ctx.fireChannelRead(call);
