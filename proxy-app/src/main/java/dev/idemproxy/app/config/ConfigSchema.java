@@ -38,9 +38,10 @@ import java.util.Map;
 /**
  * The YAML keys the loader knows, as a tree, each with its type, its default as
  * {@code docs/configuration.md} writes it and its secret marking: the one table behind the
- * unknown-key check ({@link MapReader}) and the tests that hold the docs and the readers'
- * defaults and choices to it. A literal default here is the value the reader's core record gives (a test
- * loads a minimal config and compares). This class is immutable.
+ * unknown-key check ({@link MapReader}), what {@code /config} and {@code validate} show of secrets
+ * ({@link SchemaRedaction}), and the tests that hold the docs and the readers' defaults and
+ * choices to it. A literal default here is the value the reader's core record gives
+ * (ConfigSchemaTest loads a minimal config and compares). This class is immutable.
  */
 final class ConfigSchema {
     private static final String CREDENTIALS = "every credential header the request carries: `Authorization`, "
