@@ -26,6 +26,7 @@ public final class ConfigDescriber {
     private static final Comparator<String> BY_METHOD = Comparator
             .comparingInt((String m) -> METHOD_ORDER.contains(m) ? METHOD_ORDER.indexOf(m) : METHOD_ORDER.size())
             .thenComparing(Comparator.naturalOrder());
+    private static final SchemaKey UPSTREAM = ConfigSchema.ROUTE_ITEM.child("upstream");
     private static final List<String> HEADINGS = List.of("ROUTE", "MATCH", "UPSTREAM", "PROTECTS", "ATTEMPTS", "TAGS");
 
     private ConfigDescriber() {}
@@ -66,10 +67,13 @@ public final class ConfigDescriber {
         return lines;
     }
 
-    /** The upstream, or for a route without one where its calls go (and whether CONNECTs to its host are intercepted). */
+    /**
+     * The upstream as its schema key lets it be shown, or for a route without one where its calls
+     * go (and whether CONNECTs to its host are intercepted).
+     */
     private static String upstream(Route r, Redactor redactor) {
         if (r.upstream() != null) {
-            return redactor.url(r.upstream().toString());
+            return SchemaRedaction.show(UPSTREAM, r.upstream().toString(), redactor).toString();
         }
         return r.intercept() ? "(target, intercepted)" : "(target)";
     }
@@ -92,8 +96,9 @@ public final class ConfigDescriber {
     /**
      * The effective config as nested maps, lists, strings, numbers and booleans, keyed as in the
      * YAML; durations and sizes spelled as in the YAML ({@code 30s}, {@code 4MiB}). Secrets are
-     * shown as {@value Redactor#MASK} (docs/security.md): the admin token, and the user-info and secret
-     * query parameters of every URL (upstreams, receipt URL templates, the Redis URI).
+     * shown as {@value Redactor#MASK} (docs/security.md) as {@link ConfigSchema} marks them, by
+     * {@link SchemaRedaction}: the admin token, and the user-info and secret query parameters of
+     * every URL (upstreams, receipt URL templates, the Redis URI).
      */
     public static Map<String, Object> effectiveConfig(ProxyConfig c) {
         return effectiveConfig(c, List.of());
@@ -105,11 +110,10 @@ public final class ConfigDescriber {
      * from the one in effect (after a reload changed them).
      */
     public static Map<String, Object> effectiveConfig(ProxyConfig c, List<String> pendingRestart) {
-        Redactor redactor = c.redactor();
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("listen", c.listen().toString());
         root.put("shutdown", map("grace", d(c.shutdownGrace())));
-        Map<String, Object> admin = map("listen", c.admin().listen().toString(), "token", c.admin().hasToken() ? REDACTED : "");
+        Map<String, Object> admin = map("listen", c.admin().listen().toString(), "token", c.admin().token());
         if (c.admin().hasMetricsListener()) {
             admin.put("metricsListen", c.admin().metricsListen().toString());
         }
@@ -121,7 +125,7 @@ public final class ConfigDescriber {
         root.put("limits", map("maxConnections", l.maxConnections(), "headTimeout", d(l.headTimeout()),
                 "bodyTimeout", d(l.bodyTimeout()), "idleTimeout", d(l.idleTimeout()),
                 "underscoreHeaders", l.underscoreHeaders().spelling()));
-        root.put("store", store(c.store(), redactor));
+        root.put("store", store(c.store()));
         root.put("tasks", map("header", c.tasks().header(),
                 "budget", map("maxRetries", c.tasks().maxRetries(), "window", d(c.tasks().window()))));
         root.put("retryBudget", map("ratio", c.retryBudget().ratio(), "minPerSecond", c.retryBudget().minPerSecond(),
@@ -135,18 +139,19 @@ public final class ConfigDescriber {
                     "tunnelIdleTimeout", d(c.forwardProxy().tunnelIdleTimeout()),
                     "tunnelConnectTimeout", d(c.forwardProxy().tunnelConnectTimeout())));
         }
-        root.put("routes", c.routes().stream().map(r -> RouteDescriber.describe(r, redactor)).toList());
+        root.put("routes", c.routes().stream().map(RouteDescriber::describe).toList());
+        Map<String, Object> shown = SchemaRedaction.redact(root, ConfigSchema.ROOT, c.redactor());
         if (!pendingRestart.isEmpty()) {
-            root.put("pendingRestart", List.copyOf(pendingRestart));
+            shown.put("pendingRestart", List.copyOf(pendingRestart));
         }
-        return root;
+        return shown;
     }
 
-    private static Map<String, Object> store(StorePolicy s, Redactor redactor) {
+    private static Map<String, Object> store(StorePolicy s) {
         return map("type", s.type().spelling(),
                 "embedded", map("path", s.embeddedPath().toString()),
                 "memory", map("maxEntries", s.memoryMaxEntries(), "maxBytes", SizeParser.format(s.memoryMaxBytes())),
-                "redis", map("uri", redactor.url(s.redis().uri()), "mode", s.redis().mode(), "keyPrefix", s.redis().keyPrefix(),
+                "redis", map("uri", s.redis().uri(), "mode", s.redis().mode(), "keyPrefix", s.redis().keyPrefix(),
                         "tls", map("caFile", s.redis().tlsCaFile() == null ? null : s.redis().tlsCaFile().toString())),
                 "onUnavailable", s.onUnavailable().spelling(),
                 "nearCache", map("enabled", s.nearCache().enabled(), "maxEntries", s.nearCache().maxEntries(),

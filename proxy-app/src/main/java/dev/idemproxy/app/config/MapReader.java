@@ -1,6 +1,5 @@
 package dev.idemproxy.app.config;
 
-import dev.idemproxy.app.config.ConfigSchema.Key;
 import dev.idemproxy.app.config.Reading.Scalar;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -17,7 +16,7 @@ import org.yaml.snakeyaml.nodes.ScalarNode;
 import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
- * One YAML mapping read against its schema {@link Key}. Unknown and duplicate keys are reported
+ * One YAML mapping read against its schema {@link SchemaKey}. Unknown and duplicate keys are reported
  * when it is opened; each getter reports a missing, mistyped or impossible value and returns the
  * default instead, so one pass finds every problem. Not thread-safe: one instance per load.
  */
@@ -25,11 +24,11 @@ final class MapReader {
     private final Reading reading;
     private final String path;
     private final Node node;
-    private final Key schema;
+    private final SchemaKey schema;
     private final Map<String, Node> values = new LinkedHashMap<>();
 
     /** @param node the mapping, or (for an absent section) the node problems are reported at */
-    private MapReader(Reading reading, String path, Node node, Key schema, boolean present) {
+    private MapReader(Reading reading, String path, Node node, SchemaKey schema, boolean present) {
         this.reading = reading;
         this.path = path;
         this.node = node;
@@ -80,7 +79,7 @@ final class MapReader {
 
     /** The sub-section {@code key}; an empty reader (all defaults) when absent or mistyped. */
     MapReader map(String key) {
-        Key child = schema.child(key);
+        SchemaKey child = schema.child(key);
         Node v = value(key);
         if (Reading.isNullNode(v) || !expectMap(v, path(key))) {
             return new MapReader(reading, path(key), at(key), child, false);
@@ -90,7 +89,7 @@ final class MapReader {
 
     /** The list of sections {@code key}, such as {@code routes}; empty when absent or mistyped. */
     List<MapReader> items(String key) {
-        Key child = schema.child(key);
+        SchemaKey child = schema.child(key);
         SequenceNode seq = sequence(key);
         List<MapReader> out = new ArrayList<>();
         if (seq == null) {

@@ -22,13 +22,14 @@ final class RunningProxy implements AutoCloseable {
     final Path dir;
     final Path configFile;
     final Assembly assembly;
-    private final String storeYaml;
+    /** The listen, admin and store lines every write of the config file starts with. */
+    private final String header;
 
-    private RunningProxy(Path dir, Path configFile, Assembly assembly, String storeYaml) {
+    private RunningProxy(Path dir, Path configFile, Assembly assembly, String header) {
         this.dir = dir;
         this.configFile = configFile;
         this.assembly = assembly;
-        this.storeYaml = storeYaml;
+        this.header = header;
     }
 
     /** {@code yamlBody} is everything after the listen/admin lines (routes, server, …); the store is memory. */
@@ -38,11 +39,21 @@ final class RunningProxy implements AutoCloseable {
 
     /** {@code storeYaml} is the {@code store:} block (ending in a newline); {@code yamlBody} what follows. */
     static RunningProxy start(String storeYaml, String yamlBody) throws Exception {
+        return startWithHeader(header(storeYaml), yamlBody);
+    }
+
+    /** As {@link #start(String, String)}, the admin listener asking for {@code adminToken} (a YAML scalar as written). */
+    static RunningProxy startWithAdminToken(String adminToken, String storeYaml, String yamlBody) throws Exception {
+        return startWithHeader("listen: 127.0.0.1:0\nadmin: { listen: 127.0.0.1:0, token: " + adminToken + " }\n" + storeYaml,
+                yamlBody);
+    }
+
+    private static RunningProxy startWithHeader(String header, String yamlBody) throws Exception {
         Path dir = Files.createTempDirectory("idemproxy-it");
         Path file = dir.resolve("idemproxy.yaml");
-        Files.writeString(file, header(storeYaml) + yamlBody, StandardCharsets.UTF_8);
+        Files.writeString(file, header + yamlBody, StandardCharsets.UTF_8);
         Assembly a = Assembly.start(new YamlConfigLoader().load(file), file, new YamlConfigLoader());
-        return new RunningProxy(dir, file, a, storeYaml);
+        return new RunningProxy(dir, file, a, header);
     }
 
     static String header(String storeYaml) {
@@ -51,7 +62,7 @@ final class RunningProxy implements AutoCloseable {
 
     void rewrite(String yamlBody) {
         try {
-            Files.writeString(configFile, header(storeYaml) + yamlBody, StandardCharsets.UTF_8);
+            Files.writeString(configFile, header + yamlBody, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
