@@ -181,6 +181,9 @@ public final class ProxyServer implements AutoCloseable {
         // Zero-valued series for the new routes; a removed route keeps its series until restart.
         for (Route route : newConfig.routes()) {
             services.metrics().registerRoute(route.name(), RetryRules.retryReasons(route.retry(), route.notExecutedOn()));
+            if (route.isMcp()) {
+                services.metrics().registerMcpRoute(route.name(), dev.idemproxy.core.call.McpDialect.OUTCOMES);
+            }
         }
     }
 

@@ -28,7 +28,7 @@ final class CallRecordsJson {
     private CallRecordsJson() {
     }
 
-    /** {callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt}. */
+    /** {callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt}, and an MCP call's tool. */
     static Map<String, Object> receipt(Receipt r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("callId", r.callId());
@@ -41,6 +41,9 @@ final class CallRecordsJson {
         m.put("attempts", r.attempts());
         m.put("createdAt", iso(r.createdAt()));
         m.put("completedAt", iso(r.completedAt()));
+        if (r.tool() != null) {
+            m.put("tool", r.tool());  // an MCP tools/call's (CONTRACT §10); plain calls have none
+        }
         return m;
     }
 

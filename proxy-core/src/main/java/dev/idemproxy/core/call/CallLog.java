@@ -11,11 +11,11 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
 
 /**
- * One line per finished call (CONTRACT §9) and the {@code idemproxy_requests_total} count:
+ * One line per finished call and the {@code idemproxy_requests_total} count:
  * <pre>
  * [call=ID][biz=ID][try=N] route=R key=K status=S outcome=O ms=M method=M path=P upstream=H in=I out=O[ reason=X]
  * </pre>
- * The contract's fields come first, in its order with single spaces, so a reader of
+ * The first fields come first, in a fixed order with single spaces, so a reader of
  * {@code route=… key=… status=… outcome=… ms=…} still finds them; then the request's method, its
  * path and query as the proxy forwards it (secret query values as {@code ***}, {@link Redactor}),
  * the upstream's {@code host[:port]}, the request body bytes received from the client and the
@@ -23,7 +23,9 @@ import org.slf4j.spi.LoggingEventBuilder;
  * choose goes through {@link LogValues}: its text cannot forge a field or a line. The same fields go to the
  * JSON layout as key-value pairs. Every line is at INFO (logger {@code idemproxy.calls}), except
  * a pass-through call's on a route whose {@code log.passThrough} is false, which is at DEBUG (see
- * {@link #passedThrough}). Headers and bodies are never logged. This class is thread-safe.
+ * {@link #passedThrough}). A call with a label (an MCP tool call) adds {@code tool=NAME} before
+ * the reason, and its dialect counts it too ({@link CallDialect#finished}). Headers and bodies are
+ * never logged. This class is thread-safe.
  *
  * <p>The calls logger writes nothing else, so it has exactly one line per call: a retry is not a
  * call's end. Each retry decision goes to {@code idemproxy.retries} at DEBUG ({@link #retry}), as
@@ -81,8 +83,10 @@ public final class CallLog {
      */
     public void finished(ProxyCall call, CallOutcome outcome, int status, String callId, String bizId, String key, int attempts,
             String detail) {
+        call.dialect().finished(call, outcome);
         line(true, call.route().name(), outcome, status, call.startNanos(), callId, bizId, key, attempts, detail,
-                call.request().method().name(), call.pathAndQuery(), call.route().upstream(), call.bytesIn(), call.bytesOut());
+                call.request().method().name(), call.pathAndQuery(), call.route().upstream(), call.bytesIn(), call.bytesOut(),
+                call.label());
     }
 
     /**
@@ -90,9 +94,11 @@ public final class CallLog {
      * is false, which costs nothing but the count while DEBUG is off.
      */
     public void passedThrough(ProxyCall call, boolean failed, int status) {
-        line(call.route().log().passThrough(), call.route().name(), failed ? CallOutcome.FAILED : CallOutcome.FORWARDED, status,
-                call.startNanos(), null, null, null, 1, null, call.request().method().name(), call.pathAndQuery(),
-                call.route().upstream(), call.bytesIn(), call.bytesOut());
+        CallOutcome outcome = failed ? CallOutcome.FAILED : CallOutcome.FORWARDED;
+        call.dialect().finished(call, outcome);
+        line(call.route().log().passThrough(), call.route().name(), outcome, status, call.startNanos(), null, null, null, 1, null,
+                call.request().method().name(), call.pathAndQuery(), call.route().upstream(), call.bytesIn(), call.bytesOut(),
+                call.label());
     }
 
     /**
@@ -104,7 +110,7 @@ public final class CallLog {
      */
     public void refused(String route, CallOutcome outcome, int status, long startNanos, String method, String target,
             long bytesOut, String detail) {
-        line(true, route, outcome, status, startNanos, null, null, null, 0, detail, method, target, null, 0, bytesOut);
+        line(true, route, outcome, status, startNanos, null, null, null, 0, detail, method, target, null, 0, bytesOut, null);
     }
 
     /**
@@ -116,12 +122,12 @@ public final class CallLog {
      */
     public void finished(String route, CallOutcome outcome, int status, long startNanos, String callId, String bizId,
             String key, int attempts, String detail) {
-        line(true, route, outcome, status, startNanos, callId, bizId, key, attempts, detail, null, null, null, 0, 0);
+        line(true, route, outcome, status, startNanos, callId, bizId, key, attempts, detail, null, null, null, 0, 0, null);
     }
 
     private void line(boolean atInfo, String route, CallOutcome outcome, int status, long startNanos, String callId,
             String bizId, String key, int attempts, String detail, String method, String target, URI upstream, long in,
-            long out) {
+            long out, String label) {
         metrics.request(route, outcome);
         if (atInfo ? !LOG.isInfoEnabled() : !LOG.isDebugEnabled()) {
             return;
@@ -137,7 +143,8 @@ public final class CallLog {
                 + " ms=" + ms + " method=" + LogValues.of(method) + " path=" + LogValues.of(path) + " upstream="
                 + (upstream == null ? "-" : upstream.getPort() > 0 ? LogValues.of(upstream.getHost()) + ":" + upstream.getPort()
                         : LogValues.of(upstream.getHost()))
-                + " in=" + in + " out=" + out + (detail == null ? "" : " reason=" + LogValues.of(detail));
+                + " in=" + in + " out=" + out + (label == null ? "" : " tool=" + LogValues.of(label))
+                + (detail == null ? "" : " reason=" + LogValues.of(detail));
         if (!keyValues) {
             // The plain call, not the fluent builder: that builds an event of slf4j's, which logback
             // then copies into its own.
@@ -156,6 +163,9 @@ public final class CallLog {
                 .addKeyValue("upstream", upstream == null ? null
                         : upstream.getPort() > 0 ? upstream.getHost() + ":" + upstream.getPort() : upstream.getHost())
                 .addKeyValue("in", in).addKeyValue("out", out);
+        if (label != null) {
+            e.addKeyValue("tool", label);
+        }
         if (detail != null) {
             e.addKeyValue("reason", detail);
         }

@@ -102,7 +102,7 @@ public final class CallRecorder {
             return null;
         }
         return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), PROCESSING, null, 0, 0,
-                createdAt, null), call.route().idempotency().ttl());
+                createdAt, null, call.label()), call.route().idempotency().ttl());
     }
 
     /** Writes the receipt of a call that has started, when its claim did not (a call without a record). */
@@ -120,7 +120,7 @@ public final class CallRecorder {
     public void abandoned(ProxyCall call, CallIdentity id, Instant createdAt) {
         if (receipts != null) {
             Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0, createdAt,
-                    clock.instant());
+                    clock.instant(), call.label());
             write(receipts.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
         }
     }
@@ -148,7 +148,7 @@ public final class CallRecorder {
         // answer from a result that never was.
         boolean notExecuted = d != null && d.outcome() == OutcomeClass.NOT_EXECUTED;
         Receipt receipt = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(),
-                failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now);
+                failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now, call.label());
         java.time.Duration ttl = call.route().idempotency().ttl();
         if (writeReceipt) {
             writeRetrying(() -> receipts.putReceipt(receipt, ttl), id, "receipt", random, 1);

@@ -41,6 +41,8 @@ public final class CallServices {
     private final ReplayAuthority replays = new ReplayAuthority();
     private final dev.idemproxy.core.receipt.ReceiptClient receipts;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
+    /** Each MCP route's dialect, by route name: its tool catalogue and calls in flight outlive a reload. */
+    private final ConcurrentHashMap<String, McpDialect> mcpDialects = new ConcurrentHashMap<>();
 
     /**
      * @param taskBudgets where task retries are counted: the store's counters when there is a store
@@ -155,9 +157,17 @@ public final class CallServices {
         return new CallIdentity(callId, keyHeader, key, taskId(call.request()), bizId);
     }
 
-    /** The dialect calls on {@code route} speak. */
+    /**
+     * The dialect calls on {@code route} speak: {@link HttpDialect#INSTANCE}, or for an MCP route
+     * ({@link Route#isMcp()}) the route's own {@link McpDialect}, one per route name, kept across
+     * reloads.
+     */
     public CallDialect dialect(Route route) {
-        return HttpDialect.INSTANCE;
+        if (!route.isMcp()) {
+            return HttpDialect.INSTANCE;
+        }
+        McpDialect d = mcpDialects.get(route.name());
+        return d != null ? d : mcpDialects.computeIfAbsent(route.name(), n -> new McpDialect(n, metrics()));
     }
 
     public RouteRetryBudget routeBudget(Route route) {

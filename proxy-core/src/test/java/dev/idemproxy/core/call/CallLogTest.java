@@ -241,4 +241,26 @@ class CallLogTest {
         e.getKeyValuePairs().forEach(p -> kv.put(p.key, p.value));
         return kv;
     }
+
+    @Test
+    void aToolCallsLineNamesItsToolAfterMsAndItsDialectCountsIt() {
+        McpCalls mcp = new McpCalls().listed();
+        ProxyCall call = mcp.planned(McpCalls.post(McpCalls.toolCall("1", "create_ticket", "{}")));
+        new CallLog(new ProxyMetrics(mcp.registry), true).finished(call, CallOutcome.EXECUTED, 200, "c-1", null, "d:1", 1, "executed");
+
+        ILoggingEvent e = single();
+        assertThat(e.getFormattedMessage()).startsWith("[call=c-1][biz=-][try=1] route=tools key=d:1 status=200 outcome=executed ms=")
+                .contains(" tool=create_ticket reason=executed");
+        assertThat(pairs(e)).containsEntry("tool", "create_ticket");
+        assertThat(mcp.registry.find(ProxyMetrics.MCP_CALLS).tag("outcome", "executed").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void aToolNameThatCouldForgeAFieldIsQuotedAndEscaped() {
+        McpCalls mcp = new McpCalls().listed();
+        ProxyCall call = mcp.planned(McpCalls.post(McpCalls.toolCall("1", "x status=200\\n", "{}")));
+        new CallLog(new ProxyMetrics(mcp.registry), false).finished(call, CallOutcome.EXECUTED, 200, "c-1", null, "d:1", 1, null);
+
+        assertThat(single().getFormattedMessage()).endsWith(" tool=\"x status=200\\u000a\"").doesNotContain("\n");
+    }
 }

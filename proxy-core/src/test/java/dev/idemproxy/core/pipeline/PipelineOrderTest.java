@@ -44,9 +44,9 @@ class PipelineOrderTest {
                     PipelineNames.KEEP_ALIVE, PipelineNames.GUARD, PipelineNames.ROUTE, PipelineNames.BODY, PipelineNames.IDEMPOTENCY,
                     PipelineNames.FORWARD, PipelineNames.PROBLEMS);
             // The drawing also shows the connect handler, which only a proxy with forwardProxy has.
-            List<String> drawn = new ArrayList<>(namesDrawnIn(Path.of("..", "README.md"), "## The request path"));
+            List<String> drawn = new ArrayList<>(namesDrawnIn(Path.of("..", "docs", "architecture.md"), "## The request path"));
             assertThat(drawn.remove(PipelineNames.CONNECT)).as("the drawing shows the connect handler").isTrue();
-            assertThat(drawn).as("the README's request path").containsExactlyElementsOf(names.subList(0, names.size() - 1));
+            assertThat(drawn).as("docs/architecture.md's request path").containsExactlyElementsOf(names.subList(0, names.size() - 1));
             ch.finishAndReleaseAll();
         }
     }
