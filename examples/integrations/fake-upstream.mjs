@@ -28,10 +28,6 @@ const port = Number(args[args.indexOf('--port') + 1] || 0) || 0;
 const intents = new Map();
 let seq = 0;
 
-const WATCHED = ['idempotency-key', 'x-call-id', 'x-attempt', 'x-request-timeout-ms', 'x-task-id',
-  'x-stainless-retry-count', 'x-stainless-timeout', 'x-stainless-package-version', 'user-agent',
-  'stripe-version', 'x-forwarded-for', 'x-forwarded-host', 'host'];
-
 function intentOf(body) {
   const m = /ix_[A-Za-z0-9_-]+/.exec(body);
   return m ? m[0] : 'sha256:' + crypto.createHash('sha256').update(body).digest('hex').slice(0, 16);
@@ -49,9 +45,9 @@ function record(intent, req) {
     intents.set(intent, s);
   }
   s.executions += 1;
-  const headers = {};
-  for (const h of WATCHED) if (req.headers[h] !== undefined) headers[h] = req.headers[h];
-  s.requests.push({ n: s.executions, at: new Date().toISOString(), method: req.method, url: req.url, headers });
+  // Every header, so that a report can say which ones change between a client's attempts.
+  s.requests.push({ n: s.executions, at: new Date().toISOString(), method: req.method, url: req.url,
+    headers: { ...req.headers } });
   return s;
 }
 

@@ -53,12 +53,29 @@ let failures = 0;
 /** Prints what the SDK sent on its own (direct run, no proxy). */
 export function reportDirect(sdk, stats) {
   const keys = stats.requests.map((q) => q.headers['idempotency-key'] ?? '-');
-  const retryCounts = stats.requests.map((q) => q.headers['x-stainless-retry-count'] ?? '-');
-  const timeouts = stats.requests.map((q) => q.headers['x-stainless-timeout'] ?? '-');
+  const shown = SHOWN.filter((h) => stats.requests.some((q) => q.headers[h] !== undefined))
+    .map((h) => ` | ${h}: [${stats.requests.map((q) => q.headers[h] ?? '-').join(', ')}]`);
   console.log(`  direct  | ${sdk}: upstream executions=${stats.executions}`
-    + ` | Idempotency-Key sent by the SDK per attempt: [${keys.join(', ')}]`
-    + (retryCounts.some((c) => c !== '-') ? ` | x-stainless-retry-count: [${retryCounts.join(', ')}]` : '')
-    + (timeouts.some((c) => c !== '-') ? ` | x-stainless-timeout: [${timeouts.join(', ')}]` : ''));
+    + ` | Idempotency-Key per attempt: [${keys.join(', ')}]`
+    + shown.join('') + ` | headers that change between attempts: ${changing(stats.requests)}`
+    + ` | sent at: ${sentAt(stats.requests)}`);
+}
+
+/** When each attempt reached the upstream, from the first: "+0.00s, +1.46s". */
+function sentAt(requests) {
+  const t0 = Date.parse(requests[0]?.at);
+  return requests.map((q) => `+${((Date.parse(q.at) - t0) / 1000).toFixed(2)}s`).join(', ');
+}
+
+/** Headers printed per attempt when the client sends them. */
+const SHOWN = ['x-stainless-retry-count', 'x-stainless-timeout', 'x-stainless-read-timeout'];
+
+/** The names of the headers whose values differ between the attempts, or "none". */
+function changing(requests) {
+  if (requests.length < 2) return `none (${requests.length} attempt)`;
+  const names = [...new Set(requests.flatMap((q) => Object.keys(q.headers)))].sort();
+  const diff = names.filter((h) => new Set(requests.map((q) => q.headers[h] ?? '-')).size > 1);
+  return diff.length ? diff.join(', ') : 'none';
 }
 
 /** Prints the proxied run's line and checks it: one execution, and a replay when the client retried. */
