@@ -63,6 +63,12 @@ for _ in $(seq 50); do grep -q '^LISTENING' "$work/fake.log" 2>/dev/null && brea
 FAKE_UPSTREAM_PORT=$(awk '/^LISTENING/{print $2; exit}' "$work/fake.log")
 [[ -n "$FAKE_UPSTREAM_PORT" ]] || { echo "fake upstream did not start"; cat "$work/fake.log"; exit 1; }
 
+MCP_SERVER_PORT=$(free_port)
+"$venv/bin/python" recipes/python/mcp_server.py "$MCP_SERVER_PORT" "${SLOW_MS:-1500}" >"$work/mcp-server.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MCP_SERVER_PORT/mcp") != 000 ]] && break; sleep 0.1; done
+export MCP_SERVER_PORT MCP_SERVER_URL="http://127.0.0.1:$MCP_SERVER_PORT"
+
 IDEMPROXY_PORT=$(free_port)
 IDEMPROXY_ADMIN_PORT=$(free_port)
 export FAKE_UPSTREAM_PORT IDEMPROXY_PORT IDEMPROXY_ADMIN_PORT IDEMPROXY_DATA="$work/idemproxy-data"
@@ -98,6 +104,7 @@ recipe "OpenAI Python SDK, base URL"    "$py" recipes/python/openai_sdk.py
 recipe "Anthropic Python SDK, base URL" "$py" recipes/python/anthropic_sdk.py
 recipe "httpx: base URL, HTTP_PROXY"    "$py" recipes/python/httpx_client.py
 recipe "requests: base URL, HTTP_PROXY" "$py" recipes/python/requests_client.py
+recipe "MCP Python SDK, server URL"     "$py" recipes/python/mcp_sdk.py
 skipped=()
 if [[ -s "$venv/langchain-skipped" ]]; then
   echo; echo "-- LangChain Python tool"

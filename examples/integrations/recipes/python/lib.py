@@ -143,5 +143,13 @@ def report_expected(sdk, text, ok):
     print(f"  proxied | {sdk}: {text} => {'OK (expected)' if ok else 'FAIL'}", flush=True)
 
 
+def report_check(sdk, text, ok):
+    """Prints a proxied line checked by the recipe itself, and counts it as a failure if not ok."""
+    global _failures
+    if not ok:
+        _failures += 1
+    print(f"  proxied | {sdk}: {text} => {'OK' if ok else 'FAIL'}", flush=True)
+
+
 def finish():
     sys.exit(1 if _failures else 0)
