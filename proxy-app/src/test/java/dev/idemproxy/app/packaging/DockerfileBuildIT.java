@@ -95,8 +95,11 @@ class DockerfileBuildIT {
         start = inImage(start, image);
         start.replaceAll(a -> a.equals("-Xshare:auto") ? "-Xshare:on" : a);
         int[] ports = FreePorts.pick(2);
-        Map<String, String> env = Map.of("IDEMPROXY_LISTEN", "127.0.0.1:" + ports[0],
-                "IDEMPROXY_ADMIN_LISTEN", "127.0.0.1:" + ports[1], "IDEMPROXY_STORE", "memory");
+        Map<String, String> env = new LinkedHashMap<>();
+        runtime.stream().filter(l -> l.startsWith("ENV ") && !l.startsWith("ENV PATH="))  // the image's (MALLOC_ARENA_MAX)
+                .map(l -> l.substring(4).split("=", 2)).forEach(kv -> env.put(kv[0], kv[1]));
+        env.putAll(Map.of("IDEMPROXY_LISTEN", "127.0.0.1:" + ports[0], "IDEMPROXY_ADMIN_LISTEN", "127.0.0.1:" + ports[1],
+                "IDEMPROXY_STORE", "memory"));
         Path out = dir.resolve("entrypoint.log");
         ProcessBuilder pb = new ProcessBuilder(start).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
         pb.environment().putAll(env);
