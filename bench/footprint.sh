@@ -2,12 +2,17 @@
 # What a sidecar costs in every pod: time from exec to ready, RSS idle, and RSS under 50
 # connections of protected POSTs (a new Idempotency-Key each, embedded store), for idemproxy with
 # the shipped JVM profile (config/jvm.options), next to nginx passing the same POSTs through.
-# See docs/benchmarks.md (Footprint).
+# See docs/deployment.md (Footprint).
 #
 #   bench/footprint.sh [--jar PATH] [--starts 5] [--load 20s] [--pod-memory 256m] [--out FILE]
+#                      [--plain] [--java PATH] [--cds] [--jvm-arg ARG]...
 #
 # --pod-memory emulates a container memory limit (-XX:MaxRAM), which the profile sizes the heap
-# from; "host" uses the machine's memory. Everything runs on loopback on free ports, privately
+# from; "host" uses the machine's memory. --plain starts `java -jar` without the profile (the
+# JVM's defaults); --java another runtime (e.g. one linked as the Dockerfile's jre stage does);
+# --cds makes a class-data archive first, as the image's build does (a training run of
+# `idemproxy demo` with the same runtime and options), and starts with it (-Xshare:on);
+# --jvm-arg adds a JVM option (repeatable). Everything runs on loopback on free ports, privately
 # (bench/out/footprint/), and is stopped on exit; every load is bounded by --load.
 set -euo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -18,6 +23,10 @@ STARTS=5
 LOAD=20s
 POD_MEMORY=256m
 OUT=$REPO_ROOT/bench/out/footprint.md
+PLAIN=false
+JAVA=java
+CDS=false
+EXTRA=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --jar) JAR=$2; shift 2 ;;
@@ -25,7 +34,11 @@ while [[ $# -gt 0 ]]; do
         --load) LOAD=$2; shift 2 ;;
         --pod-memory) POD_MEMORY=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
-        -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --plain) PLAIN=true; shift ;;
+        --java) JAVA=$2; shift 2 ;;
+        --cds) CDS=true; shift ;;
+        --jvm-arg) EXTRA+=("$2"); shift 2 ;;
+        -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -54,15 +67,24 @@ routes:
     idempotency: { enabled: true, methods: [POST], ttl: 2m }
     log: { passThrough: false }
 EOC
-JVM=(@"$REPO_ROOT/config/jvm.options")
+if $PLAIN; then JVM=(); PROFILE="no options (java -jar)"; else JVM=(@"$REPO_ROOT/config/jvm.options"); PROFILE=@config/jvm.options; fi
 [[ $POD_MEMORY == host ]] || JVM+=("-XX:MaxRAM=$POD_MEMORY")
+JVM+=(${EXTRA[@]+"${EXTRA[@]}"})
+PROFILE+="${EXTRA[*]:+ ${EXTRA[*]}}$([[ $POD_MEMORY == host ]] || echo " -XX:MaxRAM=$POD_MEMORY (a $POD_MEMORY pod)")"
+if $CDS; then
+    log "class-data archive: a training run of idemproxy demo"
+    (cd "$WORK" && "$JAVA" -XX:ArchiveClassesAtExit="$WORK/idemproxy.jsa" "${JVM[@]}" -jar "$WORK/idemproxy.jar" demo) \
+        >"$WORK/cds-training.log" 2>&1 || die "the training run failed: $(tail -n 5 "$WORK/cds-training.log")"
+    JVM+=("-XX:SharedArchiveFile=$WORK/idemproxy.jsa" -Xshare:on)
+    PROFILE+=" with a class-data archive (-Xshare:on)"
+fi
 rss_of() { awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
 now_ms() { date +%s%3N; }
 
 start_proxy() { # -> PID, READY_MS
     local t0 log=$WORK/stdout.log
     t0=$(now_ms)
-    (cd "$WORK" && exec taskset -c 0 java "${JVM[@]}" -jar "$WORK/idemproxy.jar" run --config "$WORK/idemproxy.yaml") >"$log" 2>&1 &
+    (cd "$WORK" && exec taskset -c 0 "$JAVA" "${JVM[@]}" -jar "$WORK/idemproxy.jar" run --config "$WORK/idemproxy.yaml") >"$log" 2>&1 &
     PID=$!
     STARTED_PIDS+=("$PID")
     until curl -fsS -o /dev/null "http://127.0.0.1:$ADMIN/readyz" 2>/dev/null; do
@@ -76,7 +98,8 @@ stop_proxy() {
     kill -TERM "$PID"; wait "$PID" 2>/dev/null || true
 }
 
-log "ready time: $STARTS starts"
+LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
+log "ready time: $STARTS starts (load average $LOAD_AT_START)"
 READY=()
 for i in $(seq 1 "$STARTS"); do
     start_proxy
@@ -119,7 +142,7 @@ mkdir -p "$(dirname "$OUT")"
 {
     echo "# Footprint ($(date -u +%Y-%m-%dT%H:%MZ))"
     echo
-    echo "\`$CMDLINE\`; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; JVM: @config/jvm.options$([[ $POD_MEMORY == host ]] || echo " -XX:MaxRAM=$POD_MEMORY (a $POD_MEMORY pod)"); java $(java -version 2>&1 | sed -n 's/.*version "\(.*\)".*/\1/p' | head -n1)."
+    echo "\`$CMDLINE\`; $(nproc) cores, load average $LOAD_AT_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end; JVM: $PROFILE; java $("$JAVA" -version 2>&1 | sed -n 's/.*version "\(.*\)".*/\1/p' | head -n1)."
     echo
     echo "| | ready (median of $STARTS, min–max) | RSS idle | RSS under load (peak) | req/s under load |"
     echo "|---|---:|---:|---:|---:|"

@@ -94,13 +94,23 @@ final class ChildProxy implements AutoCloseable {
     }
 
     private static ChildProxy start(List<String> prefix, Path workDir, Map<String, String> env, String... args) {
+        return start(prefix, JVM_FLAGS, workDir, env, args);
+    }
+
+    /** Starts {@code java <jvmFlags> -jar <JAR> args...} in {@code workDir}: the caller's JVM options instead of {@link #JVM_FLAGS}. */
+    static ChildProxy startWithJvmFlags(Path workDir, List<String> jvmFlags, String... args) {
+        return start(PLAIN_PREFIX, jvmFlags, workDir, Map.of(), args);
+    }
+
+    private static ChildProxy start(List<String> prefix, List<String> jvmFlags, Path workDir, Map<String, String> env,
+            String... args) {
         Path jar = JAR.toAbsolutePath();
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: run the ITs through 'mvn verify' (after package)");
         }
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(JVM_FLAGS);
+        cmd.addAll(jvmFlags);
         cmd.add("-jar");
         cmd.add(jar.toString());
         cmd.addAll(List.of(args));

@@ -2,7 +2,14 @@ package dev.idemproxy.app.packaging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idemproxy.core.testing.Await;
+import dev.idemproxy.core.testing.FreePorts;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -10,8 +17,11 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,11 +30,13 @@ import org.junit.jupiter.api.io.TempDir;
  * What a Docker engine would do with the Dockerfile, without one (none runs here): the build
  * stage's Maven command runs in a directory holding only what that stage copies, so a source the
  * Dockerfile forgets fails this build; and the runtime stage's class-data archive is made and
- * used with the same commands and options as in the image, against the jar this build made.
+ * used with the same commands and options as in the image, on the runtime the jre stage links,
+ * against the jar this build made.
  */
 class DockerfileBuildIT {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Path JAR = Path.of("target/idemproxy.jar").toAbsolutePath();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @Test
     void theBuildStageBuildsTheJarFromWhatItCopiesAlone(@TempDir Path context) throws Exception {
@@ -48,24 +60,130 @@ class DockerfileBuildIT {
         assertThat(context.resolve("proxy-app/target/idemproxy.jar")).isRegularFile();
     }
 
+    /**
+     * The runtime stage's steps, in a directory standing for the image's file system: the Java
+     * runtime linked by the {@code jre} stage's {@code jlink} command (so a runtime without the
+     * base class-data archive a dynamic archive needs fails here), the archive's training run, and
+     * the {@code ENTRYPOINT} with the default {@code CMD} and {@code -Xshare:on} (which refuses to
+     * start when the archive cannot be mapped) up to {@code /readyz} 200 and a clean stop.
+     */
     @Test
-    void theRuntimeStagesClassDataArchiveIsMadeAndUsed(@TempDir Path dir) throws Exception {
+    void theRuntimeStagesClassDataArchiveIsMadeAndUsedOnTheLinkedRuntime(@TempDir Path dir) throws Exception {
+        assertThat(JAR).as("built by package").isRegularFile();
         List<String> runtime = stage(null);
+        Map<String, String> image = imagePaths(runtime, dir);
+
+        String link = stage("jre").stream().filter(l -> l.startsWith("RUN jlink ")).findFirst().orElseThrow();
+        List<String> jlink = new ArrayList<>(List.of(link.substring(4).split("\\s+")));
+        jlink.set(0, Path.of(System.getProperty("java.home"), "bin", "jlink").toString());
+        jlink.set(jlink.indexOf("--output") + 1, dir.resolve("jre").toString());
+        Result linked = exec(dir, 300, jlink);
+        assertThat(linked.exit).as("%s:%n%s", jlink, linked.output).isZero();
+
         String make = runtime.stream().filter(l -> l.startsWith("RUN java -XX:ArchiveClassesAtExit=")).findFirst().orElseThrow();
         assertThat(make).contains("@/etc/idemproxy/jvm.options").contains("-jar /app/idemproxy.jar demo");
-        assertThat(JAR).as("built by package").isRegularFile();
-        Path jsa = dir.resolve("idemproxy.jsa");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String options = "@" + ROOT.resolve("config/jvm.options");
+        List<String> train = inImage(List.of(make.substring(4, make.indexOf(" > ")).split("\\s+")), image);
+        Result trained = exec(dir, 180, train);
+        assertThat(trained.exit).as("%s:%n%s", train, trained.output).isZero();
+        assertThat(Path.of(image.get("/app/idemproxy.jsa"))).isRegularFile();
 
-        Result train = exec(dir, 120, List.of(java, "-XX:ArchiveClassesAtExit=" + jsa, options, "-jar", JAR.toString(), "demo"));
-        assertThat(train.exit).as(train.output).isZero();
-        assertThat(jsa).isRegularFile();
-        // -Xshare:on fails the start when the archive cannot be mapped or does not match.
-        Result use = exec(dir, 60, List.of(java, "-XX:SharedArchiveFile=" + jsa, "-Xshare:on", options, "-jar", JAR.toString(),
-                "--version"));
-        assertThat(use.exit).as(use.output).isZero();
-        assertThat(use.output).contains("idemproxy");
+        String entry = runtime.stream().filter(l -> l.startsWith("ENTRYPOINT ")).findFirst().orElseThrow();
+        String cmd = runtime.stream().filter(l -> l.startsWith("CMD ")).findFirst().orElseThrow();
+        assertThat(entry).contains("\"-Xshare:auto\"").contains("-XX:SharedArchiveFile=/app/idemproxy.jsa");
+        List<String> start = new ArrayList<>(jsonArray(entry.substring(11)));
+        start.addAll(jsonArray(cmd.substring(4)));
+        start = inImage(start, image);
+        start.replaceAll(a -> a.equals("-Xshare:auto") ? "-Xshare:on" : a);
+        int[] ports = FreePorts.pick(2);
+        Map<String, String> env = new LinkedHashMap<>();
+        runtime.stream().filter(l -> l.startsWith("ENV ") && !l.startsWith("ENV PATH="))  // the image's (MALLOC_ARENA_MAX)
+                .map(l -> l.substring(4).split("=", 2)).forEach(kv -> env.put(kv[0], kv[1]));
+        env.putAll(Map.of("IDEMPROXY_LISTEN", "127.0.0.1:" + ports[0], "IDEMPROXY_ADMIN_LISTEN", "127.0.0.1:" + ports[1],
+                "IDEMPROXY_STORE", "memory"));
+        Path out = dir.resolve("entrypoint.log");
+        ProcessBuilder pb = new ProcessBuilder(start).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
+        pb.environment().putAll(env);
+        Process proxy = pb.start();
+        try {
+            URI ready = URI.create("http://127.0.0.1:" + ports[1] + "/readyz");
+            Await.until("/readyz 200 from " + start, Duration.ofSeconds(60), () -> {
+                assertThat(proxy.isAlive()).as("the entrypoint exited: %s", read(out)).isTrue();
+                return status(ready) == 200;
+            });
+            new ProcessBuilder("kill", "-s", "TERM", Long.toString(proxy.pid())).start().waitFor();
+            assertThat(proxy.waitFor(30, TimeUnit.SECONDS)).as(read(out)).isTrue();
+            assertThat(proxy.exitValue()).as(read(out)).isZero();
+        } finally {
+            proxy.destroyForcibly();
+        }
+    }
+
+    /**
+     * Where the runtime stage's files are here: what it copies (from the build stage: the jar this
+     * build made; from the jre stage: {@code dir/jre}; from the context: the repository's file)
+     * and the archive it makes ({@code dir/idemproxy.jsa}).
+     */
+    private static Map<String, String> imagePaths(List<String> runtime, Path dir) {
+        Map<String, String> paths = new LinkedHashMap<>();
+        for (String line : runtime) {
+            if (line.startsWith("COPY ")) {
+                String[] parts = line.substring(5).trim().split("\\s+");
+                String from = parts[parts.length - 2];
+                String to = parts[parts.length - 1];
+                if (line.startsWith("COPY --from=build ")) {
+                    paths.put(to, JAR.toString());
+                } else if (line.startsWith("COPY --from=jre ")) {
+                    paths.put(to, dir.resolve("jre").toString());
+                } else {
+                    paths.put(to, ROOT.resolve(from).toString());
+                }
+            }
+        }
+        paths.put("/app/idemproxy.jsa", dir.resolve("idemproxy.jsa").toString());
+        assertThat(paths).containsKeys("/opt/java", "/app/idemproxy.jar", "/etc/idemproxy/jvm.options",
+                "/etc/idemproxy/idemproxy.yaml");
+        return paths;
+    }
+
+    /** A command of the image with its paths mapped by {@link #imagePaths}; {@code java} is the runtime's, as on the image's PATH. */
+    private static List<String> inImage(List<String> command, Map<String, String> paths) {
+        List<String> mapped = new ArrayList<>();
+        for (String arg : command) {
+            if (arg.equals("java")) {
+                mapped.add(paths.get("/opt/java") + "/bin/java");
+                continue;
+            }
+            String a = arg;
+            for (Map.Entry<String, String> p : paths.entrySet()) {
+                a = a.replace(p.getKey(), p.getValue());
+            }
+            mapped.add(a);
+        }
+        return mapped;
+    }
+
+    private static List<String> jsonArray(String json) throws IOException {
+        return List.of(new ObjectMapper().readValue(json, String[].class));
+    }
+
+    private static int status(URI uri) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
     }
 
     /** The instructions of the stage named {@code name} (null: the last stage), continuation lines joined. */
