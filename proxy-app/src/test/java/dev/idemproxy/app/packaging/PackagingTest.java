@@ -101,7 +101,7 @@ class PackagingTest {
     }
 
     @Test
-    void theImageConfigListensEverywhereKeepsAdminOnLoopbackAndStoresUnderData() throws Exception {
+    void theImageConfigListensEverywhereKeepsAdminOnLoopbackStoresUnderDataAndProtectsItsRoute() throws Exception {
         ProxyConfig config = new YamlConfigLoader(name -> null).load(ROOT.resolve("config/docker.yaml"));
 
         assertThat(config.listen().host()).isEqualTo("0.0.0.0");
@@ -111,6 +111,7 @@ class PackagingTest {
         assertThat(config.store().type()).isEqualTo(StorePolicy.Type.EMBEDDED);
         assertThat(config.store().embeddedPath()).isEqualTo(Path.of("/data"));
         assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(config.routes()).singleElement().satisfies(r -> assertThat(r.idempotency().enabled()).isTrue());
     }
 
     @Test
