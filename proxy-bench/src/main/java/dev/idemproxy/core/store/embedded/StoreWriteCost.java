@@ -14,8 +14,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,17 +23,12 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
-import org.h2.mvstore.Chunk;
-import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.FileStore;
 import org.h2.mvstore.MVStore;
 
@@ -98,19 +91,14 @@ public final class StoreWriteCost {
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     /** The highest CPU time seen per thread id, with the thread's kind (store, caller, other). */
     private final Map<Long, long[]> cpu = new HashMap<>();
-    private final Set<Integer> chunksSeen = new HashSet<>();
-    private final Map<String, long[]> bytesByMap = new TreeMap<>();  // name -> {bytes, pages, leaf bytes, leaves}
-    private long chunkBytes;
-    private long chunkCount;
-    /** The lowest and highest chunk id seen this round: ids are given in sequence, so a gap would be a chunk missed. */
-    private int minId;
-    private int maxId;
+    private final ChunkCensus census;
 
     private StoreWriteCost(Stores stores, String keyShape, boolean biz, int allCalls) {
         this.keys = new String[allCalls];
         this.store = stores.records();
         this.mv = EmbeddedStore.of(stores).mvStore();
         this.fileStore = mv.getFileStore();
+        this.census = new ChunkCensus(mv);
         this.keyShape = keyShape;
         this.biz = biz;
         this.response = new StoredResponse(200, List.of(new StoredHeader("Server", "nginx/1.24.0"),
@@ -172,21 +160,17 @@ public final class StoreWriteCost {
     private void round(int r, int calls, int callers) throws Exception {
         Thread.sleep(1500);  // MVStore's background writer has committed what the last round left
         sampleCpu();
-        pollChunks(false);  // every chunk so far is the last round's
-        chunkBytes = 0;
-        chunkCount = 0;
-        minId = Integer.MAX_VALUE;
-        maxId = 0;
-        bytesByMap.clear();
+        census.poll(false);  // every chunk so far is the last round's
+        census.reset();
         long[] cpu0 = cpuTotals();
         long process0 = processCpu();
-        long written0 = writeBytes();
+        long written0 = census.writeBytes();
         long writes0 = fileStore.getWriteCount();
         long read0 = fileStore.getReadBytes();
         long t0 = System.nanoTime();
         Thread poller = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
-                pollChunks(true);
+                census.poll(true);
                 sampleCpu();
                 try {
                     Thread.sleep(20);
@@ -201,26 +185,27 @@ public final class StoreWriteCost {
         Thread.sleep(1500);  // the background writer's last commit of this round's writes (it writes nothing more: all is committed)
         poller.interrupt();
         poller.join();
-        pollChunks(true);
+        census.poll(true);
         sampleCpu();
         long[] cpu1 = cpuTotals();
-        long written = writeBytes() - written0;
+        long written = census.writeBytes() - written0;
         System.out.printf("round %d: %d calls in %.2f s (%.0f calls/s), %d callers%n", r, calls, elapsed / 1e9, calls / (elapsed / 1e9),
                 callers);
         System.out.printf("  file writes: %.0f bytes/call, %.3f writes/call, %.3f chunks/call, reads %.0f bytes/call%n",
-                (double) written / calls, (double) (fileStore.getWriteCount() - writes0) / calls, (double) chunkCount / calls,
+                (double) written / calls, (double) (fileStore.getWriteCount() - writes0) / calls, (double) census.chunkCount / calls,
                 (double) (fileStore.getReadBytes() - read0) / calls);
         System.out.printf("  chunks seen: %d (ids %d..%d, %d missed), %.0f bytes/call; other writes (chunks moved by MVStore's"
-                + " housekeeping, store headers) %.0f bytes/call%n", chunkCount, minId, maxId, maxId - minId + 1 - chunkCount,
-                (double) chunkBytes / calls, (double) (written - chunkBytes) / calls);
+                + " housekeeping, store headers) %.0f bytes/call%n", census.chunkCount, census.minId, census.maxId,
+                census.maxId - census.minId + 1 - census.chunkCount, (double) census.chunkBytes / calls,
+                (double) (written - census.chunkBytes) / calls);
         long pages = 0;
-        for (Map.Entry<String, long[]> e : bytesByMap.entrySet()) {
+        for (Map.Entry<String, long[]> e : census.bytesByMap.entrySet()) {
             long[] v = e.getValue();
             pages += v[0];
             System.out.printf("    %-16s %8.0f bytes/call  %6.3f pages/call  %6.0f bytes/leaf page%n", e.getKey(), (double) v[0] / calls,
                     (double) v[1] / calls, v[3] == 0 ? 0.0 : (double) v[2] / v[3]);
         }
-        System.out.printf("    %-16s %8.0f bytes/call%n", "chunk overhead", (double) (chunkBytes - pages) / calls);
+        System.out.printf("    %-16s %8.0f bytes/call%n", "chunk overhead", (double) (census.chunkBytes - pages) / calls);
         System.out.printf("  cpu: store threads %.1f µs/call, callers %.1f µs/call, process %.1f µs/call%n",
                 (cpu1[0] - cpu0[0]) / 1e3 / calls, (cpu1[1] - cpu0[1]) / 1e3 / calls, (processCpu() - process0) / 1e3 / calls);
     }
@@ -306,84 +291,6 @@ public final class StoreWriteCost {
         boolean ok = store.complete(recordKey, OwnedClaim.of(callId, FINGERPRINT, ctx, created), response, 1, TTL, end).toCompletableFuture().join();
         if (!ok) {
             throw new IllegalStateException("completion refused for " + key);
-        }
-    }
-
-    /**
-     * Reads the table of contents of every chunk not seen yet (when {@code count}: adds its pages'
-     * bytes to their maps). A chunk stays in MVStore's chunk table at least the retention time
-     * after it was written, so a poll every 20 ms sees every one.
-     */
-    private synchronized void pollChunks(boolean count) {
-        try {
-            Map<Integer, ? extends Chunk<?>> chunks = chunkTable();
-            for (Chunk<?> c : List.copyOf(chunks.values())) {
-                if (c.block == Long.MAX_VALUE || c.len == 0 || !chunksSeen.add(c.id)) {
-                    continue;  // not yet on the file, or seen
-                }
-                if (count) {
-                    countChunk(c);
-                }
-            }
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private void countChunk(Chunk<?> c) throws ReflectiveOperationException {
-        long[] toc = (long[]) tocMethod().invoke(fileStore, c);
-        int tocPos = tocPos().getInt(c);
-        Long[] order = new Long[toc.length];
-        for (int i = 0; i < toc.length; i++) {
-            order[i] = toc[i];
-        }
-        Arrays.sort(order, Comparator.comparingInt(DataUtils::getPageOffset));
-        for (int i = 0; i < order.length; i++) {
-            long e = order[i];
-            int end = i + 1 < order.length ? DataUtils.getPageOffset(order[i + 1]) : tocPos;
-            int len = end - DataUtils.getPageOffset(e);
-            int mapId = DataUtils.getPageMapId(e);
-            String name = mv.getMapName(mapId);
-            long[] v = bytesByMap.computeIfAbsent(name == null ? "(meta/layout " + mapId + ")" : name, k -> new long[4]);
-            v[0] += len;
-            v[1]++;
-            if (DataUtils.getPageType(e) == DataUtils.PAGE_TYPE_LEAF) {
-                v[2] += len;
-                v[3]++;
-            }
-        }
-        chunkBytes += (long) c.len * 4096;  // MVStore's block size
-        minId = Math.min(minId, c.id);
-        maxId = Math.max(maxId, c.id);
-        chunkCount++;
-    }
-
-    @SuppressWarnings("unchecked")
-    private Map<Integer, ? extends Chunk<?>> chunkTable() throws ReflectiveOperationException {
-        Method m = FileStore.class.getDeclaredMethod("getChunks");
-        m.setAccessible(true);
-        return (Map<Integer, ? extends Chunk<?>>) m.invoke(fileStore);
-    }
-
-    private static Method tocMethod() throws ReflectiveOperationException {
-        Method m = FileStore.class.getDeclaredMethod("getToC", Chunk.class);
-        m.setAccessible(true);
-        return m;
-    }
-
-    private static Field tocPos() throws ReflectiveOperationException {
-        Field f = Chunk.class.getDeclaredField("tocPos");
-        f.setAccessible(true);
-        return f;
-    }
-
-    private long writeBytes() {
-        try {
-            Field f = FileStore.class.getDeclaredField("writeBytes");
-            f.setAccessible(true);
-            return ((AtomicLong) f.get(fileStore)).get();
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
         }
     }
 
