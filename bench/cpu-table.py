@@ -4,7 +4,8 @@
 CPU columns are µs of CPU time per request: the proxy (all its threads), the upstream nginx
 worker, redis-server (Redis cases only), and the proxy's work after the load stopped (deferred),
 summed as the whole system; x nginx divides that by nginx's whole-system figure (nginx passing
-the same POST through to the same upstream)."""
+the same POST through to the same upstream). Redis cmds/req: the commands Redis ran per request
+(INFO commandstats); an EVALSHA counts once, its script's own commands apart."""
 import csv
 import statistics
 import sys
@@ -22,8 +23,8 @@ unit = rows.get(("nginx", "A"))
 unit_total = med(unit, "total_us") if unit else None
 unit_rps = med(unit, "rps") if unit else None
 jars = sorted({j for _, j in rows})
-print("| case | jar | req/s | x nginx req/s | proxy µs | upstream µs | Redis µs | deferred µs | whole µs/req | x nginx | RSS MiB | disk B/req | alloc B/req | max GC pause ms | full GCs |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| case | jar | req/s | x nginx req/s | proxy µs | upstream µs | Redis µs | deferred µs | whole µs/req | x nginx | RSS MiB | disk B/req | alloc B/req | max GC pause ms | full GCs | Redis cmds/req |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 order = []
 for (c, j) in rows:
     if c not in order:
@@ -40,4 +41,5 @@ for c in order:
         full = sum(int(r["full_gcs"]) for r in rs)
         print(f"| {c} | {'-' if c == 'nginx' else j} | {rps:,.0f} | {rratio} | {med(rs, 'proxy_us'):.1f} | {med(rs, 'upstream_us'):.1f} | "
               f"{med(rs, 'redis_us'):.1f} | {med(rs, 'deferred_us'):.1f} | {total:.1f} | {ratio} | {med(rs, 'rss_mib'):.0f} | "
-              f"{med(rs, 'disk_b'):.0f} | {med(rs, 'alloc_b'):.0f} | {max(float(r['max_pause_ms']) for r in rs):.1f} | {full} |")
+              f"{med(rs, 'disk_b'):.0f} | {med(rs, 'alloc_b'):.0f} | {max(float(r['max_pause_ms']) for r in rs):.1f} | {full} | "
+              f"{med(rs, 'redis_cmds') if 'redis_cmds' in rs[0] else 0:.2f} |")
