@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * seconds of commits besides the live data. MVStore's default of 45 s assumes the OS writes data
  * back within that time; instead the sync thread forces the file to disk every
  * {@value #SYNC_MILLIS} ms and the retention is {@value #RETENTION_MILLIS} ms, which keeps that
- * premise with a margin and keeps the file several times smaller under a steady load. Pages keep
+ * premise with a margin and keeps the file several times smaller under a steady load. MVStore's
+ * own compaction is off: {@link EmbeddedCompaction} rewrites sparse chunks at a pace. Pages keep
  * MVStore's default of 48 keys: 16 made commits smaller but every read deeper, and a replay from
  * this store cost 40 % more CPU (docs/benchmarks-history.md).
  *
@@ -59,6 +60,7 @@ final class EmbeddedFile {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedStore.class);
 
     private final MVStore mv;
+    private final KeptLengthFileStore fileStore;
     final MVMap<String, byte[]> records;
     final MVMap<String, byte[]> receipts;
     final MVMap<String, String> receiptsByBiz;
@@ -69,8 +71,9 @@ final class EmbeddedFile {
     /** Forces the file to disk every {@link #SYNC_MILLIS}; its own thread, so an fsync never holds up the store thread. */
     private final ScheduledExecutorService syncThread;
 
-    private EmbeddedFile(MVStore mv, int syncMillis) {
+    private EmbeddedFile(MVStore mv, KeptLengthFileStore fileStore, int syncMillis) {
         this.mv = mv;
+        this.fileStore = fileStore;
         this.records = mv.openMap(RECORDS, bytesBy());
         this.receipts = mv.openMap(RECEIPTS, bytesBy());
         this.receiptsByBiz = mv.openMap(RECEIPTS_BY_BIZ, stringsBy());
@@ -97,12 +100,14 @@ final class EmbeddedFile {
         Path file = directory.resolve(FILE_NAME);
         EmbeddedFile[] self = {null};
         MVStore mv;
+        KeptLengthFileStore fileStore = new KeptLengthFileStore();
         try {
-            KeptLengthFileStore fileStore = new KeptLengthFileStore();
             fileStore.open(file.toString(), false, null);  // locks the file, or throws
             try {
                 mv = new MVStore.Builder()
                         .adoptFileStore(fileStore)  // the MVStore closes it
+                        // no housekeeping on MVStore's background thread: EmbeddedCompaction paces it
+                        .autoCompactFillRate(0)
                         .backgroundExceptionHandler((t, e) -> {
                             if (self[0] != null) {  // during open, the failure is thrown to the caller instead
                                 log.error("embedded store background write failed: {}", e.toString(), e);
@@ -121,13 +126,27 @@ final class EmbeddedFile {
             throw new StoreUnavailableException("cannot open embedded store " + file + ": " + e.getMessage(), e);
         }
         mv.setRetentionTime(retentionMillis);
-        self[0] = new EmbeddedFile(mv, Math.max(1, retentionMillis / 10));
+        self[0] = new EmbeddedFile(mv, fileStore, Math.max(1, retentionMillis / 10));
         return self[0];
     }
 
     /** Commits what the store thread wrote since the last commit. Store thread only. */
     void commit() {
         mv.commit();
+    }
+
+    /** Bytes written to the file since it was opened (commits and compaction). */
+    long writtenBytes() {
+        return fileStore.writtenBytes();
+    }
+
+    /**
+     * When less than {@code targetFillRate}% of the chunks' bytes are live, rewrites the live pages
+     * of the sparsest chunks, about {@code budget} bytes of them, for the next commit; true when
+     * it rewrote any. Store thread only.
+     */
+    boolean compact(int targetFillRate, int budget) {
+        return mv.compact(targetFillRate, budget);
     }
 
     /** After an operation or a commit failed: whether the file is now unusable (closed, or MVStore panicked). */
@@ -142,6 +161,11 @@ final class EmbeddedFile {
 
     boolean isClosed() {
         return mv.isClosed();
+    }
+
+    /** The file store under the MVStore, for tests. */
+    KeptLengthFileStore fileStore() {
+        return fileStore;
     }
 
     /** The MVStore, for tests and diagnostics. */
