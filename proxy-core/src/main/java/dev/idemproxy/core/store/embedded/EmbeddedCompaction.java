@@ -59,10 +59,13 @@ final class EmbeddedCompaction {
         return (int) Math.min(Integer.MAX_VALUE, Math.max(FLOOR_BYTES, share));
     }
 
-    /** One turn: rewrites up to the budget when the chunks are sparse, and commits it. Store thread only. */
-    void turn() {
+    /**
+     * One turn: rewrites up to the budget when the chunks are sparse, and commits it; returns the
+     * budget (0 when the file is closed or failed). Store thread only.
+     */
+    int turn() {
         if (file.failed() || file.isClosed()) {
-            return;
+            return 0;
         }
         long written = file.writtenBytes();
         int budget = budget(written - lastWritten);
@@ -75,5 +78,6 @@ final class EmbeddedCompaction {
             file.noteFailure();
             log.warn("embedded store: compaction failed: {}", e.toString());
         }
+        return budget;
     }
 }

@@ -125,12 +125,12 @@ public final class EmbeddedStore {
         return purge.sweep(slice, sliceNanos);
     }
 
-    /** One turn of the compaction, on the store thread, now (besides the turn every second); for tests. */
-    CompletionStage<Void> compactOnce() {
-        return thread.submit(() -> {
-            compaction.turn();
-            return null;
-        });
+    /**
+     * One turn of the compaction, on the store thread, now (besides the turn every second);
+     * completes with the turn's budget. For tests.
+     */
+    CompletionStage<Integer> compactOnce() {
+        return thread.submit(compaction::turn);
     }
 
     /** The file under the store, for tests. */

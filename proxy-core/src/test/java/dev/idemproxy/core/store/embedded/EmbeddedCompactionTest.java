@@ -42,7 +42,8 @@ class EmbeddedCompactionTest {
     /**
      * Records written in large commits, then most of them deleted, leaf by leaf: every chunk ends
      * up mostly dead, held by the few leaves nothing changed. Turns of the compaction move those
-     * leaves into new chunks, each writing a bounded amount, until the chunks are dense.
+     * leaves into new chunks, each writing about its budget (the turn every second may do some of
+     * it), until the chunks are dense.
      */
     @Test
     void turnsMakeSparseChunksDenseABoundedAmountAtATime() throws Exception {
@@ -79,13 +80,13 @@ class EmbeddedCompactionTest {
             int turns = 0;
             for (; turns < 200 && fill < EmbeddedCompaction.TARGET_FILL_RATE; turns++) {
                 long written = store.file().writtenBytes();
-                done(store.compactOnce());
+                int budget = done(store.compactOnce());
                 long wrote = store.file().writtenBytes() - written;
                 // the pages rewritten (about the budget) plus the commit's own: parents, maps' roots, chunk header
-                assertThat(wrote).as("bytes written by turn %d", turns).isLessThan(2L * EmbeddedCompaction.FLOOR_BYTES);
+                assertThat(wrote).as("bytes written by turn %d, its budget %d", turns, budget)
+                        .isLessThan(budget + (long) EmbeddedCompaction.FLOOR_BYTES);
                 fill = rewritableFillRate(store);
             }
-            assertThat(turns).as("turns: the budget spreads the work").isGreaterThan(1);
             assertThat(fill).as("rewritable chunks' fill rate after %d turns (%d%% before)", turns, before)
                     .isGreaterThanOrEqualTo(EmbeddedCompaction.TARGET_FILL_RATE);
             assertThat(done(stores.records().get(key(0, padding)))).isPresent();
