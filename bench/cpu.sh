@@ -5,7 +5,7 @@
 #
 #   bench/cpu.sh [--cases LIST] [--rounds 3] [--duration 10s] [--warmup 8s] [--first-warmup 40s] [--connections 50]
 #                [--jar PATH] [--jar-b PATH] [--jvm-options FILE] [--jvm-extra 'OPTS']
-#                [--jvm-extra-b 'OPTS'] [--preload N] [--bench-jar PATH] [--out FILE]
+#                [--jvm-extra-b 'OPTS'] [--jvm-options-b FILE] [--preload N] [--bench-jar PATH] [--out FILE]
 #
 # Cases: nginx (the unit: nginx passing the POST through), pass (idemproxy, no protection),
 #   memory-new memory-replay embedded-new embedded-replay redis-new redis-replay
@@ -14,9 +14,9 @@
 # before/after comparisons of a change. --jvm-extra adds JVM options after the profile's (an
 # emulated pod limit, -XX:MaxRAM=512m; a profile, -XX:StartFlightRecording=filename=rec.jfr, written
 # in bench/out/cpu/CASE-A/); --jvm-extra-b gives B those options instead (B runs --jar-b, else the
-# same jar), for A/B runs of JVM options. --preload N fills the embedded and Redis stores with N
+# same jar), for A/B runs of JVM options; --jvm-options-b gives B another profile. --preload N fills A's embedded and Redis stores with N
 # completed calls (records and receipts, proxy-bench's PreloadStore, from --bench-jar) before their
-# proxies start: the same calls against a store that already holds N records. Placement: the proxy and the upstream nginx share core 0;
+# proxies start; B's stay empty (--jvm-extra-b with A's options: full against empty). Placement: the proxy and the upstream nginx share core 0;
 # wrk and redis-server share core 1. Every process is private, on free loopback ports, and is
 # stopped on exit; every load is bounded by --duration.
 set -euo pipefail
@@ -35,6 +35,7 @@ JAR_B=""
 JVM_OPTIONS=$REPO_ROOT/config/jvm.options
 JVM_EXTRA=""
 JVM_EXTRA_B=unset
+JVM_OPTIONS_B=""
 OUT=$REPO_ROOT/bench/out/cpu.md
 PRELOAD=0
 BENCH_JAR=$REPO_ROOT/proxy-bench/target/idemproxy-bench.jar
@@ -53,6 +54,7 @@ while [[ $# -gt 0 ]]; do
         --jvm-options) JVM_OPTIONS=$2; shift 2 ;;
         --jvm-extra) JVM_EXTRA=$2; shift 2 ;;
         --jvm-extra-b) JVM_EXTRA_B=$2; shift 2 ;;
+        --jvm-options-b) JVM_OPTIONS_B=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         --preload) PRELOAD=$2; shift 2 ;;
         --bench-jar) BENCH_JAR=$2; shift 2 ;;
@@ -104,12 +106,16 @@ fi
 
 # ---------------------------------------------------------------- idemproxy JVMs (core 0)
 declare -A PORT ADMIN PID
-jvm_options() { [[ -f $JVM_OPTIONS ]] && echo "@$JVM_OPTIONS"; }
+jvm_options() { # name -> the profile's @file, B's own with --jvm-options-b
+    local f=$JVM_OPTIONS
+    [[ $1 == *-B && -n $JVM_OPTIONS_B ]] && f=$JVM_OPTIONS_B
+    [[ -f $f ]] && echo "@$f"
+}
 start_idemproxy() { # name jar store extra-options
     local name=$1 jar=$2 store=$3 extra=$4 dir=$WORK/$1
     mkdir -p "$dir"
     cp "$jar" "$dir/idemproxy.jar"   # a rebuild mid-run cannot swap the jar under the JVM
-    if (( PRELOAD > 0 )) && [[ $store != memory ]]; then
+    if (( PRELOAD > 0 )) && [[ $store != memory && $name == *-A ]]; then
         [[ -f $BENCH_JAR ]] || die "no bench jar at $BENCH_JAR (mvn -q -pl proxy-bench -am package -DskipTests builds it)"
         log "$name: preloading $PRELOAD completed calls"
         case $store in
@@ -141,7 +147,7 @@ routes:
 EOC
     } >"$dir/idemproxy.yaml"
     # shellcheck disable=SC2046
-    (cd "$dir" && exec taskset -c 0 java $(jvm_options) $extra "-Xlog:gc:file=$dir/gc.log:uptimemillis" \
+    (cd "$dir" && exec taskset -c 0 java $(jvm_options "$name") $extra "-Xlog:gc:file=$dir/gc.log:uptimemillis" \
         -jar "$dir/idemproxy.jar" run --config "$dir/idemproxy.yaml") >"$dir/stdout.log" 2>&1 &
     PID[$name]=$!
     STARTED_PIDS+=("${PID[$name]}")
@@ -153,7 +159,7 @@ EOC
     done
 }
 JARS=(A)
-[[ -n $JAR_B || $JVM_EXTRA_B != unset ]] && JARS+=(B)
+[[ -n $JAR_B || $JVM_EXTRA_B != unset || -n $JVM_OPTIONS_B ]] && JARS+=(B)
 jar_of() { [[ $1 == A || -z $JAR_B ]] && echo "$JAR" || echo "$JAR_B"; }
 extra_of() { [[ $1 == A || $JVM_EXTRA_B == unset ]] && echo "$JVM_EXTRA" || echo "$JVM_EXTRA_B"; }
 for v in "${JARS[@]}"; do
@@ -305,7 +311,7 @@ mkdir -p "$(dirname "$OUT")"
 {
     echo "# Whole-system CPU per request ($(date -u +%Y-%m-%dT%H:%MZ))"
     echo
-    echo "\`$CMDLINE\`; $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1)); JVM options: $( [[ -f $JVM_OPTIONS ]] && echo "@${JVM_OPTIONS#"$REPO_ROOT"/}" || echo none) ${JVM_EXTRA:+ $JVM_EXTRA} -Xlog:gc; ${CONNECTIONS} connections; medians of $ROUNDS interleaved rounds of $DURATION$( (( PRELOAD > 0 )) && echo "; the embedded and Redis stores preloaded with $PRELOAD completed calls"); load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+    echo "\`$CMDLINE\`; $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1)); JVM options: $( [[ -f $JVM_OPTIONS ]] && echo "@${JVM_OPTIONS#"$REPO_ROOT"/}" || echo none) ${JVM_EXTRA:+ $JVM_EXTRA} -Xlog:gc${JVM_OPTIONS_B:+ (B: @$(basename "$JVM_OPTIONS_B"))}; ${CONNECTIONS} connections; medians of $ROUNDS interleaved rounds of $DURATION$( (( PRELOAD > 0 )) && echo "; A's embedded and Redis stores preloaded with $PRELOAD completed calls"); load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
     echo
     "$SCRIPT_DIR/cpu-table.py" "$RESULTS"
 } >"$OUT"
