@@ -9,7 +9,10 @@
 #
 # Cases: nginx (the unit: nginx passing the POST through), pass (idemproxy, no protection),
 #   memory-new memory-replay embedded-new embedded-replay redis-new redis-replay
-#   (-new: a new Idempotency-Key every request; -replay: one stored key, answered from the store).
+#   (-new: a new Idempotency-Key every request; -replay: one stored key, answered from the store),
+#   mcp-new mcp-replay (an MCP route on the memory store: a JSON-RPC tools/call of about the same
+#   size, new arguments every request, or one stored call duplicated with a new id each time; the
+#   upstream answers a JSON-RPC result). Not in the default list: --cases names them.
 # --jar-b runs every idemproxy case a second time with another jar (A/B, interleaved), for
 # before/after comparisons of a change. --jvm-extra adds JVM options after the profile's (an
 # emulated pod limit, -XX:MaxRAM=512m; a profile, -XX:StartFlightRecording=filename=rec.jfr, written
@@ -75,19 +78,24 @@ ensure_tools nginx wrk redis-server
 CLK_TCK=$(getconf CLK_TCK)
 IFS=',' read -r -a CASE_LIST <<<"$CASES"
 for c in "${CASE_LIST[@]}"; do
-    case "$c" in nginx|pass|memory-new|memory-replay|embedded-new|embedded-replay|redis-new|redis-replay) ;;
+    case "$c" in nginx|pass|memory-new|memory-replay|embedded-new|embedded-replay|redis-new|redis-replay|mcp-new|mcp-replay) ;;
         *) die "unknown case: $c" ;; esac
 done
-needs_store() { [[ ",$CASES," == *",$1-"* ]]; }
+needs_store() { [[ ",$CASES," == *",$1-"* ]] || [[ $1 == memory && ",$CASES," == *",mcp-"* ]]; }
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 WORK=$REPO_ROOT/bench/out/cpu
 rm -rf "$WORK"; mkdir -p "$WORK"
 BODY='{"userId":42,"op":"create_ticket","title":"printer on floor 3 is out of toner!!!!!"}'  # 84 bytes
+# What the upstream answers an MCP tools/call (bench/wrk/mcp-*.lua send ~125 bytes: the POST's 84 and its key)
+MCP_RESULT='{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"t-000001"}],"isError":false}}'
+mcp_call() { # n-argument -> a tools/call as bench/wrk/mcp-same-call.lua sends it (its first request's id)
+    printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_ticket","arguments":{"title":"printer 3","n":"%s"}}}' "$1"
+}
 
 # ---------------------------------------------------------------- the upstream and nginx (core 0)
 UP_PORT=$(pick_port)
-start_upstream_on "$WORK/upstream" "$UP_PORT" '{"ok":true,"id":"t-000001"}' 0
+start_upstream_on "$WORK/upstream" "$UP_PORT" '{"ok":true,"id":"t-000001"}' 0 "$MCP_RESULT"
 UP_WORKER=$UPSTREAM_WORKER
 NGINX_PORT=$(pick_port)
 start_proxy_nginx "$WORK/nginx" "$NGINX_PORT" "$UP_PORT"
@@ -144,6 +152,11 @@ routes:
     match: { pathPrefix: /idem }
     upstream: http://127.0.0.1:$UP_PORT
     idempotency: { enabled: true, methods: [POST], ttl: 2m }
+  - name: mcp
+    match: { pathPrefix: /mcp }
+    upstream: http://127.0.0.1:$UP_PORT
+    mcp: { enabled: true }
+    idempotency: { ttl: 2m }
 EOC
     } >"$dir/idemproxy.yaml"
     # shellcheck disable=SC2046
@@ -247,12 +260,17 @@ measure() { # case jar round
     case $case in
         nginx) name=nginx; pid=$NGINX_WORKER; url="http://127.0.0.1:$NGINX_PORT/bench/post"; script=post-body.lua ;;
         pass) name=pass-$v; url="http://127.0.0.1:${PORT[$name]}/bench/post"; script=post-body.lua ;;
+        mcp-new) name=memory-$v; url="http://127.0.0.1:${PORT[$name]}/mcp"; script=mcp-new-call.lua ;;
+        mcp-replay) name=memory-$v; url="http://127.0.0.1:${PORT[$name]}/mcp"; script=mcp-same-call.lua ;;
         *-new) name=${case%-new}-$v; url="http://127.0.0.1:${PORT[$name]}/idem/post"; script=post-new-key.lua ;;
         *-replay) name=${case%-replay}-$v; url="http://127.0.0.1:${PORT[$name]}/idem/post"; script=post-same-key.lua ;;
     esac
     [[ $case == nginx ]] || pid=${PID[$name]}
     key="r$round-$RANDOM$RANDOM"
-    if [[ $case == *-replay ]]; then  # the one stored call every request of the run duplicates
+    if [[ $case == mcp-replay ]]; then  # the one stored tools/call every request of the run duplicates
+        curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+            --data "$(mcp_call "cpu-$key")" "$url" || die "$case: the stored call failed"
+    elif [[ $case == *-replay ]]; then  # the one stored call every request of the run duplicates
         curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -H "Idempotency-Key: cpu-$key" \
             --data "$BODY" "$url" || die "$case: the stored call failed"
     fi

@@ -162,9 +162,12 @@ ensure_tools() { # command...
     (( rc == 0 )) || die "apt-get could not install ${missing[*]}"
     export PATH=$PATH:/usr/sbin
 }
-start_upstream_on() { # dir port body core -> UPSTREAM_WORKER: an nginx worker on CORE answering every path with BODY
+start_upstream_on() { # dir port body core [mcp-body] -> UPSTREAM_WORKER: an nginx worker on CORE answering every path
+    # with BODY; with MCP-BODY, the paths under /mcp with that (a JSON-RPC response) instead
+    local mcp=""
+    [[ -n ${5:-} ]] && mcp="location /mcp { return 200 '$5'; }"
     write_nginx_conf "$1" "    server { listen 127.0.0.1:$2 backlog=4096; default_type application/json;
-        location / { return 200 '$3'; } }"
+        $mcp location / { return 200 '$3'; } }"
     taskset -c "$4" nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" &
     local master=$!
     STARTED_PIDS+=("$master")

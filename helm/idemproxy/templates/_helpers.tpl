@@ -118,12 +118,19 @@ store:
     mode: {{ .Values.store.redis.mode }}
     keyPrefix: {{ .Values.store.redis.keyPrefix | quote }}
 {{- end }}
+{{- if .Values.forwardProxy.enabled }}
+forwardProxy:
+  connect: {{ .Values.forwardProxy.connect }}
+  ca:
+    cert: {{ printf "/etc/idemproxy-ca/%s" .Values.forwardProxy.ca.certKey | quote }}
+    key: {{ printf "/etc/idemproxy-ca/%s" .Values.forwardProxy.ca.keyKey | quote }}
+{{- end }}
 {{- with .Values.config }}
 {{ toYaml . }}
 {{- end }}
 {{- end }}
 
-{{/* The pod volumes the sidecar needs: its config, its data directory, a writable /tmp. */}}
+{{/* The pod volumes the sidecar needs: its config, its data directory, a writable /tmp, and with forwardProxy its CA. */}}
 {{- define "idemproxy.volumes" -}}
 - name: idemproxy-config
   configMap:
@@ -137,4 +144,11 @@ store:
 - name: idemproxy-tmp
   emptyDir:
     sizeLimit: 64Mi
+{{- if .Values.forwardProxy.enabled }}
+- name: idemproxy-ca
+  secret:
+    secretName: {{ required "forwardProxy.ca.existingSecret: name the Secret that holds the CA (docs/deployment.md)" .Values.forwardProxy.ca.existingSecret }}
+    # Read by the sidecar's group (the pod's fsGroup); never mounted into the app.
+    defaultMode: 0440
+{{- end }}
 {{- end }}

@@ -41,7 +41,7 @@ public record AdminPolicy(HostPort listen, String token, HostPort metricsListen)
 
     @Override
     public String toString() {
-        return "AdminPolicy[listen=" + listen + ", token=" + (hasToken() ? "<redacted>" : "")
+        return "AdminPolicy[listen=" + listen + ", token=" + (hasToken() ? dev.idemproxy.core.secret.Redactor.MASK : "")
                 + (metricsListen == null ? "" : ", metricsListen=" + metricsListen) + "]";
     }
 }

@@ -52,6 +52,10 @@ public final class ProxyServer implements AutoCloseable {
     private final ServerState state = new ServerState();
     private final UpstreamPools pools;
     private final CallServices services;
+    private final ProxyMetrics metrics;
+    private final boolean logKeyValues;
+    /** The forward proxy, made at start when the config has {@code forwardProxy}; else null. */
+    private dev.idemproxy.core.forward.ForwardProxy forward;
     private final ChannelGroup clients = new DefaultChannelGroup("idemproxy-clients", GlobalEventExecutor.INSTANCE);
     /** The caller's event loops (which it closes after {@link #stop}), or null: this server makes its own. */
     private final IoLoops sharedLoops;
@@ -93,7 +97,8 @@ public final class ProxyServer implements AutoCloseable {
             boolean logKeyValues) {
         this.config = requireNonNull(config, "config");
         this.sharedLoops = loops;
-        ProxyMetrics metrics = new ProxyMetrics(registry);
+        this.metrics = new ProxyMetrics(registry);
+        this.logKeyValues = logKeyValues;
         Stores metered = stores == null ? null : MeteredStores.wrap(stores, metrics, Ticker.system());
         this.transport = loops == null ? Transport.select(config.server().transport()) : loops.transport();
         this.pools = new UpstreamPools(transport);
@@ -103,7 +108,7 @@ public final class ProxyServer implements AutoCloseable {
                 : TaskBudgets.stored(new TaskBudget(config.tasks(), clock), metered.taskBudgets());
         this.services = new CallServices(pools, new RetryRules(ThreadLocalRandom.current(), clock), config.tasks(),
                 taskBudgets, config.retryBudget(), metered, config.store().onUnavailable(),
-                config.secretHeaders(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics, logKeyValues);
+                config.redactor(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics, logKeyValues);
     }
 
     /**
@@ -114,6 +119,11 @@ public final class ProxyServer implements AutoCloseable {
      */
     public synchronized void start() throws Exception {
         apply(config);
+        if (config.forwardProxy() != null) {
+            // Only here, so a proxy without forwardProxy never loads its classes (BouncyCastle among them).
+            forward = dev.idemproxy.core.forward.ForwardProxy.start(config.forwardProxy(), transport, pools::resolve, metrics,
+                    logKeyValues, Clock.systemUTC(), Ticker.system(), config.store().embeddedPath());
+        }
         bossGroup = transport.newGroup(1, "idemproxy-accept");
         loops = sharedLoops != null ? sharedLoops : IoLoops.start(config.server().transport(), config.server().effectiveIoThreads());
         ServerBootstrap b = new ServerBootstrap()
@@ -123,10 +133,11 @@ public final class ProxyServer implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childHandler(new ProxyChannelInitializer(config.server(), state, services, clients));
+                .childHandler(new ProxyChannelInitializer(config.server(), state, services, clients, forward));
         try {
             serverChannel = b.bind(config.listen().toSocketAddress()).sync().channel();
         } catch (Exception e) {
+            closeForward();
             shutdownGroups();
             throw asBindException(e);
         }
@@ -170,6 +181,9 @@ public final class ProxyServer implements AutoCloseable {
         // Zero-valued series for the new routes; a removed route keeps its series until restart.
         for (Route route : newConfig.routes()) {
             services.metrics().registerRoute(route.name(), RetryRules.retryReasons(route.retry(), route.notExecutedOn()));
+            if (route.isMcp()) {
+                services.metrics().registerMcpRoute(route.name(), dev.idemproxy.core.call.McpDialect.OUTCOMES);
+            }
         }
     }
 
@@ -192,7 +206,9 @@ public final class ProxyServer implements AutoCloseable {
 
     /**
      * Graceful stop: stops accepting, lets in-flight calls finish for up to {@code grace}
-     * (each response then closes its connection), closes idle connections, then everything.
+     * (each response then closes its connection), closes idle connections, then everything. The
+     * drain is logged when it starts ({@code drain started: inFlight=N graceMs=N}) and when it ends
+     * ({@code drain ended: finished=N cut=N ms=N}, at WARN when calls were cut): see {@link Drain}.
      *
      * @return true when every in-flight call finished within the grace period
      */
@@ -200,18 +216,31 @@ public final class ProxyServer implements AutoCloseable {
         if (serverChannel == null) {
             return true;
         }
+        Ticker ticker = services.ticker();
+        long start = ticker.nanos();
         state.startDraining();
+        int atStart = state.inFlight();
+        LOG.atInfo().addKeyValue("inFlight", atStart).addKeyValue("graceMs", grace.toMillis())
+                .log(Drain.startLine(atStart, grace));
         serverChannel.close().syncUninterruptibly();
         closeIdleClients();
         boolean drained = state.awaitIdle(grace.toMillis());
-        if (!drained) {
-            LOG.warn("shutdown grace of {} ran out with {} calls in flight", grace, state.inFlight());
-        }
+        Drain drain = new Drain(atStart, state.startedWhileDraining(), drained ? 0 : state.inFlight(),
+                (ticker.nanos() - start) / 1_000_000L);
+        (drain.complete() ? LOG.atInfo() : LOG.atWarn()).addKeyValue("finished", drain.finished())
+                .addKeyValue("cut", drain.cut()).addKeyValue("ms", drain.millis()).log(drain.endLine());
         clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         pools.close();
+        closeForward();
         shutdownGroups();
         serverChannel = null;
         return drained;
+    }
+
+    private void closeForward() {
+        if (forward != null) {
+            forward.close();
+        }
     }
 
     /** Closes client connections that are between requests; busy ones close after their response. */

@@ -2,9 +2,12 @@ package dev.idemproxy.app.admin;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.Stores;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -28,17 +31,23 @@ public final class CallRecordsEndpoints {
      */
     public static AdminRoutes routes(Stores stores, Supplier<InetSocketAddress> proxyAddress,
             Duration replayTimeout) {
-        return routes(stores, proxyAddress, replayTimeout, null);
+        return routes(stores, proxyAddress, replayTimeout, null, Redactor.BUILT_IN, route -> true);
     }
 
-    /** @param replayToken the proxy's replay token, so a DLQ replay keeps its call id (may be null) */
+    /**
+     * @param replayToken    the proxy's replay token, so a DLQ replay keeps its call id (may be null)
+     * @param redactor       the config's redaction rules, through which stored requests are shown
+     * @param routeNamesHost whether the live route of a name has a {@code match.host}: a DLQ replay
+     *                       of its calls goes absolute-form, which only such routes match
+     */
     public static AdminRoutes routes(Stores stores, Supplier<InetSocketAddress> proxyAddress,
-            Duration replayTimeout, String replayToken) {
+            Duration replayTimeout, String replayToken, Redactor redactor, Predicate<String> routeNamesHost) {
         requireNonNull(stores, "stores");
         AdminRoutes.Builder b = AdminRoutes.builder();
         new ReceiptsEndpoints(stores.receipts()).addTo(b);
         new DlqEndpoints(stores.deadLetters(), stores.records(), stores.receipts(),
-                new DlqReplayer(proxyAddress, replayTimeout, replayToken)).addTo(b);
+                new DlqReplayer(proxyAddress, replayTimeout, replayToken, routeNamesHost), Clock.systemUTC(), redactor)
+                .addTo(b);
         return b.build();
     }
 }

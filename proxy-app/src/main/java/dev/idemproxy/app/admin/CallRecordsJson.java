@@ -1,5 +1,6 @@
 package dev.idemproxy.app.admin;
 
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.RecordKey;
@@ -27,7 +28,7 @@ final class CallRecordsJson {
     private CallRecordsJson() {
     }
 
-    /** {callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt}. */
+    /** {callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt}, and an MCP call's tool. */
     static Map<String, Object> receipt(Receipt r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("callId", r.callId());
@@ -40,6 +41,9 @@ final class CallRecordsJson {
         m.put("attempts", r.attempts());
         m.put("createdAt", iso(r.createdAt()));
         m.put("completedAt", iso(r.completedAt()));
+        if (r.tool() != null) {
+            m.put("tool", r.tool());  // an MCP tools/call's (CONTRACT §10); plain calls have none
+        }
         return m;
     }
 
@@ -59,26 +63,30 @@ final class CallRecordsJson {
         return m;
     }
 
-    /** The entry plus {@code request: {method, uri, headers: [{name, value}], body[, bodyEncoding]}}. */
-    static Map<String, Object> entryWithRequest(DeadLetter d) {
+    /**
+     * The entry plus {@code request: {method, uri, headers: [{name, value}], body[, bodyEncoding]}},
+     * shown through {@code redactor}: the store keeps what a replay needs, the API never shows it.
+     */
+    static Map<String, Object> entryWithRequest(DeadLetter d, Redactor redactor) {
         Map<String, Object> m = entry(d);
-        m.put("request", request(d.request()));
+        m.put("request", request(d.request(), redactor));
         return m;
     }
 
     /**
-     * The body is UTF-8 text when it decodes as such; otherwise base64 with
-     * {@code bodyEncoding: "base64"}.
+     * The request as it may be shown (CONTRACT §12): the target's user-info and secret query
+     * values, and every credential header's value (kept for replays or not), as {@code ***}. The
+     * body is UTF-8 text when it decodes as such; otherwise base64 with {@code bodyEncoding: "base64"}.
      */
-    static Map<String, Object> request(StoredRequest req) {
+    static Map<String, Object> request(StoredRequest req, Redactor redactor) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("method", req.method());
-        m.put("uri", req.uri());
+        m.put("uri", redactor.url(req.uri()));
         List<Map<String, String>> headers = new ArrayList<>(req.headers().size());
         for (StoredHeader h : req.headers()) {
             Map<String, String> hm = new LinkedHashMap<>();
             hm.put("name", h.name());
-            hm.put("value", h.value());
+            hm.put("value", redactor.header(h.name(), h.value()));
             headers.add(hm);
         }
         m.put("headers", headers);

@@ -2,6 +2,7 @@ package dev.idemproxy.app.admin;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.DeadLetterStore;
 import dev.idemproxy.core.store.IdempotencyRecord;
@@ -42,19 +43,23 @@ final class DlqEndpoints {
     private final ReceiptStore receipts;
     private final DlqReplayer replayer;
     private final Clock clock;
+    private final Redactor redactor;
     /** The entries whose replay this process is running: a second replay of one waits for the first's answer. */
     private final Set<String> replaying = ConcurrentHashMap.newKeySet();
 
     DlqEndpoints(DeadLetterStore deadLetters, RecordStore records, ReceiptStore receipts, DlqReplayer replayer) {
-        this(deadLetters, records, receipts, replayer, Clock.systemUTC());
+        this(deadLetters, records, receipts, replayer, Clock.systemUTC(), Redactor.BUILT_IN);
     }
 
-    DlqEndpoints(DeadLetterStore deadLetters, RecordStore records, ReceiptStore receipts, DlqReplayer replayer, Clock clock) {
+    /** @param redactor what {@code GET /dlq/{id}} shows of a stored request's secrets */
+    DlqEndpoints(DeadLetterStore deadLetters, RecordStore records, ReceiptStore receipts, DlqReplayer replayer, Clock clock,
+            Redactor redactor) {
         this.deadLetters = requireNonNull(deadLetters, "deadLetters");
         this.records = requireNonNull(records, "records");
         this.receipts = requireNonNull(receipts, "receipts");
         this.replayer = requireNonNull(replayer, "replayer");
         this.clock = requireNonNull(clock, "clock");
+        this.redactor = requireNonNull(redactor, "redactor");
     }
 
     void addTo(AdminRoutes.Builder routes) {
@@ -87,11 +92,11 @@ final class DlqEndpoints {
         }));
     }
 
-    /** 200 with the entry and its request, or 404. */
+    /** 200 with the entry and its request (secrets shown as {@code ***}), or 404. */
     CompletionStage<AdminResponse> show(AdminRequest request) {
         String id = request.pathParam("id");
         return StoreFailures.recover(deadLetters.deadLetter(id).thenApply(found -> found
-                .map(d -> AdminResponse.json(200, CallRecordsJson.entryWithRequest(d)))
+                .map(d -> AdminResponse.json(200, CallRecordsJson.entryWithRequest(d, redactor)))
                 .orElseGet(() -> notFound(id))));
     }
 
@@ -192,7 +197,8 @@ final class DlqEndpoints {
         return receipts.receipt(entry.callId())
                 .thenCompose(first -> records.evict(entry.recordKey(), entry.owner())
                         .thenApply(ignored -> first.map(Receipt::createdAt).orElse(null)))
-                .thenCompose(createdAt -> replayer.send(entry.request(), entry.callId(), entry.recordKey().id(), createdAt)
+                .thenCompose(createdAt -> replayer.send(entry.request(), entry.recordKey().route(), entry.callId(),
+                        entry.recordKey().id(), createdAt)
                         .handle((result, error) -> error == null
                                 ? afterReplay(entry, result)
                                 : replayFailed(entry.id(), error).completed())

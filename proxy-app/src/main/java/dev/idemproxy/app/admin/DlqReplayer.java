@@ -3,6 +3,7 @@ package dev.idemproxy.app.admin;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.call.ReplayAuthority;
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import java.io.IOException;
@@ -23,21 +24,27 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
  * Sends a dead letter's stored request through the proxy's own listener, the normal path
  * (idempotency, retries), as an agent would: origin-form to the listener, or, when the request
- * named a host, absolute-form with the listener as HTTP proxy so that host-based routes still
- * match. Headers the JDK client sets itself, hop-by-hop headers, a stale absolute deadline and
+ * named a host and its route matches on one, absolute-form with the listener as HTTP proxy so
+ * that the host-based route still matches (an absolute-form request matches only routes that
+ * name {@code match.host}, CONTRACT §3, so a host-less route's replay goes origin-form). Headers the JDK client sets itself, hop-by-hop headers, a stale absolute deadline and
  * every header whose value was redacted are not re-sent.
  *
  * <p>Asynchronous: {@link #send} returns at once and completes on the HTTP client's threads.
  * Thread-safe.
  */
 final class DlqReplayer {
-    /** What the DLQ writer stores in place of a secret value; such a header is never re-sent. */
-    static final String REDACTED = "<redacted>";
+    /**
+     * What the DLQ writer stores in place of a credential header's value; such a header is never
+     * re-sent. Entries written by earlier builds hold {@link #OLD_REDACTED} instead.
+     */
+    static final String REDACTED = Redactor.MASK;
+    static final String OLD_REDACTED = "<redacted>";
 
     /** Lower-case names never re-sent: set by the JDK client, hop-by-hop, or stale on replay. */
     static final Set<String> NOT_RESENT = Set.of("host", "connection", "content-length", "expect", "upgrade",
@@ -57,6 +64,8 @@ final class DlqReplayer {
     private HttpClient direct;
     private HttpClient viaProxy;
     private final String replayToken;
+    /** Whether the route of that name matches on its {@code match.host}: its replays go absolute-form. */
+    private final Predicate<String> routeNamesHost;
 
     /**
      * @param proxyAddress the proxy listener's bound address, read on every replay (a wildcard
@@ -72,6 +81,12 @@ final class DlqReplayer {
      *                    id ({@code X-Idemproxy-Replay}); null: replays get new call ids
      */
     DlqReplayer(Supplier<InetSocketAddress> proxyAddress, Duration timeout, String replayToken) {
+        this(proxyAddress, timeout, replayToken, route -> true);
+    }
+
+    /** @param routeNamesHost whether the live route of a name has a {@code match.host} */
+    DlqReplayer(Supplier<InetSocketAddress> proxyAddress, Duration timeout, String replayToken, Predicate<String> routeNamesHost) {
+        this.routeNamesHost = requireNonNull(routeNamesHost, "routeNamesHost");
         this.replayToken = replayToken;
         this.proxyAddress = requireNonNull(proxyAddress, "proxyAddress");
         this.timeout = requireNonNull(timeout, "timeout");
@@ -99,20 +114,21 @@ final class DlqReplayer {
 
     /** Sends {@code req}; the stage fails when the listener cannot be reached or the request cannot be built. */
     CompletionStage<Result> send(StoredRequest req) {
-        return send(req, null, null, null);
+        return send(req, null, null, null, null);
     }
 
     /**
-     * Sends {@code req} as a replay of call {@code callId} (kept when the proxy's replay token is
-     * known), under its record {@code recordId}, and started at {@code createdAt} (null: unknown,
-     * the replay's own start) for its receipt.
+     * Sends {@code req}, recorded under route {@code route} (null: unknown), as a replay of call
+     * {@code callId} (kept when the proxy's replay token is known), under its record
+     * {@code recordId}, and started at {@code createdAt} (null: unknown, the replay's own start)
+     * for its receipt.
      */
-    CompletionStage<Result> send(StoredRequest req, String callId, String recordId, Instant createdAt) {
+    CompletionStage<Result> send(StoredRequest req, String route, String callId, String recordId, Instant createdAt) {
         HttpRequest request;
         boolean proxied;
         try {
             Optional<String> host = header(req, "host");
-            proxied = !req.uri().startsWith("/") || host.isPresent();
+            proxied = !req.uri().startsWith("/") || (host.isPresent() && (route == null || routeNamesHost.test(route)));
             URI uri = proxied ? URI.create(absolute(req.uri(), host.orElse(null)))
                     : URI.create("http://" + authority(listener()) + req.uri());
             request = build(req, uri, callId, recordId, createdAt);
@@ -154,7 +170,7 @@ final class DlqReplayer {
     static List<StoredHeader> resent(List<StoredHeader> headers) {
         return headers.stream()
                 .filter(h -> !NOT_RESENT.contains(h.name().toLowerCase(Locale.ROOT)))
-                .filter(h -> !h.value().contains(REDACTED))
+                .filter(h -> !redacted(h.value()))
                 .toList();
     }
 
@@ -180,7 +196,12 @@ final class DlqReplayer {
 
     private static Optional<String> header(StoredRequest req, String name) {
         return req.headers().stream().filter(h -> h.name().equalsIgnoreCase(name))
-                .map(StoredHeader::value).filter(v -> !v.isBlank() && !v.contains(REDACTED)).findFirst();
+                .map(StoredHeader::value).filter(v -> !v.isBlank() && !redacted(v)).findFirst();
+    }
+
+    /** Whether a stored value is the DLQ writer's stand-in for a credential it did not keep. */
+    static boolean redacted(String value) {
+        return value.equals(REDACTED) || value.contains(OLD_REDACTED);
     }
 
     /** The listener address, a wildcard bind replaced by loopback. */

@@ -42,7 +42,7 @@ final class AdminCall {
         try {
             r = client.send(method, path, timeout);
         } catch (IOException e) {
-            err.println("idemproxy: cannot reach the admin API at " + client.base() + ": " + describe(e));
+            err.println("idemproxy: cannot reach the admin API at " + client.shownBase() + ": " + describe(e));
             err.flush();
             return IdemproxyCommand.RUNTIME_FAILURE;
         } catch (InterruptedException e) {

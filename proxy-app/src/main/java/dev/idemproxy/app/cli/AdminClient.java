@@ -3,6 +3,7 @@ package dev.idemproxy.app.cli;
 import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
+import dev.idemproxy.core.secret.Redactor;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -48,18 +49,18 @@ final class AdminClient {
         try {
             uri = URI.create(base.endsWith("/") ? base.substring(0, base.length() - 1) : base);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--admin '" + base + "' (expected: a URL such as http://127.0.0.1:9901)");
+            throw new IllegalArgumentException("--admin '" + Redactor.BUILT_IN.url(base) + "' (expected: a URL such as http://127.0.0.1:9901)");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
-            throw new IllegalArgumentException("--admin '" + base + "' (expected: a URL such as http://127.0.0.1:9901)");
+            throw new IllegalArgumentException("--admin '" + Redactor.BUILT_IN.url(base) + "' (expected: a URL such as http://127.0.0.1:9901)");
         }
         return uri;
     }
 
-    /** The admin base URL as given, for messages. */
-    URI base() {
-        return base;
+    /** The admin base URL as given, for messages: its user-info and secret query parameters shown as {@code ***}. */
+    String shownBase() {
+        return Redactor.BUILT_IN.url(base.toString());
     }
 
     /**

@@ -18,14 +18,15 @@ import picocli.CommandLine.Command;
         versionProvider = VersionProvider.class,
         description = "A sidecar HTTP proxy that makes an agent's tool calls safe to retry.",
         subcommands = {RunCommand.class, ValidateCommand.class, DemoCommand.class, DemoUpstreamCommand.class, DlqCommand.class,
-                ReceiptsCommand.class,
+                ReceiptsCommand.class, CaCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Examples:",
                 "  idemproxy demo",
                 "  idemproxy run --config config/idemproxy.yaml",
                 "  idemproxy validate --config config/idemproxy.yaml",
                 "  idemproxy dlq list --admin http://127.0.0.1:9901",
-                "  idemproxy receipts get --biz-id order-42"})
+                "  idemproxy receipts get --biz-id order-42",
+                "  idemproxy ca cert --config config/idemproxy.yaml"})
 public final class IdemproxyCommand implements Callable<Integer> {
 
     @CommandLine.Spec

@@ -28,6 +28,7 @@ import picocli.CommandLine.Option;
         footer = {"", "Examples:",
                 "  idemproxy run --config config/idemproxy.yaml",
                 "  IDEMPROXY_ADMIN_TOKEN=s3cret idemproxy --config /etc/idemproxy/idemproxy.yaml --log-format json",
+                "  idemproxy run --log-level DEBUG        (or IDEMPROXY_LOG_LEVEL=DEBUG)",
                 "", "Signals: SIGTERM drains in-flight calls (shutdown.grace) and exits 0; SIGHUP reloads the routes."})
 public final class RunCommand implements Callable<Integer> {
 
@@ -47,11 +48,16 @@ public final class RunCommand implements Callable<Integer> {
         @Option(names = "--log-format", paramLabel = "text|json", description = "Log format: text (default) or json.")
         public String logFormat;
 
+        @Option(names = "--log-level", paramLabel = "LEVEL",
+                description = "Log level: TRACE, DEBUG, INFO (default), WARN or ERROR; else $" + LogSetup.LEVEL_ENV + ".")
+        public String logLevel;
+
         /** These options, each not given here taken from {@code outer} (the options before the verb). */
         Options orElse(Options outer) {
             Options o = new Options();
             o.config = config != null ? config : outer.config;
             o.logFormat = logFormat != null ? logFormat : outer.logFormat;
+            o.logLevel = logLevel != null ? logLevel : outer.logLevel;
             return o;
         }
 
@@ -94,7 +100,8 @@ public final class RunCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         Options effective = parent == null ? options : options.orElse(parent.runOptions);
-        if (!LogSetup.apply(effective.logFormat(), err)) {
+        if (!LogSetup.apply(effective.logFormat(), err)
+                || !LogSetup.level(effective.logLevel, System.getenv(LogSetup.LEVEL_ENV), err)) {
             return IdemproxyCommand.USAGE;
         }
         Path file = effective.config() != null ? effective.config() : Path.of(Options.DEFAULT_CONFIG);

@@ -4,6 +4,7 @@ import dev.idemproxy.core.pipeline.LimitsPolicy;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.StorePolicy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,8 +19,8 @@ import java.util.Map;
  * the admin {@code /config} endpoint (a JSON-ready tree with secrets redacted). This class is stateless.
  */
 public final class ConfigDescriber {
-    /** What a set admin token is shown as. */
-    public static final String REDACTED = "<redacted>";
+    /** What a set admin token (any secret) is shown as. */
+    public static final String REDACTED = Redactor.MASK;
 
     private static final List<String> METHOD_ORDER = List.of("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE");
     private static final Comparator<String> BY_METHOD = Comparator
@@ -38,10 +39,11 @@ public final class ConfigDescriber {
         if (config.routes().isEmpty()) {
             return "(no routes)";
         }
+        Redactor redactor = config.redactor();
         List<List<String>> rows = new ArrayList<>();
         rows.add(HEADINGS);
         for (Route r : config.routes()) {
-            rows.add(List.of(r.name(), match(r.match()), r.upstream().toString(),
+            rows.add(List.of(r.name(), match(r.match()), upstream(r, redactor),
                     r.isMcp() ? "tools/call" : r.idempotency().enabled() ? join(r.idempotency().methods(), BY_METHOD) : "-",
                     Integer.toString(r.retry().maxAttempts()),
                     r.tags().isEmpty() ? "-" : join(r.tags(), Comparator.naturalOrder())));
@@ -64,6 +66,14 @@ public final class ConfigDescriber {
         return lines;
     }
 
+    /** The upstream, or for a route without one where its calls go (and whether CONNECTs to its host are intercepted). */
+    private static String upstream(Route r, Redactor redactor) {
+        if (r.upstream() != null) {
+            return redactor.url(r.upstream().toString());
+        }
+        return r.intercept() ? "(target, intercepted)" : "(target)";
+    }
+
     /** The match criteria as {@code host=… path=…* methods=…}, or {@code *} when the route matches anything. */
     static String match(RouteMatch m) {
         List<String> parts = new ArrayList<>();
@@ -81,8 +91,9 @@ public final class ConfigDescriber {
 
     /**
      * The effective config as nested maps, lists, strings, numbers and booleans, keyed as in the
-     * YAML; durations and sizes spelled as in the YAML ({@code 30s}, {@code 4MiB}). The admin token
-     * and redis URI passwords are redacted.
+     * YAML; durations and sizes spelled as in the YAML ({@code 30s}, {@code 4MiB}). Secrets are
+     * shown as {@value Redactor#MASK} (CONTRACT §12): the admin token, and the user-info and secret
+     * query parameters of every URL (upstreams, receipt URL templates, the Redis URI).
      */
     public static Map<String, Object> effectiveConfig(ProxyConfig c) {
         return effectiveConfig(c, List.of());
@@ -94,6 +105,7 @@ public final class ConfigDescriber {
      * from the one in effect (after a reload changed them).
      */
     public static Map<String, Object> effectiveConfig(ProxyConfig c, List<String> pendingRestart) {
+        Redactor redactor = c.redactor();
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("listen", c.listen().toString());
         root.put("shutdown", map("grace", d(c.shutdownGrace())));
@@ -109,24 +121,32 @@ public final class ConfigDescriber {
         root.put("limits", map("maxConnections", l.maxConnections(), "headTimeout", d(l.headTimeout()),
                 "bodyTimeout", d(l.bodyTimeout()), "idleTimeout", d(l.idleTimeout()),
                 "underscoreHeaders", l.underscoreHeaders().spelling()));
-        root.put("store", store(c.store()));
+        root.put("store", store(c.store(), redactor));
         root.put("tasks", map("header", c.tasks().header(),
                 "budget", map("maxRetries", c.tasks().maxRetries(), "window", d(c.tasks().window()))));
         root.put("retryBudget", map("ratio", c.retryBudget().ratio(), "minPerSecond", c.retryBudget().minPerSecond(),
                 "window", d(c.retryBudget().window())));
         root.put("secretHeaders", List.copyOf(c.secretHeaders()));
-        root.put("routes", c.routes().stream().map(RouteDescriber::describe).toList());
+        root.put("secretQueryParams", List.copyOf(c.secretQueryParams()));
+        if (c.forwardProxy() != null) {
+            // The CA's file names only: its key is never read into what is shown.
+            root.put("forwardProxy", map("connect", c.forwardProxy().connect().spelling(),
+                    "ca", map("cert", c.forwardProxy().caCert().toString(), "key", c.forwardProxy().caKey().toString()),
+                    "tunnelIdleTimeout", d(c.forwardProxy().tunnelIdleTimeout()),
+                    "tunnelConnectTimeout", d(c.forwardProxy().tunnelConnectTimeout())));
+        }
+        root.put("routes", c.routes().stream().map(r -> RouteDescriber.describe(r, redactor)).toList());
         if (!pendingRestart.isEmpty()) {
             root.put("pendingRestart", List.copyOf(pendingRestart));
         }
         return root;
     }
 
-    private static Map<String, Object> store(StorePolicy s) {
+    private static Map<String, Object> store(StorePolicy s, Redactor redactor) {
         return map("type", s.type().spelling(),
                 "embedded", map("path", s.embeddedPath().toString()),
                 "memory", map("maxEntries", s.memoryMaxEntries(), "maxBytes", SizeParser.format(s.memoryMaxBytes())),
-                "redis", map("uri", s.redis().redactedUri(), "mode", s.redis().mode(), "keyPrefix", s.redis().keyPrefix(),
+                "redis", map("uri", redactor.url(s.redis().uri()), "mode", s.redis().mode(), "keyPrefix", s.redis().keyPrefix(),
                         "tls", map("caFile", s.redis().tlsCaFile() == null ? null : s.redis().tlsCaFile().toString())),
                 "onUnavailable", s.onUnavailable().spelling(),
                 "nearCache", map("enabled", s.nearCache().enabled(), "maxEntries", s.nearCache().maxEntries(),

@@ -6,6 +6,9 @@ import dev.idemproxy.core.pipeline.LimitsPolicy;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.pipeline.ServerPolicy;
 import dev.idemproxy.core.net.Transport;
+import dev.idemproxy.core.pipeline.ServerPolicy;
+import dev.idemproxy.core.net.Transport;
+import dev.idemproxy.core.forward.ForwardProxyPolicy;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.route.Route;
@@ -38,10 +41,13 @@ final class ConfigReader {
         TaskPolicy tasks = tasks(root.map("tasks"));
         RetryBudgetPolicy retryBudget = retryBudget(root.map("retryBudget"));
         List<String> secretHeaders = root.list("secretHeaders", List.of(), Reading::headerName);
-        List<Route> routes = routes(root, secretHeaders);
+        List<String> secretQueryParams = root.list("secretQueryParams", List.of(), Reading::queryParamName);
+        root.reading().problems().secrets(dev.idemproxy.core.secret.Redactor.of(secretHeaders, secretQueryParams));
+        ForwardProxyPolicy forwardProxy = ForwardReader.read(root, store.embeddedPath());
+        List<Route> routes = routes(root, secretHeaders, root.has("forwardProxy"));
         if (root.reading().problems().isEmpty()) {
-            return root.reading().problems().build(root.at("routes"), "", () -> new ProxyConfig(
-                    listen, grace, admin, server, store, tasks, retryBudget, secretHeaders, routes));
+            return root.reading().problems().build(root.at("routes"), "", () -> new ProxyConfig(listen, grace, admin, server,
+                    store, tasks, retryBudget, secretHeaders, secretQueryParams, routes, forwardProxy));
         }
         return null;
     }
@@ -181,7 +187,7 @@ final class ConfigReader {
     }
 
     /** Every route, in order; a route with problems is left out, a reused name reported. */
-    private static List<Route> routes(MapReader root, List<String> secretHeaders) {
+    private static List<Route> routes(MapReader root, List<String> secretHeaders, boolean forwardProxy) {
         List<Route> routes = new ArrayList<>();
         Map<String, String> firstUse = new HashMap<>();
         for (MapReader item : root.items("routes")) {
@@ -191,7 +197,7 @@ final class ConfigReader {
             } else if (name != null) {
                 firstUse.put(name, item.path());
             }
-            Route r = RouteReader.read(item, name, secretHeaders);
+            Route r = RouteReader.read(item, name, secretHeaders, forwardProxy);
             if (r != null) {
                 routes.add(r);
             }

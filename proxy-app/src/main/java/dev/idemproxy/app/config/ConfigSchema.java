@@ -41,6 +41,7 @@ final class ConfigSchema {
             leaf("name"),
             section("match", leaf("host"), leaf("pathPrefix"), leaf("methods")),
             leaf("upstream"),
+            leaf("intercept"),
             leaf("tags"),
             section("timeouts", leaf("connect"), leaf("perTry"), leaf("idle"), leaf("total")),
             section("idempotency",
@@ -81,6 +82,9 @@ final class ConfigSchema {
             section("tasks", leaf("header"), section("budget", leaf("maxRetries"), leaf("window"))),
             section("retryBudget", leaf("ratio"), leaf("minPerSecond"), leaf("window")),
             leaf("secretHeaders"),
+            leaf("secretQueryParams"),
+            section("forwardProxy", leaf("connect"), section("ca", leaf("cert"), leaf("key")), leaf("tunnelIdleTimeout"),
+                    leaf("tunnelConnectTimeout")),
             new Key("routes", true, ROUTE_ITEM.children()));
 
     private ConfigSchema() {}

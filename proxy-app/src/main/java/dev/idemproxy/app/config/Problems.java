@@ -2,6 +2,7 @@ package dev.idemproxy.app.config;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.secret.Redactor;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -16,6 +17,8 @@ final class Problems {
 
     private final String file;
     private final List<ConfigProblem> found = new ArrayList<>();
+    /** What the problem lines redact (CONTRACT §12: validate output): the built-in rules until the config's secret names are read. */
+    private Redactor redactor = Redactor.BUILT_IN;
 
     Problems(String file) {
         this.file = requireNonNull(file, "file");
@@ -57,13 +60,29 @@ final class Problems {
         }
     }
 
+    /** The redaction rules with the config's own {@code secretHeaders} and {@code secretQueryParams}. */
+    void secrets(Redactor configured) {
+        this.redactor = requireNonNull(configured, "configured");
+    }
+
+    /** The redaction rules in force for this load (the config's own once its secret names are read). */
+    Redactor secrets() {
+        return redactor;
+    }
+
     boolean isEmpty() {
         return found.isEmpty();
     }
 
-    /** The problems in document order (stable for problems at the same position). */
+    /**
+     * The problems in document order (stable for problems at the same position), each message
+     * with the URLs and secret values it quotes redacted, as everything the proxy shows.
+     */
     List<ConfigProblem> inDocumentOrder() {
-        List<ConfigProblem> sorted = new ArrayList<>(found);
+        List<ConfigProblem> sorted = new ArrayList<>(found.size());
+        for (ConfigProblem p : found) {
+            sorted.add(new ConfigProblem(p.file(), p.line(), p.column(), p.path(), redactor.text(p.message())));
+        }
         sorted.sort(DOCUMENT_ORDER);
         return List.copyOf(sorted);
     }

@@ -72,6 +72,24 @@ record Reading(Problems problems, EnvExpander env, Path baseDir) {
         return ((ScalarNode) node).isPlain() && BOOLEAN.matcher(text).matches() ? "a boolean" : "a string";
     }
 
+    /**
+     * Checks a query parameter name as {@code secretQueryParams} lists it: as the name reads
+     * decoded, 1-128 characters, none of them white space, a control character or one of
+     * {@code & = ; ? #} (which would end it in a query); throws with an {@code (expected: …)} message.
+     */
+    static String queryParamName(String text) {
+        boolean ok = !text.isEmpty() && text.length() <= 128;
+        for (int i = 0; ok && i < text.length(); i++) {
+            char c = text.charAt(i);
+            ok = c > 0x20 && c != 0x7f && "&=;?#".indexOf(c) < 0 && !Character.isWhitespace(c) && !Character.isISOControl(c);
+        }
+        if (!ok) {
+            throw new IllegalArgumentException("'" + text + "' (expected: a query parameter name: 1-128 characters,"
+                    + " no white space and none of & = ; ? #)");
+        }
+        return text;
+    }
+
     /** Checks an HTTP header name; throws with an {@code (expected: …)} message. */
     static String headerName(String text) {
         if (!HEADER_NAME.matcher(text).matches()) {

@@ -10,6 +10,7 @@ import dev.idemproxy.core.mcp.McpPolicy;
 import dev.idemproxy.core.retry.BackoffPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
 import dev.idemproxy.core.route.Route;
+import dev.idemproxy.core.secret.Redactor;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -19,18 +20,20 @@ import java.util.TreeMap;
 final class RouteDescriber {
     private RouteDescriber() {}
 
-    static Map<String, Object> describe(Route r) {
+    /** @param redactor what the upstream and receipt URLs show of their user-info and query */
+    static Map<String, Object> describe(Route r, Redactor redactor) {
         return map("name", r.name(),
                 "match", map("host", r.match().host(), "pathPrefix", r.match().pathPrefix(),
                         "methods", sorted(r.match().methods(), ConfigDescriber.methodOrder())),
-                "upstream", r.upstream().toString(),
+                "upstream", r.upstream() == null ? null : redactor.url(r.upstream().toString()),
+                "intercept", r.intercept(),
                 "tags", sorted(r.tags(), Comparator.naturalOrder()),
                 "timeouts", map("connect", d(r.timeouts().connect()), "perTry", d(r.timeouts().perTry()),
                         "idle", d(r.timeouts().idle()), "total", d(r.timeouts().total())),
                 "idempotency", idempotency(r.idempotency()),
                 "retry", retry(r.retry()),
                 "ids", map("bizId", strings(r.ids().bizId())),
-                "receipt", r.receipt() == null ? null : map("url", r.receipt().url(),
+                "receipt", r.receipt() == null ? null : map("url", redactor.url(r.receipt().url()),
                         "statusPointer", r.receipt().statusPointer(), "resultPointer", r.receipt().resultPointer()),
                 "deadLetter", map("enabled", r.deadLetter().enabled(), "keepHeaders", List.copyOf(r.deadLetter().keepHeaders())),
                 "tls", map("caFile", r.tls().caFile() == null ? null : r.tls().caFile().toString(),

@@ -15,6 +15,7 @@ import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.route.Timeouts;
 import dev.idemproxy.core.route.PoolPolicy;
 import dev.idemproxy.core.route.TlsPolicy;
+import dev.idemproxy.core.secret.Redactor;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -50,17 +51,20 @@ final class RouteReader {
      *
      * @param name          what {@link #name(MapReader)} returned for this item
      * @param secretHeaders the top-level {@code secretHeaders} (the default scope reads them)
+     * @param forwardProxy  whether the config has a {@code forwardProxy} section
      */
-    static Route read(MapReader r, String name, List<String> secretHeaders) {
-        r.requireKey("upstream");
+    static Route read(MapReader r, String name, List<String> secretHeaders, boolean forwardProxy) {
         RouteMatch match = match(r.map("match"));
+        ForwardReader.requireUpstreamOrHost(r, match);
+        boolean intercept = ForwardReader.intercept(r, match, forwardProxy);
         URI upstream = r.parsed("upstream", null, "an http:// or https:// URI", RouteReader::upstream);
         Set<String> tags = new LinkedHashSet<>(r.list("tags", List.of(),
                 t -> Choices.of(TAGS.toArray(new String[0]), s -> s, t)));
         Timeouts timeouts = timeouts(r.map("timeouts"));
         IdempotencyPolicy idempotency = PolicyReader.idempotency(r.map("idempotency"), secretHeaders);
         RetryPolicy retry = PolicyReader.retry(r.map("retry"));
-        IdsPolicy ids = new IdsPolicy(r.map("ids").list("bizId", IdsPolicy.DEFAULT.bizId(), RequestPart::parse));
+        Redactor secrets = r.reading().problems().secrets();
+        IdsPolicy ids = new IdsPolicy(r.map("ids").list("bizId", IdsPolicy.DEFAULT.bizId(), t -> bizIdPart(t, secrets)));
         ReceiptPolicy receipt = r.has("receipt") ? receipt(r.map("receipt")) : null;
         DeadLetterPolicy deadLetter = deadLetter(r.map("deadLetter"));
         TlsPolicy tls = tls(r.map("tls"));
@@ -68,11 +72,11 @@ final class RouteReader {
         LogPolicy log = new LogPolicy(r.map("log").bool("passThrough", LogPolicy.DEFAULT.passThrough()));
         McpPolicy mcp = McpReader.read(r.map("mcp"));
         Set<Integer> notExecutedOn = Set.copyOf(r.list("notExecutedOn", List.of(), RouteReader::status));
-        if (name == null || upstream == null) {
+        if (name == null || (upstream == null && (r.has("upstream") || match.host() == null))) {
             return null;
         }
-        return r.reading().problems().build(r.at("name"), r.path(), () -> new Route(
-                name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, mcp, notExecutedOn));
+        return r.reading().problems().build(r.at("name"), r.path(), () -> new Route(name, match, upstream, tags, timeouts,
+                idempotency, retry, ids, receipt, deadLetter, tls, pool, log, mcp, notExecutedOn, intercept));
     }
 
     /** An HTTP status 100..599, such as {@code 503}. */
@@ -170,6 +174,21 @@ final class RouteReader {
         }
         httpUri(ph.replaceAll("x"), "an http:// or https:// URL, with {callId}, {key} or {bizId}");
         return text;
+    }
+
+    /**
+     * A part of {@code ids.bizId}: never a credential header or secret query parameter, since a
+     * business id is logged, kept in receipts and shown by the admin API in clear (CONTRACT §12).
+     */
+    private static RequestPart bizIdPart(String text, Redactor secrets) {
+        RequestPart part = RequestPart.parse(text);
+        boolean secret = part.kind() == RequestPart.Kind.HEADER ? secrets.isSecretHeader(part.name())
+                : part.kind() == RequestPart.Kind.QUERY && secrets.isSecretQueryParam(part.name());
+        if (secret) {
+            throw new IllegalArgumentException("'" + text + "' holds a secret (expected: a part that does not: a business id"
+                    + " is logged, kept in receipts and shown by the admin API)");
+        }
+        return part;
     }
 
     private static String pointer(String text) {

@@ -4,6 +4,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.util.CachingDateFormatter;
+import dev.idemproxy.core.util.LogValues;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.math.BigDecimal;
@@ -25,9 +26,11 @@ import org.slf4j.event.KeyValuePair;
  * string. A pair named like one of the fixed fields is left out rather than written twice. The
  * timestamp is UTC with milliseconds, whatever the JVM's time zone.
  *
- * <p>Strings are escaped by hand as RFC 8259 asks ({@code "}, {@code \}, and every control
- * character), plus U+2028 and U+2029 for JavaScript readers; other characters are written as
- * UTF-8 (a lone surrogate as {@code ?}, Netty's UTF-8 writer's choice). A string with nothing to
+ * <p>Strings are escaped by hand as RFC 8259 asks ({@code "}, {@code \}, and every C0 control
+ * character), and with them every other character a log value escapes ({@link LogValues#isControl}:
+ * DEL, the C1 controls such as U+0085, U+2028 and U+2029) and half a surrogate pair, all as
+ * <code>&#92;uXXXX</code>: still JSON, read back as the same string, and one line whatever a line
+ * reader takes for a line break. Other characters are written as UTF-8. A string with nothing to
  * escape, a call line's usual case, is one UTF-8 write. No reflection and no {@code String} per
  * field: the log writer has a batch encoded straight into its buffer ({@link #encodeInto}).
  * This class is thread-safe.
@@ -135,10 +138,13 @@ public final class JsonLineEncoder extends LineEncoder {
         int n = s.length();
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
-            if (c >= 0x20 && c != '"' && c != '\\' && c != '\u2028' && c != '\u2029') {
+            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;  // a pair: written as its UTF-8
                 continue;
             }
-            // None of the escaped characters is a surrogate, so a pair is never split here.
+            if (!LogValues.isControl(c) && c != '"' && c != '\\' && !Character.isSurrogate(c)) {
+                continue;
+            }
             if (i > start) {
                 ByteBufUtil.writeUtf8(out, s, start, i);
             }

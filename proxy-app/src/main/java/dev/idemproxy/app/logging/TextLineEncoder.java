@@ -5,6 +5,7 @@ import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.CoreConstants;
 import ch.qos.logback.core.util.CachingDateFormatter;
+import dev.idemproxy.core.util.LogValues;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 
@@ -60,17 +61,18 @@ public final class TextLineEncoder extends LineEncoder {
     }
 
     /**
-     * The message on one line: a line break or other control character in it (a business id read
-     * from a request body may hold one) is written as an escape ({@code \n}, {@code \r},
-     * a tab stays a tab, any other as a backslash, {@code u} and four hex digits), so no one can forge or split a log line
-     * through what a call carries. A backslash stays as it is: the escapes are for reading, the
-     * JSON format is for parsing.
+     * The message on one line, whatever logged it: the call lines escape their values themselves
+     * ({@link LogValues}); for any other message, a line break or other control character
+     * ({@link LogValues#isControl}: C0, DEL, C1 such as U+0085, U+2028, U+2029) is written as an
+     * escape ({@code \n}, {@code \r}, a tab stays a tab, any other as a backslash, {@code u} and
+     * four hex digits), so nothing can split a log line. A backslash stays as it is: the escapes
+     * are for reading, the JSON format is for parsing.
      */
     static void writeMessage(ByteBuf out, String message) {
         int from = 0;
         for (int i = 0; i < message.length(); i++) {
             char c = message.charAt(i);
-            if ((c < 0x20 && c != '\t') || c == 0x7f) {
+            if (c != '\t' && LogValues.isControl(c)) {
                 ByteBufUtil.writeUtf8(out, message, from, i);
                 ByteBufUtil.writeAscii(out, c == '\n' ? "\\n" : c == '\r' ? "\\r" : String.format("\\u%04x", (int) c));
                 from = i + 1;

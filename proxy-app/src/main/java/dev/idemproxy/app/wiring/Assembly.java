@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
@@ -72,7 +73,7 @@ public final class Assembly implements AutoCloseable {
         this.admin = new AdminServer(config.admin(), metrics.registry(), stores::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get(), pendingRestart),
                 CallRecordsEndpoints.routes(stores, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
-                        proxy.replayToken()));
+                        proxy.replayToken(), config.redactor(), this::routeNamesHost));
     }
 
     /**
@@ -131,6 +132,11 @@ public final class Assembly implements AutoCloseable {
         LOG.info("admin listening on {}", a.admin.localAddress());
         a.admin.metricsAddress().ifPresent(m -> LOG.info("metrics listening on {} (/metrics, /healthz, /readyz; no token)", m));
         return a;
+    }
+
+    /** Whether the live route called {@code name} matches on a {@code match.host} (false when there is none). */
+    private boolean routeNamesHost(String name) {
+        return proxy.routes().routes().stream().anyMatch(r -> r.name().equals(name) && r.match().host() != null);
     }
 
     public InetSocketAddress proxyAddress() {
@@ -215,7 +221,9 @@ public final class Assembly implements AutoCloseable {
             Map.entry("store", ProxyConfig::store),
             Map.entry("tasks", ProxyConfig::tasks),
             Map.entry("retryBudget", ProxyConfig::retryBudget),
-            Map.entry("secretHeaders", ProxyConfig::secretHeaders));
+            Map.entry("secretHeaders", ProxyConfig::secretHeaders),
+            Map.entry("secretQueryParams", ProxyConfig::secretQueryParams),
+            Map.entry("forwardProxy", ProxyConfig::forwardProxy));
 
     /** The restart-only keys (in {@link #RESTART_ONLY}'s order) whose value in {@code file} is not the one {@code running} uses. */
     static List<String> restartOnlyChanges(ProxyConfig running, ProxyConfig file) {
@@ -231,7 +239,7 @@ public final class Assembly implements AutoCloseable {
                 if (!is.limits().equals(was.limits())) {
                     keys.add("limits");
                 }
-            } else if (!setting.getValue().apply(file).equals(setting.getValue().apply(running))) {
+            } else if (!Objects.equals(setting.getValue().apply(file), setting.getValue().apply(running))) {
                 keys.add(setting.getKey());
             }
         }

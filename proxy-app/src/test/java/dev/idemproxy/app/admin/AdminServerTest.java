@@ -32,7 +32,7 @@ class AdminServerTest {
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final AtomicBoolean ready = new AtomicBoolean(true);
     private final Map<String, Object> config = Map.of("listen", "127.0.0.1:8080",
-            "admin", Map.of("listen", "127.0.0.1:9901", "token", "<redacted>"), "routes", List.of());
+            "admin", Map.of("listen", "127.0.0.1:9901", "token", "***"), "routes", List.of());
     private MetricsSetup metrics;
     private AdminServer server;
 

@@ -2,6 +2,7 @@ package dev.idemproxy.app.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.core.call.McpDialect;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import java.io.IOException;
@@ -28,6 +29,7 @@ class MetricsDocTest {
             metrics.upstreamAttempt("r", "2xx", Duration.ofMillis(3));
             metrics.storeOp("claim", 200_000, true);
             metrics.storePassthrough("r");
+            metrics.registerMcpRoute("r", McpDialect.OUTCOMES);
             String text = setup.registry().scrape();
 
             List<String> helps = text.lines().filter(l -> l.startsWith("# HELP idemproxy_") || l.startsWith("# HELP netty_"))

@@ -57,9 +57,30 @@ class RootOptionsTest {
     }
 
     @Test
+    void aLogLevelThatIsNoLevelStopsRunBeforeItReadsTheFileAfterOrBeforeTheVerb() {
+        int exit = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> cli("run", "--log-level", "LOUD", "--config", INVALID));
+        assertThat(exit).isEqualTo(IdemproxyCommand.USAGE);
+        assertThat(lines(err)).containsExactly("idemproxy: --log-level 'LOUD' (expected: TRACE, DEBUG, INFO, WARN or ERROR)");
+
+        exit = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> cli("--log-level", "verbose", "run", "--config", INVALID));
+        assertThat(exit).isEqualTo(IdemproxyCommand.USAGE);
+        assertThat(lines(err)).containsExactly("idemproxy: --log-level 'verbose' (expected: TRACE, DEBUG, INFO, WARN or ERROR)");
+    }
+
+    @Test
+    void aLogLevelFromTheEnvironmentThatIsNoLevelIsSaidByItsName() {
+        StringWriter said = new StringWriter();
+        assertThat(LogSetup.level(null, "noisy", new PrintWriter(said, true))).isFalse();
+        assertThat(said.toString().strip())
+                .isEqualTo("idemproxy: IDEMPROXY_LOG_LEVEL 'noisy' (expected: TRACE, DEBUG, INFO, WARN or ERROR)");
+        assertThat(LogSetup.level(null, " ", new PrintWriter(said, true))).as("blank: not set").isTrue();
+        assertThat(LogSetup.level(null, null, new PrintWriter(said, true))).isTrue();
+    }
+
+    @Test
     void aRootOptionBeforeAVerbThatDoesNotTakeItIsAUsageError() {
         assertThat(cli("--config", VALID, "dlq", "list")).isEqualTo(IdemproxyCommand.USAGE);
-        assertThat(lines(err)[0]).isEqualTo("--config does not apply to 'dlq' (expected: a verb that takes it: run, validate)");
+        assertThat(lines(err)[0]).isEqualTo("--config does not apply to 'dlq' (expected: a verb that takes it: run, validate, ca)");
 
         err.getBuffer().setLength(0);
         assertThat(cli("--log-format", "json", "validate", "--config", VALID)).isEqualTo(IdemproxyCommand.USAGE);

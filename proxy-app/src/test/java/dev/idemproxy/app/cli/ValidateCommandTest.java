@@ -86,6 +86,21 @@ class ValidateCommandTest {
                         + "scoped by credential headers [Authorization, Proxy-Authorization, Cookie, X-Api-Key, Api-Key]");
     }
 
+    /** CONTRACT §12: validate's output, valid or not, shows no URL user-info and no secret query value. */
+    @Test
+    void neitherTheRouteTableNorAProblemLineShowsASecret(@TempDir Path dir) throws Exception {
+        Path valid = Files.writeString(dir.resolve("valid.yaml"), "routes:\n  - name: a\n"
+                + "    upstream: https://bot:hunter2@api.internal/v1\n");
+        assertThat(validate("-c", valid.toString())).isEqualTo(IdemproxyCommand.OK);
+        assertThat(out.toString()).contains("https://***@api.internal/v1").doesNotContain("hunter2");
+
+        Path invalid = Files.writeString(dir.resolve("invalid.yaml"), "secretQueryParams: [sig]\nroutes:\n  - name: a\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    receipt: { url: \"ftp://u:pw9@api.internal/r?sig=s1g\" }\n");
+        assertThat(validate("-c", invalid.toString())).isEqualTo(IdemproxyCommand.USAGE);
+        assertThat(err.toString()).contains("'ftp://***@api.internal/r?sig=***'").doesNotContain("pw9").doesNotContain("s1g");
+    }
+
     @Test
     void anInvalidFilePrintsOneLinePerProblemAndExitsTwo() {
         int exit = validate("-c", INVALID + "bad-retry-on.yaml");

@@ -47,9 +47,31 @@ class ConfigDescriberTest {
         String json = new ObjectMapper().writeValueAsString(tree);
 
         assertThat(json).doesNotContain("t0p-secret").doesNotContain("hunter2");
-        assertThat(((Map<?, ?>) tree.get("admin")).get("token")).isEqualTo("<redacted>");
+        assertThat(((Map<?, ?>) tree.get("admin")).get("token")).isEqualTo("***");
         assertThat(((Map<?, ?>) ((Map<?, ?>) tree.get("store")).get("redis")).get("uri"))
-                .isEqualTo("redis://<redacted>@cache:6379");
+                .isEqualTo("redis://***@cache:6379");
+    }
+
+    @Test
+    void upstreamAndReceiptUrlsShowNoUserInfoNorSecretQueryValues() throws Exception {
+        ProxyConfig config = loader.parse("secretQueryParams: [sig]\n"
+                + "routes:\n"
+                + "  - name: tickets\n"
+                + "    upstream: https://bot:pa55word@tickets.internal:8443/base\n"
+                + "    receipt: { url: \"https://tickets.internal:8443/receipts/{callId}?api_key=k3y&sig=s1g&v=2\" }\n",
+                "t.yaml", Path.of(""));
+
+        Map<String, Object> tree = ConfigDescriber.effectiveConfig(config);
+        Map<?, ?> route = (Map<?, ?>) ((List<?>) tree.get("routes")).get(0);
+
+        assertThat(route.get("upstream")).isEqualTo("https://***@tickets.internal:8443/base");
+        assertThat(((Map<?, ?>) route.get("receipt")).get("url"))
+                .isEqualTo("https://tickets.internal:8443/receipts/{callId}?api_key=***&sig=***&v=2");
+        assertThat(tree.get("secretQueryParams")).isEqualTo(List.of("sig"));
+        assertThat(new ObjectMapper().writeValueAsString(tree)).doesNotContain("pa55word").doesNotContain("k3y")
+                .doesNotContain("s1g");
+        assertThat(ConfigDescriber.routeTable(config)).contains("https://***@tickets.internal:8443/base")
+                .doesNotContain("pa55word");
     }
 
     @Test
@@ -62,7 +84,7 @@ class ConfigDescriberTest {
         Map<?, ?> idempotency = (Map<?, ?>) route.get("idempotency");
 
         assertThat(tree.keySet()).containsExactly("listen", "shutdown", "admin", "server", "limits", "store", "tasks",
-                "retryBudget", "secretHeaders", "routes");
+                "retryBudget", "secretHeaders", "secretQueryParams", "routes");
         assertThat(tree.get("shutdown")).isEqualTo(Map.of("grace", "20s"));
         assertThat(retry.get("retryOn")).isEqualTo(List.of("connect-failure", "read-timeout", "reset", "429", "502", "503", "504"));
         assertThat(idempotency.get("maxResponseBody")).isEqualTo("4MiB");

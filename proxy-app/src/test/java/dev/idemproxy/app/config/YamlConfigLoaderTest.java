@@ -317,7 +317,7 @@ class YamlConfigLoaderTest {
 
         assertThat(redis).isEqualTo(new StorePolicy.RedisPolicy("rediss://:s3cret@cache:6380", "standalone", "idemproxy:",
                 dir.resolve("certs/redis-ca.pem")));
-        assertThat(redis.redactedUri()).isEqualTo("rediss://<redacted>@cache:6380");
+        assertThat(redis.redactedUri()).isEqualTo("rediss://***@cache:6380");
     }
 
     @Test
@@ -360,7 +360,7 @@ class YamlConfigLoaderTest {
     void unknownKeysAreReportedWhereTheyAre() {
         assertThat(problems("unknown-key.yaml")).containsExactly(
                 INVALID + "unknown-key.yaml:3:1: lissten: unknown key (expected one of: listen, shutdown, admin, server, "
-                        + "limits, store, tasks, retryBudget, secretHeaders, routes)",
+                        + "limits, store, tasks, retryBudget, secretHeaders, secretQueryParams, forwardProxy, routes)",
                 INVALID + "unknown-key.yaml:8:7: routes[0].retry.maxAttempt: unknown key (expected one of: maxAttempts, "
                         + "retryOn, backoff, maxRetryAfter)",
                 INVALID + "unknown-key.yaml:9:5: routes[0].upstream: duplicate key (first at line 6)");
@@ -425,7 +425,8 @@ class YamlConfigLoaderTest {
     @Test
     void missingRequiredKeysAreReportedAtTheirRoute() {
         assertThat(problems("missing-upstream.yaml")).containsExactly(
-                INVALID + "missing-upstream.yaml:2:5: routes[0].upstream: missing required key",
+                INVALID + "missing-upstream.yaml:2:5: routes[0].upstream: missing (expected: an upstream URI, or a match.host: "
+                        + "a route without upstream forwards to the host the client asked for)",
                 INVALID + "missing-upstream.yaml:4:5: routes[1].name: missing required key");
     }
 
@@ -459,7 +460,7 @@ class YamlConfigLoaderTest {
     @Test
     void aRedisUriWithoutAUsableAddressIsAConfigError() throws Exception {
         assertThat(parseProblems("store:\n  redis: { uri: \"redis://:pw@127.0.0.1:notaport\" }\n"))
-                .containsExactly("test.yaml:2:17: store.redis.uri: 'redis://<redacted>@127.0.0.1:notaport': port 'notaport' of"
+                .containsExactly("test.yaml:2:17: store.redis.uri: 'redis://***@127.0.0.1:notaport': port 'notaport' of"
                         + " '127.0.0.1' is not a number from 1 to 65535 (expected: host:port[,host:port], ports 1-65535)");
         assertThat(parseProblems("store:\n  redis: { uri: \"redis://h1:7000,:7001\", mode: cluster }\n"))
                 .containsExactly("test.yaml:2:17: store.redis.uri: 'redis://h1:7000,:7001': an address without a host"
@@ -480,7 +481,7 @@ class YamlConfigLoaderTest {
                 f + ":2:9: listen: 'localhost' has no port (expected: host:port)",
                 f + ":4:11: admin.listen: 0.0.0.0:9901 is not a loopback address (expected: a loopback address, or set admin.token)",
                 f + ":6:9: store.type: 'mysql' (expected one of: embedded, memory, redis)",
-                f + ":7:17: store.redis.uri: 'http://<redacted>@redis:6379' (expected: a redis://, rediss:// or redis-sentinel:// URI)",
+                f + ":7:17: store.redis.uri: 'http://***@redis:6379' (expected: a redis://, rediss:// or redis-sentinel:// URI)",
                 f + ":10:20: routes[0].match.host: 'tickets.internal:8443' (expected: a host name without port or scheme)",
                 f + ":10:57: routes[0].match.pathPrefix: 'api' (expected: a path starting with /)",
                 f + ":10:72: routes[0].match.methods[0]: 'post' (expected: an upper-case HTTP method such as GET or POST)",
@@ -551,6 +552,45 @@ class YamlConfigLoaderTest {
     }
 
     @Test
+    void secretQueryParamsAreReadAndABadNameIsReported() throws Exception {
+        assertThat(parse("secretQueryParams: [sig, X-Amz-Signature]\n").secretQueryParams()).containsExactly("sig", "X-Amz-Signature");
+        assertThat(parse("listen: 127.0.0.1:8080\n").secretQueryParams()).isEmpty();
+        assertThat(parseProblems("secretQueryParams: [\"a b\", \"x=y\", \"\"]\n")).containsExactly(
+                "test.yaml:1:21: secretQueryParams[0]: 'a b' (expected: a query parameter name: 1-128 characters,"
+                        + " no white space and none of & = ; ? #)",
+                "test.yaml:1:28: secretQueryParams[1]: 'x=y' (expected: a query parameter name: 1-128 characters,"
+                        + " no white space and none of & = ; ? #)",
+                "test.yaml:1:35: secretQueryParams[2]: '' (expected: a query parameter name: 1-128 characters,"
+                        + " no white space and none of & = ; ? #)");
+    }
+
+    /** A business id is logged, kept in receipts and shown: it can never be read from a credential. */
+    @Test
+    void aBusinessIdFromACredentialHeaderOrSecretQueryParameterIsAProblem() {
+        String expected = " holds a secret (expected: a part that does not: a business id is logged, kept in receipts and shown"
+                + " by the admin API)";
+        assertThat(parseProblems("secretHeaders: [X-Auth-Token]\nsecretQueryParams: [sig]\nroutes:\n  - name: a\n"
+                + "    upstream: http://127.0.0.1:8081\n"
+                + "    ids: { bizId: [header:x-auth-token, header:Authorization, query:SIG, query:token, header:X-Biz-Id] }\n"))
+                .containsExactly(
+                        "test.yaml:6:20: routes[0].ids.bizId[0]: 'header:x-auth-token'" + expected,
+                        "test.yaml:6:41: routes[0].ids.bizId[1]: 'header:Authorization'" + expected,
+                        "test.yaml:6:63: routes[0].ids.bizId[2]: 'query:SIG'" + expected,
+                        "test.yaml:6:74: routes[0].ids.bizId[3]: 'query:token'" + expected);
+    }
+
+    /** CONTRACT §12: validate output never shows a secret, not even in a problem about the value that holds it. */
+    @Test
+    void problemLinesShowNoUserInfoNorSecretQueryValues() {
+        assertThat(parseProblems("secretQueryParams: [sig]\nroutes:\n  - name: a\n"
+                + "    upstream: \"ftp://bob:hunter2@h/x\"\n"
+                + "    receipt: { url: \"ftp://h/r?sig=s1g&token=t0k\" }\n"))
+                .allSatisfy(line -> assertThat(line).doesNotContain("hunter2").doesNotContain("s1g").doesNotContain("t0k"))
+                .anySatisfy(line -> assertThat(line).contains("ftp://***@h/x"))
+                .anySatisfy(line -> assertThat(line).contains("ftp://h/r?sig=***&token=***"));
+    }
+
+    @Test
     void aMissingFileIsOneLine() {
         assertThat(problems("no-such-file.yaml")).containsExactly(INVALID + "no-such-file.yaml: cannot read: no such file");
     }
@@ -559,7 +599,8 @@ class YamlConfigLoaderTest {
     void knownKeyPathsCoverTheContract() {
         assertThat(YamlConfigLoader.knownKeyPaths()).contains("listen", "shutdown.grace", "store.redis.keyPrefix",
                 "routes[].idempotency.key.derive", "routes[].retry.backoff.jitter", "routes[].deadLetter.keepHeaders",
-                "server.maxInitialLine", "limits.headTimeout", "limits.underscoreHeaders", "routes[].tls.caFile", "store.redis.tls.caFile", "routes[].pool.idleTimeout", "secretHeaders");
+                "server.maxInitialLine", "limits.headTimeout", "limits.underscoreHeaders", "routes[].tls.caFile",
+                "store.redis.tls.caFile", "routes[].pool.idleTimeout", "secretHeaders", "secretQueryParams");
     }
 
     private ProxyConfig parse(String yaml) throws InvalidConfigException {

@@ -3,16 +3,20 @@ package dev.idemproxy.app.it;
 import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.idemproxy.core.secret.PrivateFiles;
 import dev.idemproxy.core.testing.FreePorts;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.TestUpstream;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -24,8 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The embedded store across real process deaths: a call completed before a {@code kill -9} is
- * replayed by the next process on the same data directory, never executed again; and a second
- * process on a directory in use refuses to start, in one line, with exit 1.
+ * replayed by the next process on the same data directory, never executed again; a second
+ * process on a directory in use refuses to start, in one line, with exit 1; and the directory
+ * and its files are owner-only, whatever their modes before a start.
  */
 @ExtendWith(LeakDetection.class)
 class EmbeddedStoreProcessIT {
@@ -103,6 +108,42 @@ class EmbeddedStoreProcessIT {
             assertThat(upstream.requestCount()).isEqualTo(before + 1);
             next.assertNoLeaks();
         }
+    }
+
+    /** CONTRACT §12 "Files": the data directory and what is in it are owner-only, made so at every start. */
+    @Test
+    void theDataDirectoryAndItsFilesAreOwnerOnlyFromTheFirstStartAndAgainAtEachStart() throws Exception {
+        assumeTrue(PrivateFiles.supportsPosix(dir));
+        int[] ports = FreePorts.pick(2);
+        Path cfg = config("idemproxy.yaml", ports[0], ports[1]);
+        Path data = dir.resolve("data");
+        Path file = data.resolve("idemproxy.mv.db");
+        String key = UUID.randomUUID().toString();
+        try (ChildProxy first = startRun(cfg)) {
+            upstream.enqueue(respond(201, "made"));
+            assertThat(order(ports[0], key).statusCode()).isEqualTo(201);
+            assertThat(mode(data)).isEqualTo("rwx------");
+            assertThat(mode(file)).isEqualTo("rw-------");
+            first.signal("TERM");
+            assertThat(first.waitFor(WAIT)).isZero();
+        }
+        Path sub = Files.createDirectory(data.resolve("notes"));
+        Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(sub, PosixFilePermissions.fromString("rwxrwxrwx"));
+
+        try (ChildProxy next = startRun(cfg)) {
+            assertThat(mode(data)).isEqualTo("rwx------");
+            assertThat(mode(file)).isEqualTo("rw-------");
+            assertThat(mode(sub)).isEqualTo("rwx------");
+            HttpResponse<byte[]> dup = order(ports[0], key);
+            assertThat(dup.headers().firstValue("Idempotent-Replayed")).as("the records are kept").hasValue("true");
+            assertThat(next.lines()).noneMatch(l -> l.text().contains("cannot take group and other permissions"));
+        }
+    }
+
+    private static String mode(Path p) throws IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
     }
 
     @Test

@@ -84,7 +84,8 @@ class LogFormatIT {
         JsonNode executed = only(calls, "orders", "executed");
         assertCallLine(executed, executedId, AWKWARD_BIZ, 1, "orders", "k-1", 201, "executed");
         assertThat(executed.get("message").asText())
-                .startsWith("[call=" + executedId + "][biz=" + AWKWARD_BIZ + "][try=1] route=orders key=k-1 status=201");
+                .startsWith("[call=" + executedId + "][biz=\"o-9 \\\"quoted\\\" C:\\\\dir\\u000anext\\u0009line über ✓ 東京 \uD83D\uDE00\"]"
+                        + "[try=1] route=orders key=k-1 status=201");
         assertCallLine(only(calls, "orders", "replayed"), executedId, AWKWARD_BIZ, 1, "orders", "k-1", 201, "replayed");
         JsonNode rejected = only(calls, "orders", "rejected");
         assertCallLine(rejected, rejected.get("call").textValue(), "another", 0, "orders", "k-1", 422, "rejected");

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The MCP fixtures work, talked to directly (no proxy yet): every tool on both protocol
+ * The MCP fixtures work, talked to directly (no proxy: {@link McpProxyIT} puts the proxy between them): every tool on both protocol
  * generations and both answer styles through the official SDK client, executions counted, and
  * the MCP dialect's parts read what the real SDK server writes on the wire.
  */

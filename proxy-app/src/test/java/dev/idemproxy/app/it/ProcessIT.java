@@ -161,7 +161,7 @@ class ProcessIT {
 
             child.signal("TERM");
             assertThat(child.waitFor(Duration.ofSeconds(1).plus(EXIT_MARGIN))).as(child.transcript()).isZero();
-            child.awaitLine("shutdown grace of \\S+ ran out with 1 calls in flight");
+            child.awaitLine(" WARN .* - drain ended: finished=0 cut=1 ms=\\d+$");
             // The abandoned call ends (however the proxy ends it) rather than hanging the client.
             assertThat(call.handle((res, err) -> "ended").get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("ended");
             child.assertNoLeaks();
@@ -545,7 +545,8 @@ class ProcessIT {
         List<String> lines = Files.readAllLines(bad, UTF_8);
         return List.of(
                 bad + ":" + position(lines, "lissten:", "lissten") + ": lissten: unknown key (expected one of: listen, "
-                        + "shutdown, admin, server, limits, store, tasks, retryBudget, secretHeaders, routes)",
+                        + "shutdown, admin, server, limits, store, tasks, retryBudget, secretHeaders, secretQueryParams, forwardProxy, "
+                        + "routes)",
                 bad + ":" + position(lines, "maxAttempts: 0", "0") + ": routes[0].retry.maxAttempts: 0 (expected: >= 1)");
     }
 

@@ -76,10 +76,11 @@ class JsonLineEncoderTest {
 
     @Test
     void quotesBackslashesControlCharactersAndNonAsciiAreEscapedOrWrittenAsUtf8() throws Exception {
-        String message = "say \"hi\" C:\\tmp\\x\nnext\r\tline \u0001\u001f\u007f über ✓ 東京 \uD83D\uDE00 \u2028end";
+        String message = "say \"hi\" C:\\tmp\\x\nnext\r\tline \u0001\u001f\u007f\u0085\u009f über ✓ 東京 \uD83D\uDE00 \u2028\u2029end";
         String line = line(event("idemproxy.calls", Level.INFO, message, null));
 
-        assertThat(line).contains("say \\\"hi\\\" C:\\\\tmp\\\\x\\nnext\\r\\tline \\u0001\\u001f\u007f über ✓ 東京 \uD83D\uDE00 \\u2028end");
+        assertThat(line).contains("say \\\"hi\\\" C:\\\\tmp\\\\x\\nnext\\r\\tline \\u0001\\u001f\\u007f\\u0085\\u009f über ✓ 東京 \uD83D\uDE00"
+                + " \\u2028\\u2029end");
         assertThat(line.indexOf('\n')).isEqualTo(line.length() - 1);
         assertThat(JSON.readTree(line).get("message").asText()).isEqualTo(message);
     }
@@ -87,7 +88,7 @@ class JsonLineEncoderTest {
     @Test
     void anyStringReadsBackAsItself() throws Exception {
         SplittableRandom random = new SplittableRandom(20261201);
-        char[] alphabet = "aZ09 \"\\/\n\r\t\b\f\u0000\u0001\u001f\u007f\u0080é✓東\u2028\u2029{}[]:,".toCharArray();
+        char[] alphabet = "aZ09 \"\\/\n\r\t\b\f\u0000\u0001\u001f\u007f\u0080\u0085\u009fé✓東\u2028\u2029{}[]:,".toCharArray();
         for (int round = 0; round < 2_000; round++) {
             StringBuilder sb = new StringBuilder();
             for (int i = random.nextInt(40); i > 0; i--) {
@@ -103,9 +104,10 @@ class JsonLineEncoderTest {
     }
 
     @Test
-    void aLoneSurrogateStillMakesValidJson() throws Exception {
-        String line = line(event("x", Level.INFO, "a\uD800b", null));
-        assertThat(JSON.readTree(line).get("message").asText()).isEqualTo("a?b");
+    void aLoneSurrogateIsEscapedAndStillMakesValidJson() throws Exception {
+        String line = line(event("x", Level.INFO, "a\uD800b\uDC00", null));
+        assertThat(line).contains("\"message\":\"a\\ud800b\\udc00\"");
+        assertThat(JSON.readTree(line).get("message").asText()).isEqualTo("a\uD800b\uDC00");
     }
 
     @Test

@@ -77,10 +77,10 @@ class TextLineEncoderTest {
         ours.setContext(context);
         ours.start();
         String line = new String(ours.encode(event("idemproxy.calls", Level.INFO,
-                "[call=c][biz=o-1\r\n2026-12-01T00:00:00.000Z INFO  [x] calls - forged\u0007\tend\\n] route=r", null, 0L)),
-                StandardCharsets.UTF_8);
-        assertThat(line).endsWith("[call=c][biz=o-1\\r\\n2026-12-01T00:00:00.000Z INFO  [x] calls - forged\\u0007\tend\\n] route=r"
-                + System.lineSeparator());
+                "[call=c][biz=o-1\r\n2026-12-01T00:00:00.000Z INFO  [x] calls - forged\u0007\tend\\n\u0085a\u2028b\u2029c\u007f] route=r",
+                null, 0L)), StandardCharsets.UTF_8);
+        assertThat(line).endsWith("[call=c][biz=o-1\\r\\n2026-12-01T00:00:00.000Z INFO  [x] calls - forged\\u0007\tend\\n"
+                + "\\u0085a\\u2028b\\u2029c\\u007f] route=r" + System.lineSeparator());
         assertThat(line.strip().lines()).hasSize(1);
     }
 

@@ -11,14 +11,14 @@ import java.util.regex.Pattern;
 /**
  * The subset of JSON Schema draft-07 that the chart's values.schema.json uses: {@code type},
  * {@code properties}, {@code required}, {@code additionalProperties} (boolean), {@code enum},
- * {@code items}, {@code minimum}, {@code maximum}, {@code minLength}, {@code pattern} and local
- * {@code $ref}s ({@code #/definitions/NAME}). Any other keyword fails loudly, so the schema cannot
+ * {@code items}, {@code minimum}, {@code maximum}, {@code minLength}, {@code pattern}, {@code anyOf}
+ * and local {@code $ref}s ({@code #/definitions/NAME}). Any other keyword fails loudly, so the schema cannot
  * grow a keyword this checker would silently ignore.
  */
 final class MiniJsonSchema {
     private static final Set<String> KNOWN = Set.of(
             "$schema", "$ref", "title", "description", "definitions", "type", "properties", "required",
-            "additionalProperties", "enum", "items", "minimum", "maximum", "minLength", "pattern");
+            "additionalProperties", "enum", "items", "minimum", "maximum", "minLength", "pattern", "anyOf");
 
     private final JsonNode root;
 
@@ -65,6 +65,21 @@ final class MiniJsonSchema {
         if (schema.has("type") && !hasType(value, schema.get("type").asText())) {
             errors.add(path + ": expected " + schema.get("type").asText() + ", got " + value.getNodeType());
             return;
+        }
+        if (schema.has("anyOf")) {
+            List<String> failures = new java.util.ArrayList<>();
+            for (JsonNode option : schema.get("anyOf")) {
+                List<String> optionErrors = new java.util.ArrayList<>();
+                check(option, value, path, optionErrors);
+                if (optionErrors.isEmpty()) {
+                    failures.clear();
+                    break;
+                }
+                failures.add(String.join("; ", optionErrors));
+            }
+            if (!failures.isEmpty()) {
+                errors.add(path + ": matches none of anyOf: " + String.join(" | ", failures));
+            }
         }
         if (schema.has("enum")) {
             boolean found = false;

@@ -53,15 +53,17 @@ class PackagingTest {
     // ---------------------------------------------------------------- Dockerfile and image config
 
     @Test
-    void dockerfileBuildsWithMavenAndRunsOnAJreAsNonRoot() throws IOException {
+    void dockerfileBuildsWithMavenAndRunsOnATrimmedJreAsNonRoot() throws IOException {
         List<String> lines = dockerInstructions();
 
         List<String> froms = lines.stream().filter(l -> l.startsWith("FROM ")).toList();
-        assertThat(froms).hasSize(2);
+        assertThat(froms).hasSize(3);
         assertThat(froms.get(0)).contains("maven:").contains("AS build");
-        assertThat(froms.get(1)).contains("eclipse-temurin:17-jre");
-        assertThat(lines).anyMatch(l -> l.startsWith("RUN ") && l.contains("mvn -B -q package -DskipTests"));
+        assertThat(froms.get(1)).contains("AS jre");
+        assertThat(lines).anyMatch(l -> l.startsWith("RUN ") && l.contains("jlink") && l.contains("--output /jre"));
+        assertThat(lines).anyMatch(l -> l.startsWith("RUN ") && l.contains("mvn -B -q -pl proxy-app -am package -DskipTests"));
         assertThat(lines).anyMatch(l -> l.startsWith("COPY --from=build ") && l.contains("idemproxy.jar"));
+        assertThat(lines).anyMatch(l -> l.startsWith("COPY --from=jre /jre "));
 
         List<String> users = lines.stream().filter(l -> l.startsWith("USER ")).toList();
         assertThat(users).isNotEmpty();
@@ -83,8 +85,11 @@ class PackagingTest {
         assertThat(lines.subList(runtime, lines.size()))
                 .anyMatch(l -> l.startsWith("RUN ") && l.contains("apt-get install") && l.contains("curl"));
         assertThat(lines).contains("VOLUME /data");
-        assertThat(lines).anyMatch(l -> l.startsWith("ENV JAVA_TOOL_OPTIONS=") && l.contains("-XX:MaxRAMPercentage=")
-                && l.contains("-XX:+ExitOnOutOfMemoryError"));
+        // The JVM profile of config/jvm.options, and the class-data archive made at build time.
+        assertThat(lines).contains("COPY config/jvm.options /etc/idemproxy/jvm.options");
+        assertThat(lines).anyMatch(l -> l.startsWith("RUN java -XX:ArchiveClassesAtExit=/app/idemproxy.jsa @/etc/idemproxy/jvm.options"));
+        assertThat(lines).anyMatch(l -> l.startsWith("ENTRYPOINT [\"java\", \"-XX:SharedArchiveFile=/app/idemproxy.jsa\"")
+                && l.contains("\"@/etc/idemproxy/jvm.options\""));
         assertThat(lines).contains("WORKDIR /app");
         assertThat(lines).contains("COPY config/docker.yaml /etc/idemproxy/idemproxy.yaml");
         assertThat(lines).anyMatch(l -> l.startsWith("ENTRYPOINT [\"java\""));
@@ -155,6 +160,26 @@ class PackagingTest {
         ObjectNode badRoute = (ObjectNode) values();
         ((ObjectNode) badRoute.path("config").path("routes").get(0)).remove("upstream");
         assertThat(schema.validate(badRoute)).singleElement().asString().contains("$.config.routes[0]").contains("'upstream'");
+        ((ObjectNode) badRoute.path("config").path("routes").get(0).path("match")).put("host", "api.stripe.com");
+        assertThat(schema.validate(badRoute)).as("no upstream: forwards to match.host").isEmpty();
+        assertThat(schema.validate(with("forwardProxy", "connect", "allow"))).singleElement().asString()
+                .contains("$.forwardProxy.connect");
+    }
+
+    @Test
+    void withForwardProxyTheCaComesFromASecretMountedIntoTheSidecarAlone() throws IOException {
+        String sidecar = Files.readString(CHART.resolve("templates/sidecar.yaml"));
+        String helpers = Files.readString(CHART.resolve("templates/_helpers.tpl"));
+        String deployment = Files.readString(CHART.resolve("templates/deployment.yaml"));
+
+        assertThat(helpers).contains("forwardProxy:", "/etc/idemproxy-ca/%s", "required \"forwardProxy.ca.existingSecret",
+                "defaultMode: 0440");
+        assertThat(sidecar).contains("mountPath: /etc/idemproxy-ca\n");
+        assertThat(deployment).contains("name: HTTPS_PROXY", ".Values.forwardProxy.agentEnv", "mountPath: /etc/idemproxy-ca-public")
+                .doesNotContain("mountPath: /etc/idemproxy-ca\n");
+        assertThat(values().path("forwardProxy").path("enabled").asBoolean()).as("off by default").isFalse();
+        assertThat(values().path("forwardProxy").path("agentEnv").findValuesAsText("name"))
+                .contains("NO_PROXY", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE");
     }
 
     @Test

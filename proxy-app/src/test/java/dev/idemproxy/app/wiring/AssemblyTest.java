@@ -6,6 +6,8 @@ import dev.idemproxy.core.AdminPolicy;
 import dev.idemproxy.core.HostPort;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.pipeline.ServerPolicy;
+import dev.idemproxy.core.pipeline.ServerPolicy;
+import dev.idemproxy.core.forward.ForwardProxyPolicy;
 import dev.idemproxy.core.retry.RetryBudgetPolicy;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.store.StorePolicy;
@@ -22,7 +24,7 @@ class AssemblyTest {
     /** Every value a distinct object, so that each can be told from the others by identity. */
     private static final ProxyConfig SAMPLE = new ProxyConfig(ProxyConfig.DEFAULT_LISTEN, ProxyConfig.DEFAULT_GRACE,
             AdminPolicy.DEFAULT, ServerPolicy.DEFAULT, StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT,
-            List.of("X-Secret"), List.of());
+            List.of("X-Secret"), List.of("sig"), List.of(), ForwardProxyPolicy.defaults(java.nio.file.Path.of("data")));
 
     @Test
     void everySettingButTheRoutesIsRestartOnlyInTheRecordsOrder() throws Exception {
@@ -65,6 +67,16 @@ class AssemblyTest {
 
     private static ProxyConfig withServer(ServerPolicy server) {
         return new ProxyConfig(SAMPLE.listen(), SAMPLE.shutdownGrace(), SAMPLE.admin(), server, SAMPLE.store(), SAMPLE.tasks(),
-                SAMPLE.retryBudget(), SAMPLE.secretHeaders(), SAMPLE.routes());
+                SAMPLE.retryBudget(), SAMPLE.secretHeaders(), SAMPLE.secretQueryParams(), SAMPLE.routes(), SAMPLE.forwardProxy());
+    }
+
+    @Test
+    void addingOrRemovingForwardProxyWaitsForARestart() {
+        ProxyConfig without = new ProxyConfig(SAMPLE.listen(), SAMPLE.shutdownGrace(), SAMPLE.admin(), SAMPLE.server(),
+                SAMPLE.store(), SAMPLE.tasks(), SAMPLE.retryBudget(), SAMPLE.secretHeaders(), SAMPLE.secretQueryParams(),
+                List.of());
+        assertThat(Assembly.restartOnlyChanges(SAMPLE, without)).containsExactly("forwardProxy");
+        assertThat(Assembly.restartOnlyChanges(without, SAMPLE)).containsExactly("forwardProxy");
+        assertThat(Assembly.restartOnlyChanges(without, without)).isEmpty();
     }
 }

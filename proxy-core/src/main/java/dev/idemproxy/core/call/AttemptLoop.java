@@ -49,6 +49,8 @@ final class AttemptLoop implements UpstreamListener {
     private int failedAttempt;
     private ScheduledFuture<?> timer;
     private long attemptStart;
+    /** The last attempt counted in {@code upstream_attempts_total}: each is counted once. */
+    private int recordedAttempt;
 
     AttemptLoop(ProtectedCall c) {
         this.c = c;
@@ -156,13 +158,58 @@ final class AttemptLoop implements UpstreamListener {
         int status = resp.status().code();
         int statusClass = status / 100;
         recordAttempt(statusClass >= 1 && statusClass <= 5 ? STATUS_CLASSES[statusClass] : statusClass + "xx");
+        if (c.call.dialect().holdsAnswer(c.call, resp)) {
+            c.relay.holdWhole(resp, null);  // its body read to the end, then judged: wholeAnswer
+            return;
+        }
         AttemptOutcome answered = c.call.dialect().classify(c.call, resp);
         if (receiptChecks.applies(answered)) {
-            c.relay.holdForReceipt(resp, answered);  // its body read to the end, then the check starts
+            c.relay.holdWhole(resp, answered);  // its body read to the end, then the check starts
             return;
         }
         c.relay.holdForDecision(resp);
         decide(FinishedAttempt.of(c.attempt, answered), this::onHeadDecided);
+    }
+
+    /**
+     * An answer held whole is all in: judged by its dialect (unless its class was given at its
+     * head), then its receipt checked, or decided on: retried, ended with a problem (judged a
+     * failure: no final response in it), or answered as it came.
+     */
+    void wholeAnswer(HeldAnswer h) {
+        AttemptOutcome outcome = h.outcome != null ? h.outcome : c.call.dialect().classifyHeld(c.call, h.head, h.body());
+        if (receiptChecks.applies(outcome)) {
+            receiptChecks.start(outcome);  // the answer stays held: answered as it came if the check does not resolve
+            return;
+        }
+        decide(FinishedAttempt.of(c.attempt, outcome), d -> {
+            if (d.isRetry()) {
+                c.relay.forgetWhole();
+                scheduleRetry(d);
+                return;
+            }
+            if (d.answerProblem().isPresent()) {
+                c.relay.forgetWhole();
+                c.relay.problem(d, d.answerProblem().get(), outcome + ": the upstream's answer held no response to judge the call by");
+                return;
+            }
+            c.relay.answerWhole(d);
+        });
+    }
+
+    /**
+     * An answer to be judged whole grew past {@code maxResponseBody}: unknown, and counted as
+     * started (it goes on to the client as it comes), so it is never retried.
+     */
+    void tooLargeToJudge(HttpResponse head) {
+        AttemptOutcome unread = AttemptOutcome.judged(head.status().code(), OutcomeClass.UNKNOWN, null,
+                "larger than maxResponseBody, not judged");
+        decide(new FinishedAttempt(c.attempt, unread, true, false), this::onHeadDecided);
+    }
+
+    /** The upstream closed or went silent while an answer was held whole to be judged: the attempt failed. */
+    void failedMidAnswer(FailureClass failure, String detail) {
+        attemptFailed(failure, detail, false);
     }
 
     private void onHeadDecided(RetryDecision d) {
@@ -197,7 +244,9 @@ final class AttemptLoop implements UpstreamListener {
             return;
         }
         stopTimer();
-        attemptFailed(FailureClass.RESET, cause == null ? "connection closed before a response" : MalformedResponseException.describe(cause));
+        boolean headCame = c.attempt == recordedAttempt;  // cut while its answer was held whole: counted at its head
+        attemptFailed(FailureClass.RESET, cause == null ? "connection closed before a response" : MalformedResponseException.describe(cause),
+                !headCame);
     }
 
     @Override
@@ -220,11 +269,18 @@ final class AttemptLoop implements UpstreamListener {
     }
 
     private void attemptFailed(FailureClass failure, String detail) {
+        attemptFailed(failure, detail, true);
+    }
+
+    /** @param record count the attempt under the failure (false: it was counted at its answer's head) */
+    private void attemptFailed(FailureClass failure, String detail, boolean record) {
         // Judged (say, connect-failure: nothing sent, safe to retry): a late connection for it is
         // closed unused, else it would send a request already counted as never sent.
         failedAttempt = c.attempt;
         stopTimer();
-        recordAttempt(failure.spelling());
+        if (record) {
+            recordAttempt(failure.spelling());
+        }
         if (receiptChecks.applies(AttemptOutcome.failed(failure))) {
             receiptChecks.start(AttemptOutcome.failed(failure));
             return;
@@ -269,17 +325,17 @@ final class AttemptLoop implements UpstreamListener {
     void decideAfterReceipt(AttemptOutcome outcome, boolean receiptNotFound, String detail) {
         decide(new FinishedAttempt(c.attempt, outcome, false, receiptNotFound), d -> {
             if (d.isRetry()) {
-                c.relay.forgetHeldForReceipt();
+                c.relay.forgetWhole();
                 scheduleRetry(d);
                 return;
             }
-            if (c.relay.holdsForReceipt() && d.answerProblem().isEmpty()) {
+            if (c.relay.holdsWhole() && d.answerProblem().isEmpty()) {
                 // No retry (attempts, budget or deadline): the last failure is returned, the
                 // upstream's 5xx as it came, as without a receipt endpoint; the key goes as d says.
-                c.relay.answerHeldForReceipt(d);
+                c.relay.answerWhole(d);
                 return;
             }
-            c.relay.forgetHeldForReceipt();
+            c.relay.forgetWhole();
             c.relay.problem(d, d.answerProblem().orElse(Problem.AMBIGUOUS_OUTCOME), detail);
         });
     }
@@ -296,6 +352,7 @@ final class AttemptLoop implements UpstreamListener {
     }
 
     private void recordAttempt(String result) {
+        recordedAttempt = c.attempt;
         c.services.metrics().upstreamAttempt(c.call.route().name(), result, Duration.ofNanos(c.services.ticker().nanos() - attemptStart));
     }
 

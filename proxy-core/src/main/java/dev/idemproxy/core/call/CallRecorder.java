@@ -3,6 +3,7 @@ package dev.idemproxy.core.call;
 import dev.idemproxy.core.util.LogThrottle;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.DeadLetterStore;
 import dev.idemproxy.core.store.Receipt;
@@ -29,16 +30,19 @@ import org.slf4j.LoggerFactory;
  * Leaves the trace of every protected call in the store: a receipt (PROCESSING while it runs,
  * then SUCCESS, or FAILED with the reason for a call that ended unsuccessfully or whose
  * not-executed answer went back to the caller) and, for a call that ended unsuccessfully, a
- * dead-letter entry holding the request with secrets redacted (Authorization, Cookie,
- * Proxy-Authorization and the configured secret headers, unless the route's
- * {@code deadLetter.keepHeaders} names them). Writes are asynchronous and never block the loop;
- * a failed write is logged. This class is thread-safe.
+ * dead-letter entry holding the request as a replay needs it: its target as sent (secret query
+ * parameters included, so that the replay reaches the same URL) and its headers, the value of
+ * every credential header ({@link Redactor#isSecretHeader}) replaced by {@value Redactor#MASK}
+ * unless the route's {@code deadLetter.keepHeaders} names it. What is kept is for the replay
+ * alone: the admin API shows a stored request through the same {@link Redactor}. Writes are
+ * asynchronous and never block the loop; a failed write is logged. This class is thread-safe.
  */
 public final class CallRecorder {
     public static final String PROCESSING = "PROCESSING";
     public static final String SUCCESS = "SUCCESS";
     public static final String FAILED = "FAILED";
-    public static final String REDACTED = "<redacted>";
+    /** What a credential header not kept for replays is stored as. */
+    public static final String REDACTED = Redactor.MASK;
     /** The reason of a call whose client left before it was forwarded. */
     public static final String CLIENT_GONE = "client_gone";
     private static final Logger LOG = LoggerFactory.getLogger(CallRecorder.class);
@@ -51,7 +55,7 @@ public final class CallRecorder {
 
     private final ReceiptStore receipts;
     private final DeadLetterStore deadLetters;
-    private final Set<String> secretHeaders;
+    private final Redactor redactor;
     private final Clock clock;
     /** The jitter of the pauses between tries of a write the store did not take. */
     private final RandomGenerator random;
@@ -60,9 +64,10 @@ public final class CallRecorder {
     /**
      * @param receipts    null: nothing is recorded
      * @param deadLetters the same backend's dead letters; null exactly when {@code receipts} is
+     * @param redactor    which headers are credentials
      * @param random      the jitter of the pauses between tries of a write the store did not take
      */
-    public CallRecorder(ReceiptStore receipts, DeadLetterStore deadLetters, List<String> secretHeaders, Clock clock,
+    public CallRecorder(ReceiptStore receipts, DeadLetterStore deadLetters, Redactor redactor, Clock clock,
             RandomGenerator random, dev.idemproxy.core.metrics.ProxyMetrics metrics) {
         this.random = random;
         if ((receipts == null) != (deadLetters == null)) {
@@ -73,10 +78,7 @@ public final class CallRecorder {
         this.metrics = metrics;
         refreshDeadLetterCount();
         this.clock = clock;
-        TreeSet<String> s = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-        s.addAll(List.of("Authorization", "Cookie", "Proxy-Authorization"));
-        s.addAll(secretHeaders);
-        this.secretHeaders = s;
+        this.redactor = java.util.Objects.requireNonNull(redactor, "redactor");
     }
 
     /** Sets {@code idemproxy_dlq_entries} from the store's own count (entries deleted through the admin API included). */
@@ -100,7 +102,7 @@ public final class CallRecorder {
             return null;
         }
         return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), PROCESSING, null, 0, 0,
-                createdAt, null), call.route().idempotency().ttl());
+                createdAt, null, call.label()), call.route().idempotency().ttl());
     }
 
     /** Writes the receipt of a call that has started, when its claim did not (a call without a record). */
@@ -118,7 +120,7 @@ public final class CallRecorder {
     public void abandoned(ProxyCall call, CallIdentity id, Instant createdAt) {
         if (receipts != null) {
             Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0, createdAt,
-                    clock.instant());
+                    clock.instant(), call.label());
             write(receipts.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
         }
     }
@@ -146,7 +148,7 @@ public final class CallRecorder {
         // answer from a result that never was.
         boolean notExecuted = d != null && d.outcome() == OutcomeClass.NOT_EXECUTED;
         Receipt receipt = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(),
-                failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now);
+                failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now, call.label());
         java.time.Duration ttl = call.route().idempotency().ttl();
         if (writeReceipt) {
             writeRetrying(() -> receipts.putReceipt(receipt, ttl), id, "receipt", random, 1);
@@ -177,7 +179,7 @@ public final class CallRecorder {
             if (REWRITTEN.contains(h.getKey())) {
                 continue;
             }
-            boolean secret = secretHeaders.contains(h.getKey()) && !keep.contains(h.getKey());
+            boolean secret = redactor.isSecretHeader(h.getKey()) && !keep.contains(h.getKey());
             headers.add(new StoredHeader(h.getKey(), secret ? REDACTED : h.getValue()));
         }
         byte[] body = call.body() == null ? new byte[0] : ByteBufUtil.getBytes(call.body());

@@ -9,6 +9,7 @@ import dev.idemproxy.core.retry.RouteRetryBudget;
 import dev.idemproxy.core.retry.TaskPolicy;
 import dev.idemproxy.core.idempotency.RequestValues;
 import dev.idemproxy.core.idempotency.RequestView;
+import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.RecordStore;
 import dev.idemproxy.core.store.StorePolicy;
 import dev.idemproxy.core.store.Stores;
@@ -40,23 +41,27 @@ public final class CallServices {
     private final ReplayAuthority replays = new ReplayAuthority();
     private final dev.idemproxy.core.receipt.ReceiptClient receipts;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
+    /** Each MCP route's dialect, by route name: its tool catalogue and calls in flight outlive a reload. */
+    private final ConcurrentHashMap<String, McpDialect> mcpDialects = new ConcurrentHashMap<>();
 
     /**
      * @param taskBudgets where task retries are counted: the store's counters when there is a store
      * @param stores null when no store is configured (idempotency then cannot be enforced)
+     * @param redactor the config's redaction rules (its secret headers and query parameters)
      * @param logKeyValues whether call lines carry their fields as key-value pairs (see {@link CallLog})
      */
     public CallServices(UpstreamPools pools, RetryRules rules, TaskPolicy tasks, TaskBudgets taskBudgets,
             dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, Stores stores,
-            StorePolicy.OnUnavailable onUnavailable, java.util.List<String> secretHeaders, RandomGenerator random, Ticker ticker,
+            StorePolicy.OnUnavailable onUnavailable, Redactor redactor, RandomGenerator random, Ticker ticker,
             Clock clock, ProxyMetrics metrics, boolean logKeyValues) {
-        this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues, requireNonNull(ticker, "ticker"));
+        requireNonNull(redactor, "redactor");
+        this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues, redactor, requireNonNull(ticker, "ticker"));
         this.receipts = new dev.idemproxy.core.receipt.ReceiptClient(pools);
         this.stores = stores;
         this.onUnavailable = requireNonNull(onUnavailable, "onUnavailable");
         this.random = requireNonNull(random, "random");
         this.recorder = new CallRecorder(stores == null ? null : stores.receipts(), stores == null ? null : stores.deadLetters(),
-                secretHeaders, clock, random, metrics);
+                redactor, clock, random, metrics);
         this.tasks = requireNonNull(tasks, "tasks");
         this.pools = requireNonNull(pools, "pools");
         this.rules = requireNonNull(rules, "rules");
@@ -129,9 +134,9 @@ public final class CallServices {
         return clock;
     }
 
-    /** The task a request belongs to ({@code tasks.header}), or null. */
+    /** The task a request belongs to ({@code tasks.header}, read as UTF-8), or null. */
     public String taskId(HttpRequest request) {
-        String t = request.headers().get(tasks.header());
+        String t = RequestValues.headerText(request.headers().get(tasks.header()));
         return t == null || t.isBlank() ? null : t;
     }
 
@@ -146,14 +151,23 @@ public final class CallServices {
     public CallIdentity unrecordedIdentity(ProxyCall call, String bizId, ReplayAuthority.Replay replay) {
         String callId = replay != null ? replay.callId() : CallId.next();
         String keyHeader = call.route().idempotency().key().header();
+        // As sent, not read as text: it goes upstream unchanged, and the log line escapes what it must.
         String clientKey = call.request().headers().get(keyHeader);
         String key = clientKey != null && !clientKey.isBlank() ? clientKey : "g-" + callId;
         return new CallIdentity(callId, keyHeader, key, taskId(call.request()), bizId);
     }
 
-    /** The dialect calls on {@code route} speak. */
+    /**
+     * The dialect calls on {@code route} speak: {@link HttpDialect#INSTANCE}, or for an MCP route
+     * ({@link Route#isMcp()}) the route's own {@link McpDialect}, one per route name, kept across
+     * reloads.
+     */
     public CallDialect dialect(Route route) {
-        return HttpDialect.INSTANCE;
+        if (!route.isMcp()) {
+            return HttpDialect.INSTANCE;
+        }
+        McpDialect d = mcpDialects.get(route.name());
+        return d != null ? d : mcpDialects.computeIfAbsent(route.name(), n -> new McpDialect(n, metrics()));
     }
 
     public RouteRetryBudget routeBudget(Route route) {

@@ -127,16 +127,15 @@ public final class ClaimAttempt {
 
     /**
      * The claim keeps its record, should the call's owner die mid-call, as long as the outcome
-     * would have been kept: the route's {@code ttl}, or for a derived key its window (capped at
-     * the ttl). A duplicate within that time takes the record over as an unknown outcome.
+     * would have been kept: the route's {@code ttl}, or for a derived key the plan's window
+     * (capped at the ttl). A duplicate within that time takes the record over as an unknown outcome.
      */
     private ClaimContext claimContext() {
         return new ClaimContext(identity.callId(), retention(), services.recorder().startReceipt(call, identity, createdAt));
     }
 
     private Duration retention() {
-        IdempotencyPolicy policy = call.route().idempotency();
-        return plan.derivedKey() && policy.key().window().compareTo(policy.ttl()) < 0 ? policy.key().window() : policy.ttl();
+        return plan.retention(call.route().idempotency().ttl());
     }
 
     private void onClaim(ClaimResult answered, Throwable failure) {
@@ -198,8 +197,8 @@ public final class ClaimAttempt {
     private RecordedProtection protection(ClaimResult.Claimed claimed) {
         OwnedClaim claim = new OwnedClaim(owner, identity.callId(), fingerprint, createdAt, retention());
         RecordedProtection protection = new RecordedProtection(services.records(), services.stores().receipts(), plan.record(),
-                claim, identity, call.route().idempotency(), loop, services.waiters(), plan.derivedKey(), services.random(),
-                services.ticker());
+                claim, identity, call.route().idempotency(), loop, services.waiters(), plan.derivedKey() ? plan.window() : null,
+                services.random(), services.ticker());
         protection.startRenewing();
         if (claimed.takeover()) {
             protection.tookOver(claimed.previousCallId());

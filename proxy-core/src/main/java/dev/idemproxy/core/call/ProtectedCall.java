@@ -114,7 +114,7 @@ public final class ProtectedCall {
         }
         settled = true;
         attempts.stopTimer();
-        return settlement.settle(call, identity, new CallSettlement(finalDecision, attempt,
+        return settlement.settle(new CallSettlement(finalDecision, attempt,
                 truncated ? dev.idemproxy.core.problem.Problem.AMBIGUOUS_OUTCOME.status() : finalStatus, response, truncated));
     }
 }

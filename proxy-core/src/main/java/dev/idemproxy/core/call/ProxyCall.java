@@ -25,9 +25,16 @@ public final class ProxyCall {
     private final CallDialect dialect;
     private ByteBuf body;
     private CallProtection protection;
+    private CallPlan plan;
     private InFlightCalls inFlight;
     private boolean ended;
     private boolean outlivesClient;
+    /** Whether the client spoke to the proxy over TLS (inside an intercepted CONNECT). */
+    private boolean clientTls;
+    /** Request body bytes received from the client, response body bytes written to it: for the call's log line. */
+    private long bytesIn;
+    private long bytesOut;
+    private boolean startedInDialect;
 
     /** A call in the plain HTTP dialect. */
     public ProxyCall(HttpRequest request, Route route, String originalHost, String pathAndQuery, long startNanos) {
@@ -66,6 +73,16 @@ public final class ProxyCall {
         return dialect;
     }
 
+    /** Marks a call that came inside an intercepted CONNECT, over the client's TLS. */
+    public void cameOverTls() {
+        clientTls = true;
+    }
+
+    /** The scheme the client spoke to the proxy: {@code https} inside an interception, else {@code http}. */
+    public String clientScheme() {
+        return clientTls ? "https" : "http";
+    }
+
     /** The Host the client addressed (header or absolute-form authority); may be null. */
     public String originalHost() {
         return originalHost;
@@ -84,12 +101,31 @@ public final class ProxyCall {
     }
 
     /**
-     * True when the call needs its request body buffered: the route protects this method with
-     * idempotency, or may retry it. Everything else streams.
+     * True when the call needs its request body buffered, as its dialect says: for HTTP, the
+     * route protects this method with idempotency, or may retry it; on an MCP route, every POST.
+     * Everything else streams.
      */
-    public boolean isProtected() {
-        String m = request.method().name();
-        return route.idempotency().protects(m) || route.retry().retries();
+    public boolean buffersBody() {
+        return dialect.buffers(this);
+    }
+
+    /** What the gate planned for this call; null when it did not plan it (a streamed call, a retry-only route). */
+    public CallPlan plan() {
+        return plan;
+    }
+
+    public void plan(CallPlan p) {
+        this.plan = p;
+    }
+
+    /** The call's label for logs and receipts (an MCP tool's name), or null. */
+    public String label() {
+        return plan == null ? null : plan.label();
+    }
+
+    /** True for a buffered call its plan passes through unprotected (an MCP message other than a protected tools/call). */
+    public boolean passesThrough() {
+        return plan != null && plan.kind() == CallPlan.Kind.PASS;
     }
 
     /** The buffered request body of a protected call (empty buffer when none); null until aggregated. */
@@ -97,9 +133,30 @@ public final class ProxyCall {
         return body;
     }
 
-    /** Takes ownership of {@code aggregated}; released by {@link #releaseBody()}. */
+    /** Takes ownership of {@code aggregated} (and counts it as received); released by {@link #releaseBody()}. */
     public void body(ByteBuf aggregated) {
         this.body = aggregated;
+        this.bytesIn += aggregated.readableBytes();
+    }
+
+    /** Request body bytes received from the client so far. */
+    public long bytesIn() {
+        return bytesIn;
+    }
+
+    /** Counts {@code n} more request body bytes received (a streamed call's content, as it passes). */
+    public void addBytesIn(long n) {
+        bytesIn += n;
+    }
+
+    /** Response body bytes written to the client so far. */
+    public long bytesOut() {
+        return bytesOut;
+    }
+
+    /** Counts {@code n} more response body bytes written to the client. */
+    public void addBytesOut(long n) {
+        bytesOut += n;
     }
 
     /** The idempotency layer's hold on this call; null until attached (and for pass-through calls). */
@@ -128,6 +185,22 @@ public final class ProxyCall {
             if (inFlight != null) {
                 inFlight.ended();
             }
+            if (startedInDialect) {
+                startedInDialect = false;
+                dialect.settled(this);
+            }
+        }
+    }
+
+    /**
+     * Tells the call's dialect that this protected call has begun ({@link CallDialect#started}),
+     * as its gate claims it; the dialect hears that it has {@linkplain CallDialect#settled settled}
+     * when it {@linkplain #end() ends}, however it ends (answered, replayed, refused, abandoned).
+     */
+    public void startInDialect() {
+        if (!startedInDialect && !ended) {
+            startedInDialect = true;
+            dialect.started(this);
         }
     }
 
@@ -145,6 +218,13 @@ public final class ProxyCall {
 
     public boolean outlivesClient() {
         return outlivesClient;
+    }
+
+    /** Hands the buffered body over (to a pass-through's upstream write); the call no longer holds it. */
+    public ByteBuf takeBody() {
+        ByteBuf b = body;
+        body = null;
+        return b;
     }
 
     public void releaseBody() {

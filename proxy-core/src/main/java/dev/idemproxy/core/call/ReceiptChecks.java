@@ -112,8 +112,8 @@ final class ReceiptChecks {
 
     /** @param atDeadline the deadline ended the check (no poll fits, or it expired before an answer) */
     private void unresolved(AttemptOutcome outcome, boolean atDeadline, String detail) {
-        if (c.relay.holdsForReceipt()) {
-            c.relay.answerHeldForReceipt(stop(RECEIPT_UNRESOLVED, OutcomeClass.UNKNOWN, true, null));
+        if (c.relay.holdsWhole()) {
+            c.relay.answerWhole(stop(RECEIPT_UNRESOLVED, OutcomeClass.UNKNOWN, true, null));
             return;
         }
         if (atDeadline && outcome.isFailure()) {

@@ -38,7 +38,8 @@ public final class RecordedProtection implements CallProtection {
     private final IdempotencyPolicy policy;
     private final EventLoop loop;
     private final InFlightWaiters waiters;
-    private final boolean derivedKey;
+    /** For a derived key, how long its record counts from the claim; null for any other key. */
+    private final java.time.Duration derivedWindow;
     /** The time source of a derived key's window. */
     private final Ticker ticker;
     private final long claimedAtNanos;
@@ -53,16 +54,18 @@ public final class RecordedProtection implements CallProtection {
      * @param claim the claim the call made (its owner token is this execution's own, see
      *              {@link CallId#owner}); its {@code createdAt},
      *              when the call started, is also its receipts' {@code createdAt}, the first written with the claim
+     * @param derivedWindow for a derived key, how long its record counts from the claim (the plan's
+     *              window: {@code key.window}, or an MCP route's {@code mcp.window}); null for any other key
      * @param random the jitter of the pauses between tries of a write the store did not take
      * @param ticker the time source of a derived key's window, which runs from now
      */
     public RecordedProtection(RecordStore store, ReceiptStore receipts, RecordKey key, OwnedClaim claim, CallIdentity identity,
-            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, boolean derivedKey, RandomGenerator random,
-            Ticker ticker) {
+            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, java.time.Duration derivedWindow,
+            RandomGenerator random, Ticker ticker) {
         this.random = random;
         this.ticker = ticker;
         this.claimedAtNanos = ticker.nanos();
-        this.derivedKey = derivedKey;
+        this.derivedWindow = derivedWindow;
         this.claim = claim;
         this.createdAt = claim.createdAt();
         this.store = store;
@@ -114,15 +117,15 @@ public final class RecordedProtection implements CallProtection {
     }
 
     /**
-     * How long the outcome is kept: {@code ttl}; for a derived key, only until {@code key.window}
-     * after the first call, so the same parts later than that are a new call (no fixed buckets:
-     * the window runs from this call's claim).
+     * How long the outcome is kept: {@code ttl}; for a derived key, only until its window (the
+     * route's {@code key.window}, an MCP route's {@code mcp.window}) after the first call, so the
+     * same parts later than that are a new call (no fixed buckets: the window runs from this call's claim).
      */
     private java.time.Duration retention() {
-        if (!derivedKey) {
+        if (derivedWindow == null) {
             return policy.ttl();
         }
-        java.time.Duration left = policy.key().window().minusNanos(ticker.nanos() - claimedAtNanos);
+        java.time.Duration left = derivedWindow.minusNanos(ticker.nanos() - claimedAtNanos);
         java.time.Duration min = java.time.Duration.ofMillis(1);
         java.time.Duration kept = left.compareTo(min) < 0 ? min : left;
         return kept.compareTo(policy.ttl()) < 0 ? kept : policy.ttl();

@@ -12,8 +12,10 @@ import io.netty.handler.codec.http.LastHttpContent;
 
 /**
  * The response leg of a {@link ProtectedCall}: holds an answer while its fate is decided (the
- * task budget's answer from the store, or a receipt check), then streams the final answer to the
- * client while capturing it for replay, with back-pressure both ways. The answer's end goes to
+ * task budget's answer from the store; the whole answer while its dialect judges it, or while a
+ * receipt check runs: {@link HeldAnswer}), then streams the final answer to the client while
+ * capturing it for replay, with back-pressure both ways. What of a captured answer is stored is
+ * its dialect's to say ({@link CallDialect#stored}). The answer's end goes to
  * the client only once the call's record is written, so a caller that saw a whole response can
  * never find that outcome missing after a crash; proxy-made answers (problems, a receipt's
  * result) wait for their record the same way.
@@ -31,8 +33,11 @@ final class ResponseRelay {
     private ResponseCapture capture;
     /** A response head waiting for its retry decision (the task's token); null otherwise. */
     private HeldResponse held;
-    /** A 5xx kept whole while its receipt is checked, answered as it came if the check does not resolve; else null. */
-    private HeldForReceipt heldForReceipt;
+    /**
+     * An answer kept whole: to be judged by its dialect once all of it is in, or (a 5xx) while its
+     * receipt is checked, answered as it came if the check does not resolve; else null.
+     */
+    private HeldAnswer whole;
 
     ResponseRelay(ProtectedCall c) {
         this.c = c;
@@ -47,10 +52,13 @@ final class ResponseRelay {
         discarding = false;
     }
 
-    /** Keeps an unknown answer whole (its body read to the end) while its receipt is checked. */
-    void holdForReceipt(HttpResponse resp, AttemptOutcome outcome) {
+    /**
+     * Keeps an answer whole (its body read to the end): {@code outcome} null to have its dialect
+     * judge it once all of it is in; else an unknown answer whose receipt is checked once it is in.
+     */
+    void holdWhole(HttpResponse resp, AttemptOutcome outcome) {
         upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
-        heldForReceipt = new HeldForReceipt(resp, outcome, c.call.route().idempotency().maxResponseBody());
+        whole = new HeldAnswer(resp, outcome, c.call.route().idempotency().maxResponseBody());
     }
 
     /** Keeps an answer's head (and what content comes meanwhile) until its retry decision. */
@@ -82,8 +90,8 @@ final class ResponseRelay {
     }
 
     void content(HttpContent content) {
-        if (heldForReceipt != null && !heldForReceipt.complete()) {
-            holdForReceipt(content);
+        if (whole != null && !whole.complete()) {
+            holdWhole(content);
             return;
         }
         if (held != null) {
@@ -98,7 +106,7 @@ final class ResponseRelay {
         capture.content(content.content());
         if (content instanceof LastHttpContent) {
             c.releaseConn(!upstreamWantsClose);
-            OnLoop.then(c.settle(capture.result(), false), c.client.loop(), (v, err) -> {
+            OnLoop.then(c.settle(captured(), false), c.client.loop(), (v, err) -> {
                 c.client.content(content);
                 c.client.flush();
             });
@@ -111,17 +119,40 @@ final class ResponseRelay {
         }
     }
 
-    /** A piece of the 5xx kept for the receipt check; once it is all in, the check starts. */
-    private void holdForReceipt(HttpContent content) {
-        HeldForReceipt h = heldForReceipt;
+    /**
+     * A piece of an answer kept whole; once it is all in, it is judged (or its receipt checked).
+     * One too large to keep whole: an answer for a receipt check is given up (the check goes on
+     * without it); one to be judged is passed on as it comes, unjudged ({@link #tooLargeToJudge}).
+     */
+    private void holdWhole(HttpContent content) {
+        HeldAnswer h = whole;
         if (!h.add(content)) {
-            dropHeldForReceipt();
+            if (h.outcome == null) {
+                tooLargeToJudge(h, content);
+            } else {
+                content.release();
+                dropHeldForReceipt();
+            }
             return;
         }
         if (h.complete()) {
             c.releaseConn(!upstreamWantsClose);
-            c.attempts.receiptChecks.start(h.outcome);
+            c.attempts.wholeAnswer(h);
         }
+    }
+
+    /**
+     * An answer to be judged whole grew past {@code maxResponseBody}: it cannot be read, so it is
+     * unknown, and it goes on to the client as it comes (what was held first), its response
+     * counted as started: it is never retried, and its record is not retained.
+     */
+    private void tooLargeToJudge(HeldAnswer h, HttpContent overflowing) {
+        whole = null;
+        held = new HeldResponse(h.head);
+        held.contents.add(h.asContent(c.client.alloc(), false));
+        held.contents.add(overflowing);
+        c.readUpstream(false);
+        c.attempts.tooLargeToJudge(h.head);
     }
 
     /**
@@ -130,8 +161,8 @@ final class ResponseRelay {
      * it, so an unresolved check answers 504 ambiguous-outcome.
      */
     private void dropHeldForReceipt() {
-        AttemptOutcome outcome = heldForReceipt.outcome;
-        heldForReceipt = null;
+        AttemptOutcome outcome = whole.outcome;
+        whole = null;
         discarding = true;
         c.releaseConn(false);
         if (!c.settled) {
@@ -139,12 +170,12 @@ final class ResponseRelay {
         }
     }
 
-    boolean holdsForReceipt() {
-        return heldForReceipt != null;
+    boolean holdsWhole() {
+        return whole != null;
     }
 
-    void forgetHeldForReceipt() {
-        heldForReceipt = null;
+    void forgetWhole() {
+        whole = null;
     }
 
     /**
@@ -152,7 +183,11 @@ final class ResponseRelay {
      * way, or the call ended); false when no answer had come: the attempt failed.
      */
     boolean upstreamClosed() {
-        if (heldForReceipt != null && !heldForReceipt.complete()) {
+        if (whole != null && !whole.complete()) {
+            if (whole.outcome == null) {
+                whole = null;  // cut before it could be judged: the attempt failed (reset)
+                return false;
+            }
             dropHeldForReceipt();
             return true;
         }
@@ -172,7 +207,14 @@ final class ResponseRelay {
 
     /** No bytes for the route's idle timeout: an answer under way is cut. */
     void upstreamIdle() {
-        if (heldForReceipt != null && !heldForReceipt.complete()) {
+        if (whole != null && !whole.complete()) {
+            if (whole.outcome == null) {
+                whole = null;  // silent before it could be judged: the attempt failed (idle-timeout)
+                c.releaseConn(false);
+                c.attempts.failedMidAnswer(dev.idemproxy.core.retry.FailureClass.IDLE_TIMEOUT,
+                        "the upstream went silent mid-answer for " + c.call.route().timeouts().idle());
+                return;
+            }
             dropHeldForReceipt();
             return;
         }
@@ -206,24 +248,30 @@ final class ResponseRelay {
     }
 
     /**
-     * The receipt check did not resolve an upstream 5xx: the call answers that response as it came
-     * and stores it for duplicates, as it would have without a receipt endpoint.
+     * The answer kept whole is the call's final one, as it came: a judged answer the decision
+     * keeps, or an upstream 5xx the receipt check did not resolve (as it would have been answered
+     * without a receipt endpoint). It is stored for duplicates as its dialect says.
      */
-    void answerHeldForReceipt(RetryDecision d) {
-        HeldForReceipt h = heldForReceipt;
-        heldForReceipt = null;
+    void answerWhole(RetryDecision d) {
+        HeldAnswer h = whole;
+        whole = null;
         answerHead(d, h.head);
-        LastHttpContent last = h.last(c.client.alloc());
+        LastHttpContent last = (LastHttpContent) h.asContent(c.client.alloc(), true);
         capture.content(last.content());
-        OnLoop.then(c.settle(capture.result(), false), c.client.loop(), (v, err) -> {
+        OnLoop.then(c.settle(captured(), false), c.client.loop(), (v, err) -> {
             c.client.content(last);
             c.client.flush();
         });
     }
 
+    /** What of the captured answer is stored: the dialect's form of it, or null when it was too large. */
+    private StoredResponse captured() {
+        return c.call.dialect().stored(c.call, capture.result());
+    }
+
     /** The receipt settled the call: SUCCESS with its result ({@code answer}), or FAILED ({@code problem}). */
     void fromReceipt(RetryDecision d, StoredResponse answer, Problem problem, String detail) {
-        heldForReceipt = null;
+        whole = null;
         if (problem != null) {
             problem(d, problem, detail);
             return;

@@ -95,6 +95,27 @@ public final class RequestValues {
         return Optional.empty();
     }
 
+    /**
+     * A header value as text (CONTRACT §12: identifiers are read as UTF-8). The HTTP codec gives
+     * a header's bytes as ISO-8859-1 characters, one per byte; a value with bytes above 0x7F is
+     * decoded again as the UTF-8 clients send, a malformed sequence becoming U+FFFD. A value of
+     * ASCII only (or one holding a character no byte makes) comes back as it is, without copying.
+     */
+    public static String headerText(String latin1) {
+        if (latin1 == null) {
+            return null;
+        }
+        boolean high = false;
+        for (int i = 0, n = latin1.length(); i < n; i++) {
+            char c = latin1.charAt(i);
+            if (c > 0xFF) {
+                return latin1;
+            }
+            high |= c > 0x7F;
+        }
+        return high ? new String(latin1.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8) : latin1;
+    }
+
     private static byte[] utf8(String s) {
         return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
     }

@@ -22,12 +22,13 @@ import java.util.HexFormat;
  * endpoint, normalised) is in both so two MCP servers behind one route never share a record,
  * and a client key reused on another endpoint gets 422 as on any route (§12). Each is hashed
  * under its own purpose, so no MCP key or fingerprint can equal one of a plain HTTP request.
- * This class is stateless and thread-safe.
+ * This class is stateless and thread-safe; a {@link Memo} is not.
  */
 public final class McpKeys {
     static final String KEY_PURPOSE = "idemproxy-mcp-key-v1";
     static final String FINGERPRINT_PURPOSE = "idemproxy-mcp-fingerprint-v1";
     private static final HexFormat HEX = HexFormat.of();
+    private static final MessageDigest SHA_256 = lookUpSha256();
 
     private McpKeys() {}
 
@@ -38,7 +39,7 @@ public final class McpKeys {
         if (client != null) {
             return client;
         }
-        String key = "d:" + HEX.formatHex(hash(KEY_PURPOSE, request.path(), call), 0, 16);
+        String key = derivedKey(request.path(), call);
         return new KeyResolution(KeyResolution.Kind.DERIVED, key, key, null);
     }
 
@@ -47,6 +48,57 @@ public final class McpKeys {
         requireNonNull(request, "request");
         requireNonNull(call, "call");
         return new Fingerprint(HEX.formatHex(hash(FINGERPRINT_PURPOSE, request.path(), call)));
+    }
+
+    private static String derivedKey(String path, McpToolCall call) {
+        return "d:" + HEX.formatHex(hash(KEY_PURPOSE, path, call), 0, 16);
+    }
+
+    /**
+     * A connection's keys and fingerprints, remembered: an agent that retries a tool call on the
+     * same keep-alive connection sends the same tool and arguments again (with another id), and
+     * then neither is hashed again, as {@code Fingerprint.Memo} spares a plain POST's retry.
+     * Equal to {@link McpKeys#resolve} and {@link McpKeys#fingerprint}. Not thread-safe: one
+     * instance per connection.
+     */
+    public static final class Memo {
+        private String path;
+        private String tool;
+        private byte[] arguments;
+        private String key;
+        private Fingerprint fingerprint;
+
+        public KeyResolution resolve(String keyHeader, RequestView request, McpToolCall call) {
+            requireNonNull(call, "call");
+            KeyResolution client = ClientKeys.read(keyHeader, request);
+            if (client != null) {
+                return client;
+            }
+            remember(request.path(), call);
+            if (key == null) {
+                key = derivedKey(path, call);
+            }
+            return new KeyResolution(KeyResolution.Kind.DERIVED, key, key, null);
+        }
+
+        public Fingerprint fingerprint(RequestView request, McpToolCall call) {
+            requireNonNull(call, "call");
+            remember(request.path(), call);
+            if (fingerprint == null) {
+                fingerprint = McpKeys.fingerprint(request, call);
+            }
+            return fingerprint;
+        }
+
+        private void remember(String p, McpToolCall call) {
+            if (!p.equals(path) || !call.tool().equals(tool) || !java.util.Arrays.equals(call.canonicalArguments(), arguments)) {
+                path = p;
+                tool = call.tool();
+                arguments = call.canonicalArguments();
+                key = null;
+                fingerprint = null;
+            }
+        }
     }
 
     /** SHA-256 over the purpose and each part, every part length-prefixed so no two splits collide. */
@@ -66,6 +118,14 @@ public final class McpKeys {
     }
 
     private static MessageDigest sha256() {
+        try {
+            return (MessageDigest) SHA_256.clone();  // cheaper than a provider look-up per hash
+        } catch (CloneNotSupportedException e) {
+            return lookUpSha256();
+        }
+    }
+
+    private static MessageDigest lookUpSha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {

@@ -7,7 +7,8 @@ import static java.util.Objects.requireNonNull;
  * immutable.
  *
  * @param kind              what the body is
- * @param method            the request's or notification's {@code method}; null otherwise
+ * @param method            the request's or notification's {@code method} ({@code tools/call} for an
+ *                          {@code INVALID} tools/call); null otherwise
  * @param rawId             a request's or response's {@code id} exactly as sent (raw JSON); null when absent or null
  * @param toolCall          for a valid {@code tools/call} request; else null
  * @param paramsName        {@code params.name} when it is a string (what {@code Mcp-Name} mirrors for tools and prompts); else null
@@ -53,6 +54,11 @@ public record McpMessage(Kind kind, String method, String rawId, McpToolCall too
 
     static McpMessage invalid(int code, String rawId, String detail) {
         return new McpMessage(Kind.INVALID, null, rawId, null, null, null, null, null, code, detail);
+    }
+
+    /** A {@code tools/call} the proxy cannot act on (no id, no tool name, arguments that are no object): {@link #method} says so. */
+    static McpMessage invalidToolCall(int code, String rawId, String detail) {
+        return new McpMessage(Kind.INVALID, TOOLS_CALL, rawId, null, null, null, null, null, code, detail);
     }
 
     static McpMessage of(Kind kind) {

@@ -51,6 +51,46 @@ public final class McpMessageReader {
         }
     }
 
+    /**
+     * The id of a {@code tools/call} read from the first bytes of a body too large to read whole:
+     * present when its {@code method} and {@code id} both come before the bytes end (as the
+     * members are ordered by, e.g., the Python SDK; the TypeScript SDK writes the id last, after
+     * the arguments). Best effort: empty for anything else.
+     */
+    public static Optional<String> toolCallId(byte[] prefix) {
+        requireNonNull(prefix, "prefix");
+        String method = null;
+        String rawId = null;
+        boolean numberId = false;
+        try (JsonParser p = JsonSpans.parser(prefix)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return Optional.empty();
+            }
+            while ((method == null || rawId == null) && p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken v = p.nextToken();
+                if (field.equals("method") && v == JsonToken.VALUE_STRING) {
+                    method = p.getText();
+                } else if (field.equals("id") && validId(v)) {
+                    int start = JsonSpans.start(p);
+                    rawId = JsonSpans.text(prefix, start, JsonSpans.end(p, v));
+                    numberId = v != JsonToken.VALUE_STRING;
+                } else {
+                    p.skipChildren();
+                }
+            }
+            if (numberId) {
+                p.nextToken();  // a number is whole only if something follows it (it may be cut where the bytes end)
+            }
+        } catch (IOException | RuntimeException e) {
+            if (numberId) {
+                rawId = null;
+            }
+            // else the bytes ended (or broke) before both were read
+        }
+        return McpMessage.TOOLS_CALL.equals(method) && rawId != null ? Optional.of(rawId) : Optional.empty();
+    }
+
     /** What one pass found; offsets are -1 when a member is absent. */
     private static final class Fields {
         String method;
@@ -184,26 +224,26 @@ public final class McpMessageReader {
 
     private static McpMessage toolCall(byte[] body, Fields f, String rawId, boolean hasId) {
         if (!hasId) {
-            return McpMessage.invalid(INVALID_REQUEST, null, "tools/call has no id (expected: a request with a string or number id)");
+            return McpMessage.invalidToolCall(INVALID_REQUEST, null, "tools/call has no id (expected: a request with a string or number id)");
         }
         if (rawId == null) {
-            return McpMessage.invalid(INVALID_REQUEST, null, "tools/call has an id that is not a string or number");
+            return McpMessage.invalidToolCall(INVALID_REQUEST, null, "tools/call has an id that is not a string or number");
         }
         if (f.paramsNotObject || !f.paramsPresent) {
-            return McpMessage.invalid(INVALID_PARAMS, rawId, "tools/call has no params object (expected: {\"name\": …, \"arguments\": {…}})");
+            return McpMessage.invalidToolCall(INVALID_PARAMS, rawId, "tools/call has no params object (expected: {\"name\": …, \"arguments\": {…}})");
         }
         if (f.name == null || f.name.isEmpty()) {
-            return McpMessage.invalid(INVALID_PARAMS, rawId, "tools/call has no tool name (expected: params.name, a non-empty string)");
+            return McpMessage.invalidToolCall(INVALID_PARAMS, rawId, "tools/call has no tool name (expected: params.name, a non-empty string)");
         }
         byte[] args;
         if (f.argsToken == null || f.argsToken == JsonToken.VALUE_NULL) {
             args = new byte[] {'{', '}'};
         } else if (f.argsToken != JsonToken.START_OBJECT) {
-            return McpMessage.invalid(INVALID_PARAMS, rawId, "tools/call arguments are not an object (expected: params.arguments, a JSON object)");
+            return McpMessage.invalidToolCall(INVALID_PARAMS, rawId, "tools/call arguments are not an object (expected: params.arguments, a JSON object)");
         } else {
             Optional<byte[]> canonical = CanonicalJson.canonicalize(JsonSpans.slice(body, f.argsStart, f.argsEnd));
             if (canonical.isEmpty()) {
-                return McpMessage.invalid(INVALID_PARAMS, rawId, "tools/call arguments cannot be read (a duplicate member name?)");
+                return McpMessage.invalidToolCall(INVALID_PARAMS, rawId, "tools/call arguments cannot be read (a duplicate member name?)");
             }
             args = canonical.get();
         }

@@ -46,10 +46,21 @@ public sealed interface McpPlan permits McpPlan.PassThrough, McpPlan.Reject, Mcp
         }
     }
 
-    /** Answer with {@code answer} and forward nothing. */
-    record Reject(JsonRpcAnswer answer) implements McpPlan {
+    /**
+     * Answer with {@code answer} and forward nothing.
+     *
+     * @param toolLabel for a {@code tools/call} (as far as it was read): its metrics label, {@code other}
+     *                  when its tool could not be read; null for any other message
+     * @param reason    why, for the call's log line: {@code invalid_message}, {@code header_mismatch}, {@code bad_key}
+     */
+    record Reject(JsonRpcAnswer answer, String toolLabel, String reason) implements McpPlan {
+        public static final String INVALID_MESSAGE = "invalid_message";
+        public static final String HEADER_MISMATCH = "header_mismatch";
+        public static final String BAD_KEY = "bad_key";
+
         public Reject {
             requireNonNull(answer, "answer");
+            requireNonNull(reason, "reason");
         }
     }
 

@@ -22,7 +22,7 @@ import java.util.Optional;
  *   <li>Anything else passes through: a batch, other requests (a {@code tools/list}'s answer to be
  *       observed), notifications, the client's responses, unprotected tool calls.</li>
  * </ol>
- * This class is stateless and thread-safe.
+ * This class is stateless and thread-safe (a {@link McpKeys.Memo} is not: one per connection).
  */
 public final class McpPlanner {
     private McpPlanner() {}
@@ -36,6 +36,15 @@ public final class McpPlanner {
      */
     public static McpPlan plan(RequestView request, McpPolicy policy, ToolCatalogue catalogue, String keyHeader,
             boolean routeTaggedIdempotent) {
+        return plan(request, policy, catalogue, keyHeader, routeTaggedIdempotent, new McpKeys.Memo());
+    }
+
+    /**
+     * As {@link #plan(RequestView, McpPolicy, ToolCatalogue, String, boolean)}, with the
+     * connection's remembered keys ({@link McpKeys.Memo}).
+     */
+    public static McpPlan plan(RequestView request, McpPolicy policy, ToolCatalogue catalogue, String keyHeader,
+            boolean routeTaggedIdempotent, McpKeys.Memo keys) {
         requireNonNull(request, "request");
         requireNonNull(policy, "policy");
         requireNonNull(catalogue, "catalogue");
@@ -45,25 +54,27 @@ public final class McpPlanner {
         }
         McpMessage m = McpMessageReader.read(request.body());
         if (m.kind() == McpMessage.Kind.INVALID) {
-            return new McpPlan.Reject(McpErrors.invalid(m));
+            return new McpPlan.Reject(McpErrors.invalid(m), McpMessage.TOOLS_CALL.equals(m.method()) ? ToolCatalogue.OTHER : null,
+                    McpPlan.Reject.INVALID_MESSAGE);
         }
         if (!m.isToolCall()) {
             return new McpPlan.PassThrough(m, null);
         }
-        Optional<String> mismatch = McpHeaderCheck.mismatch(request, m);
-        if (mismatch.isPresent()) {
-            return new McpPlan.Reject(McpErrors.headerMismatch(m.rawId(), mismatch.get()));
-        }
         McpToolCall call = m.toolCall();
         String label = catalogue.label(call.tool());
+        Optional<String> mismatch = McpHeaderCheck.mismatch(request, m);
+        if (mismatch.isPresent()) {
+            return new McpPlan.Reject(McpErrors.headerMismatch(m.rawId(), mismatch.get()), label, McpPlan.Reject.HEADER_MISMATCH);
+        }
         if (!policy.protects(call.tool(), catalogue)) {
             return new McpPlan.PassThrough(m, label);
         }
-        KeyResolution key = McpKeys.resolve(keyHeader, request, call);
+        KeyResolution key = keys.resolve(keyHeader, request, call);
         if (key.kind() == KeyResolution.Kind.BAD) {
-            return new McpPlan.Reject(McpErrors.error(Problem.BAD_REQUEST, call.rawId(), key.detail(), null));
+            return new McpPlan.Reject(McpErrors.error(Problem.BAD_REQUEST, call.rawId(), key.detail(), null), label,
+                    McpPlan.Reject.BAD_KEY);
         }
-        return new McpPlan.Protect(call, key, McpKeys.fingerprint(request, call), label,
+        return new McpPlan.Protect(call, key, keys.fingerprint(request, call), label,
                 McpOutcomes.repeatHarmless(routeTaggedIdempotent, catalogue, call.tool()));
     }
 }

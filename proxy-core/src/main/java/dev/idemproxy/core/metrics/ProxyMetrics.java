@@ -51,6 +51,10 @@ public final class ProxyMetrics {
     public static final String STORE_NEAR_CACHE = "idemproxy.store.near.cache";
     /** Calls being served right now, by route: {@code idemproxy_in_flight{route}}. */
     public static final String IN_FLIGHT = "idemproxy.in.flight";
+    /** MCP tool calls by route, tool and outcome: {@code idemproxy_mcp_calls_total{route,tool,outcome}}. */
+    public static final String MCP_CALLS = "idemproxy.mcp.calls";
+    /** The {@code tool} of an MCP call whose tool the route's last {@code tools/list} did not name. */
+    public static final String MCP_OTHER_TOOL = "other";
 
     /**
      * Bucket bounds of {@code idemproxy_upstream_duration_seconds}: one attempt of a tool call, from
@@ -90,9 +94,16 @@ public final class ProxyMetrics {
                     + " (store.onUnavailable: passthrough)"),
             Map.entry(STORE_NEAR_CACHE, "Claims answered from the near-cache of ended records (result hit) or sent to the"
                     + " store (result miss)"),
-            Map.entry(IN_FLIGHT, "Calls being served right now, pass-through and protected, by route"));
+            Map.entry(IN_FLIGHT, "Calls being served right now, pass-through and protected, by route"),
+            Map.entry(ProxyMetrics.CONNECT, "CONNECT requests of the forward proxy by result: intercepted, tunnelled or refused"),
+            Map.entry(MCP_CALLS, "MCP tools/call requests (and JSON-RPC batches) on MCP routes by tool and outcome (executed,"
+                    + " not_executed, failed, replayed, rejected, unprotected, unprotected_batch); tool is other when the route's"
+                    + " last tools/list did not name it"));
     /** Requests and connections the front refused, by {@link FrontRejection} reason. */
     public static final String FRONT_REJECTIONS = "idemproxy.front.rejections";
+
+    /** CONNECT requests by what became of them ({@code result}: intercepted, tunnelled, refused). */
+    public static final String CONNECT = "idemproxy.connect";
 
     /** {@code kind} of {@link #KEY_CONFLICTS}: a duplicate of a call in flight (409). */
     public static final String KIND_IN_FLIGHT = "in_flight";
@@ -115,6 +126,8 @@ public final class ProxyMetrics {
     private final Counter[] frontRejections = new Counter[FrontRejection.values().length];
     /** Per route, the meters every call touches: the per-call path does no string work. */
     private final ConcurrentHashMap<String, RouteCounters> requestCounters = new ConcurrentHashMap<>();
+    /** mcp_calls_total by route, then by "tool|outcome". */
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, Counter>> mcpCounters = new ConcurrentHashMap<>();
     /** store_duration_seconds by op, keyed by the op alone (no name to join per call). */
     private final ConcurrentHashMap<String, Timer> storeTimers = new ConcurrentHashMap<>();
 
@@ -164,6 +177,41 @@ public final class ProxyMetrics {
         }
         for (String reason : retryReasons) {
             counter(RETRIES, "route", route, "reason", reason);
+        }
+    }
+
+    /**
+     * Registers an MCP route's {@code idemproxy_mcp_calls_total} series at zero for the tool
+     * {@code other}, one per outcome in {@code outcomes}; a named tool's series appear with its first call.
+     */
+    public void registerMcpRoute(String route, Collection<String> outcomes) {
+        requireNonNull(route, "route");
+        for (String outcome : outcomes) {
+            mcpCall(route, MCP_OTHER_TOOL, outcome, false);
+        }
+    }
+
+    /**
+     * One MCP tool call ended (or a batch passed). {@code tool} is bounded by the caller (the
+     * route's tool catalogue: at most its cap of names, else {@code other}); {@code outcome} is
+     * one of a closed set of words.
+     */
+    public void mcpCall(String route, String tool, String outcome) {
+        mcpCall(route, tool, outcome, true);
+    }
+
+    private void mcpCall(String route, String tool, String outcome, boolean count) {
+        ConcurrentHashMap<String, Counter> byTool = mcpCounters.get(route);
+        if (byTool == null) {
+            byTool = mcpCounters.computeIfAbsent(route, r -> new ConcurrentHashMap<>());
+        }
+        Counter c = byTool.get(tool + '|' + outcome);
+        if (c == null) {
+            c = byTool.computeIfAbsent(tool + '|' + outcome, x -> Counter.builder(MCP_CALLS).description(help(MCP_CALLS))
+                    .tag("route", route).tag("tool", tool).tag("outcome", outcome).register(registry));
+        }
+        if (count) {
+            c.increment();
         }
     }
 
@@ -280,6 +328,21 @@ public final class ProxyMetrics {
     /** A request or connection the front refused. */
     public void frontRejection(FrontRejection reason) {
         frontRejections[reason.ordinal()].increment();
+    }
+
+    /**
+     * Registers {@code idemproxy_connect_total} at zero for each of {@code results} (the forward
+     * proxy's: intercepted, tunnelled, refused); only a proxy with {@code forwardProxy} does.
+     */
+    public void registerConnectResults(Collection<String> results) {
+        for (String result : results) {
+            counter(CONNECT, "result", result, null, null);
+        }
+    }
+
+    /** One CONNECT answered; {@code result} is one of those {@linkplain #registerConnectResults registered}. */
+    public void connect(String result) {
+        counter(CONNECT, "result", result, null, null).increment();
     }
 
     /** A call forwarded unprotected because the store did not answer ({@code onUnavailable: passthrough}). */

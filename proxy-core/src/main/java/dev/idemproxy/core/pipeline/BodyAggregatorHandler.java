@@ -5,22 +5,26 @@ import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.metrics.FrontRejection;
 import dev.idemproxy.core.problem.Problem;
-import dev.idemproxy.core.problem.ProblemResponses;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * Buffers the request body of a protected call (idempotency or retries need the whole body:
- * to fingerprint it and to send it again), up to the route's {@code maxRequestBody}; a larger
- * body is answered 413 {@code request-too-large} and the connection closed. A request the codec
- * read whole ({@code FullHttpRequest}) brings its body with its head: it is taken from there. Unprotected calls
- * pass through untouched, so they stream. {@code Expect: 100-continue} is answered here, once the
+ * Buffers the request body of a call whose dialect asks for it ({@link ProxyCall#buffersBody()}: a
+ * protected HTTP call, whose idempotency or retries need the whole body to fingerprint it and to
+ * send it again; every POST of an MCP route, read as JSON-RPC), up to the route's
+ * {@code maxRequestBody}; a larger body is answered 413 {@code request-too-large} as the dialect
+ * words it (an MCP route's {@code tools/call} as a JSON-RPC error when its id was read) and the
+ * connection closed. A request the codec read whole ({@code FullHttpRequest}) brings its body
+ * with its head: it is taken from there. Other calls pass through untouched, so they stream. {@code Expect: 100-continue} is answered here, once the
  * body is to be read ({@link ExpectContinue}). Ownership: contents of a protected call are
  * accumulated into the call's body buffer (released when the call ends) and not passed on. A
  * {@link FrontRejected} event while a body is being buffered (too slow, or failing to decode)
@@ -28,6 +32,9 @@ import io.netty.util.ReferenceCountUtil;
  * Not thread-safe: one instance per channel.
  */
 final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
+    /** How much of a refused body its dialect is shown (a JSON-RPC id comes first, in practice). */
+    private static final int PREFIX_BYTES = 4096;
+    private static final byte[] NONE = new byte[0];
     private final CallLog log;
     private ProxyCall call;
     private CompositeByteBuf body;
@@ -42,7 +49,7 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof ProxyCall) {
             ProxyCall c = (ProxyCall) msg;
-            if (!c.isProtected()) {
+            if (!c.buffersBody()) {
                 ExpectContinue.accept(ctx, c.request());
                 ctx.fireChannelRead(msg);
                 return;
@@ -66,10 +73,9 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         long declared = HttpUtil.getContentLength(c.request(), -1L);
         if (declared > limit) {
             log.metrics().frontRejection(FrontRejection.TOO_LARGE);
-            log.finished(c.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), c.startNanos(), null, null,
-                    null, 0, "request_too_large");
+            byte[] prefix = c.request() instanceof FullHttpRequest ? prefix(((FullHttpRequest) c.request()).content()) : NONE;
             ReferenceCountUtil.release(c.request());  // a request read whole carries its body: let it go
-            reject(ctx, declared);
+            reject(ctx, c, prefix, declared);
             return;
         }
         ExpectContinue.accept(ctx, c.request());
@@ -85,10 +91,11 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
             long size = body.readableBytes() + (long) content.content().readableBytes();
             content.release();
             log.metrics().frontRejection(FrontRejection.TOO_LARGE);
-            log.finished(call.route().name(), CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), call.startNanos(), null,
-                    null, null, 0, "request_too_large");
+            ProxyCall c = call;
+            c.addBytesIn(size);
+            byte[] prefix = prefix(body);
             discard();
-            reject(ctx, size);
+            reject(ctx, c, prefix, size);
             return;
         }
         body.addComponent(true, content.content().retain());
@@ -107,8 +114,7 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof FrontRejected && call != null) {
             FrontRejected r = (FrontRejected) evt;
-            log.finished(call.route().name(), CallOutcome.REJECTED, r.status, call.startNanos(), null, null, null, 0,
-                    r.reason.spelling());
+            log.finished(call, CallOutcome.REJECTED, r.status, null, null, null, 0, r.reason.spelling());
             discard();
             rejected = true;
             r.own();
@@ -116,11 +122,23 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         ctx.fireUserEventTriggered(evt);
     }
 
-    private void reject(ChannelHandlerContext ctx, long size) {
+    /**
+     * Answers 413 (in the call's dialect) and closes, after the call's line ({@code in}: the body
+     * bytes read before it was refused).
+     */
+    private void reject(ChannelHandlerContext ctx, ProxyCall c, byte[] prefix, long size) {
         rejected = true;
         ctx.channel().config().setAutoRead(false);
-        Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.REQUEST_TOO_LARGE,
-                "request body of at least " + size + " bytes exceeds maxRequestBody " + limit, null), true);
+        FullHttpResponse resp = c.dialect().tooLarge(ctx.alloc(), c, prefix,
+                "request body of at least " + size + " bytes exceeds maxRequestBody " + limit);
+        c.addBytesOut(resp.content().readableBytes());
+        log.finished(c, CallOutcome.REJECTED, Problem.REQUEST_TOO_LARGE.status(), null, null, null, 0, "request_too_large");
+        Answers.write(ctx, resp, true);
+    }
+
+    /** The first bytes of a body refused as too large, for its dialect to read an id from. */
+    private static byte[] prefix(ByteBuf b) {
+        return ByteBufUtil.getBytes(b, b.readerIndex(), Math.min(PREFIX_BYTES, b.readableBytes()));
     }
 
     private void discard() {

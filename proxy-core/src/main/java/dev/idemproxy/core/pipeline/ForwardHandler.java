@@ -11,7 +11,8 @@ import java.net.SocketAddress;
 
 /**
  * Hands each call to its leg: a pass-through call to the connection's {@link PassThroughRelay},
- * which streams it both ways; a protected call (its body buffered) to a
+ * which streams it both ways (a buffered one its plan passes through goes up as one message); a
+ * protected call (its body buffered) to a
  * {@link ProtectedCallRunner}, which runs its attempts and ends when it settles, even if this
  * client has gone by then. Ownership: what is not passed to a leg is released here. Not
  * thread-safe: one instance per channel.
@@ -37,7 +38,7 @@ final class ForwardHandler extends ChannelDuplexHandler {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof ProxyCall) {
             ProxyCall c = (ProxyCall) msg;
-            if (c.body() != null) {
+            if (c.body() != null && !c.passesThrough()) {
                 protectedRun = ProtectedCallRunner.prepare(ctx, c, services, state, clientIp(ctx), () -> protectedRun = null);
                 protectedRun.start();
             } else {

@@ -36,14 +36,18 @@ final class HeaderRewrite {
      * Host of the upstream, hop-by-hop headers gone, X-Forwarded-For appended to, X-Forwarded-Proto
      * and -Host set from what the proxy saw (the client's replaced; -Host removed when the client
      * named no host, as an HTTP/1.0 request may).
+     *
+     * @param clientScheme how the client spoke to the proxy: {@code https} inside an interception
      */
-    static void toUpstream(HttpRequest req, Route route, String pathAndQuery, String originalHost, String clientIp) {
-        toUpstream(req, route.upstreamBasePath(), route.upstreamAuthority(), pathAndQuery, originalHost, clientIp);
+    static void toUpstream(HttpRequest req, Route route, String pathAndQuery, String originalHost, String clientIp,
+            String clientScheme) {
+        toUpstream(req, route.upstreamBasePath(), route.upstreamAuthority(), pathAndQuery, originalHost, clientIp,
+                clientScheme);
     }
 
     /** As above, with the route's base path and authority already derived (a caller may keep them per route). */
     static void toUpstream(HttpRequest req, String basePath, String authority, String pathAndQuery, String originalHost,
-            String clientIp) {
+            String clientIp, String clientScheme) {
         HttpHeaders h = req.headers();
         boolean chunked = HttpUtil.isTransferEncodingChunked(req);
         dropHopByHop(h);
@@ -57,7 +61,7 @@ final class HeaderRewrite {
         h.set(X_FORWARDED_FOR, forwardedFor(h, clientIp));
         // What the proxy saw, never what the client claims: a client's own -Proto or -Host would
         // reach an upstream that builds URLs or trusts the scheme from them.
-        h.set(X_FORWARDED_PROTO, "http");
+        h.set(X_FORWARDED_PROTO, clientScheme);
         if (originalHost != null) {
             h.set(X_FORWARDED_HOST, originalHost);
         } else {

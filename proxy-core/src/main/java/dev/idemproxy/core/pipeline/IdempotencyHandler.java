@@ -1,12 +1,12 @@
 package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.call.CallDialect;
-import dev.idemproxy.core.call.CallId;
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.call.CallPlan;
 import dev.idemproxy.core.call.CallProtection;
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ClaimAttempt;
+import dev.idemproxy.core.call.OnLoop;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.call.RecordedProtection;
 import dev.idemproxy.core.call.ReplayAuthority;
@@ -15,26 +15,32 @@ import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.store.ClaimResult;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpResponse;
 
 /**
- * The idempotency gate of a protected call: its dialect's planner gives its key, record and
- * fingerprint; a {@link ClaimAttempt} claims the record (asynchronously; the answer hops back to
- * this channel's loop); then the call is passed on holding the claim, or answered here with the
- * stored response (a replay), or with 400/409/422/503. A DLQ replay proven by the admin API
- * ({@link ReplayAuthority}) is resolved here, once, and claims under its original record.
- * Ownership: a call answered here has its body released here; a call passed on keeps it.
+ * The gate of a buffered call its dialect plans ({@link CallDialect#gated}): the dialect's
+ * planner says what the call is ({@link CallPlan}). A protected call's record is claimed by a
+ * {@link ClaimAttempt} (asynchronously; the answer hops back to this channel's loop); then the
+ * call is passed on holding the claim, or answered here with the stored response (a replay), or
+ * with 400/409/422/503. A rejected call gets its problem, a call the planner answered (an
+ * unreadable MCP message, a held-back cancellation) its answer; a call to pass through is passed
+ * on unprotected (when its plan says, once a condition holds: an MCP session's DELETE waits for
+ * the session's protected calls), as is a protected call when there is no store. A DLQ replay proven by the
+ * admin API ({@link ReplayAuthority}) is resolved here, once, and claims under its original
+ * record ({@link ConnectionPlanner}). Ownership: a call answered here has its body released here; a call passed on keeps it.
  * Not thread-safe: one instance per channel.
  */
 final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements ClaimAttempt.Outcome {
     private final CallServices services;
     private ChannelHandlerContext ctx;
-    /** The planner of the connection's last dialect: it remembers the connection's credentials and last body. */
-    private CallDialect plannerOf;
-    private CallDialect.Planner planner;
+    private final ConnectionPlanner planning;
     private ClaimAttempt claim;
+    /** A call to pass through once its plan's condition holds (an MCP session's DELETE); null when none. */
+    private ProxyCall waiting;
 
     IdempotencyHandler(CallServices services) {
         this.services = services;
+        this.planning = new ConnectionPlanner(services);
     }
 
     @Override
@@ -46,7 +52,7 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof ProxyCall) {
             ProxyCall c = (ProxyCall) msg;
-            if (c.body() != null && c.route().idempotency().protects(c.request().method().name()) && services.records() != null) {
+            if (c.body() != null && c.dialect().gated(c, services.records() != null)) {
                 gate(c);
                 return;
             }
@@ -56,36 +62,50 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
 
     private void gate(ProxyCall c) {
         NettyRequestView view = new NettyRequestView(c);
-        ReplayAuthority.Replay replay = services.replays().take(c.request());
-        CallPlan plan;
-        String callId;
-        if (replay != null && replay.record() != null && replay.record().route().equals(c.route().name())) {
-            // Re-run as itself: its stored request lost its secrets, so its scope could not be computed again.
-            plan = planner(c.dialect()).planReplay(c, view, replay.record());
-            callId = replay.callId();
-        } else {
-            plan = planner(c.dialect()).plan(c, view);
-            if (plan.rejected()) {
-                services.log().finished(c.route().name(), CallOutcome.REJECTED, plan.problem().status(), c.startNanos(), null,
-                        null, null, 0, plan.problem().spelling());
-                answer(c, plan.problem(), plan.detail(), null);
+        ConnectionPlanner.Planned planned = planning.plan(c, view);
+        CallPlan plan = planned.plan();
+        c.plan(plan);
+        switch (plan.kind()) {
+            case REJECT:
+                answer(c, plan.problem(), plan.detail(), null, null, null);
                 return;
-            }
-            callId = replay != null ? replay.callId() : CallId.next();
+            case ANSWER:
+                c.releaseBody();
+                FullHttpResponse ready = plan.answer().response(ctx.alloc());
+                c.addBytesOut(ready.content().readableBytes());
+                services.log().finished(c, CallOutcome.REJECTED, plan.answer().status(), null, null, null, 0, plan.answer().reason());
+                ctx.writeAndFlush(ready);
+                return;
+            case PASS:
+                if (plan.forwardAfter() != null) {
+                    passAfter(c, plan.forwardAfter());
+                    return;
+                }
+                ctx.fireChannelRead(c);
+                return;
+            default:
+                c.startInDialect();
+                if (services.records() == null) {
+                    ctx.fireChannelRead(c);  // no records can be kept: forwarded as a protected call without one
+                    return;
+                }
         }
-        CallIdentity identity = new CallIdentity(callId, c.route().idempotency().key().header(), plan.headerValue(),
+        CallIdentity identity = new CallIdentity(planned.callId(), c.route().idempotency().key().header(), plan.headerValue(),
                 services.taskId(c.request()), services.bizId(c, view));
         claim = new ClaimAttempt(services, ctx.channel().eventLoop(), c, plan, identity,
-                ReplayAuthority.createdAt(replay, services.recorder().now()), this);
+                ReplayAuthority.createdAt(planned.replay(), services.recorder().now()), this);
         claim.start();
     }
 
-    private CallDialect.Planner planner(CallDialect dialect) {
-        if (dialect != plannerOf) {
-            plannerOf = dialect;
-            planner = dialect.planner(services.random());
-        }
-        return planner;
+    /** Forwards {@code c} once {@code after} completes (on this loop), unless its client has left by then. */
+    private void passAfter(ProxyCall c, java.util.concurrent.CompletionStage<?> after) {
+        waiting = c;
+        OnLoop.then(after, ctx.channel().eventLoop(), (v, err) -> {
+            if (waiting == c) {
+                waiting = null;
+                ctx.fireChannelRead(c);
+            }
+        });
     }
 
     @Override
@@ -107,27 +127,34 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
         claim = null;
         ProxyCall c = a.call();
         c.releaseBody();
-        services.log().finished(c.route().name(), CallOutcome.REPLAYED, done.response().status(), c.startNanos(),
-                done.callId(), a.identity().bizId(), a.identity().key(), done.attempts(), null);
-        ctx.writeAndFlush(c.dialect().replay(ctx.alloc(), c, done.response(), done.callId(), done.attempts()));
+        FullHttpResponse replayed = c.dialect().replay(ctx.alloc(), c, done.response(), done.callId(), done.attempts());
+        c.addBytesOut(replayed.content().readableBytes());
+        services.log().finished(c, CallOutcome.REPLAYED, done.response().status(), done.callId(), a.identity().bizId(),
+                a.identity().key(), done.attempts(), null);
+        ctx.writeAndFlush(replayed);
     }
 
     @Override
     public void refused(ClaimAttempt a, Problem problem, String detail, String callId) {
         claim = null;
-        ProxyCall c = a.call();
-        services.log().finished(c.route().name(), CallOutcome.REJECTED, problem.status(), c.startNanos(), callId,
-                a.identity().bizId(), a.identity().key(), 0, problem.spelling());
-        answer(c, problem, detail, callId);
+        answer(a.call(), problem, detail, callId, a.identity().bizId(), a.identity().key());
     }
 
-    private void answer(ProxyCall c, Problem problem, String detail, String callId) {
+    /** Answers the call with a problem, after its line (rejected, with the problem's name as reason). */
+    private void answer(ProxyCall c, Problem problem, String detail, String callId, String bizId, String key) {
         c.releaseBody();
-        ctx.writeAndFlush(c.dialect().problem(ctx.alloc(), c, problem, detail, callId));
+        FullHttpResponse resp = c.dialect().problem(ctx.alloc(), c, problem, detail, callId);
+        c.addBytesOut(resp.content().readableBytes());
+        services.log().finished(c, CallOutcome.REJECTED, problem.status(), callId, bizId, key, 0, problem.spelling());
+        ctx.writeAndFlush(resp);
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (waiting != null) {
+            waiting.releaseBody();  // its client left before it was forwarded: it is not
+            waiting = null;
+        }
         ClaimAttempt a = claim;
         if (a != null) {
             claim = null;

@@ -1,6 +1,7 @@
 package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.idempotency.RequestValues;
 import dev.idemproxy.core.idempotency.RequestView;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -33,9 +34,10 @@ final class NettyRequestView implements RequestView {
         return q < 0 ? pq : pq.substring(0, q);
     }
 
+    /** The value as text: its bytes read as UTF-8 ({@link RequestValues#headerText}). */
     @Override
     public String header(String name) {
-        return call.request().headers().get(name);
+        return RequestValues.headerText(call.request().headers().get(name));
     }
 
     @Override

@@ -12,7 +12,13 @@ import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import dev.idemproxy.core.call.ResponseObserver;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
@@ -29,8 +35,12 @@ import java.util.ArrayDeque;
  * response head must arrive within min(perTry, total) of the request's end ({@link HeadTimer});
  * after that only the idle timeout applies, so long streams (SSE) live on.
  *
- * <p>Ownership: request contents are written upstream (which releases them) or released here;
- * response contents are written to the client. One instance per client channel, reused call after
+ * <p>A call whose body was buffered (an MCP message its plan passes through) goes upstream as
+ * its head and that body in one write, and its plan's {@link ResponseObserver}, if any, reads the
+ * answer as it passes (an MCP {@code tools/list} feeding the route's tool catalogue).
+ *
+ * <p>Ownership: request contents (a buffered body too) are written upstream (which releases them)
+ * or released here; response contents are written to the client. One instance per client channel, reused call after
  * call. Not thread-safe: runs on the client channel's event loop.
  */
 final class PassThroughRelay implements UpstreamListener {
@@ -50,6 +60,10 @@ final class PassThroughRelay implements UpstreamListener {
     private boolean discardRequest;
     private boolean failed;
     private int status;
+    /** Reads the call's answer as it passes; null when nothing does. */
+    private ResponseObserver observer;
+    /** The request's head to write upstream: the client's, or a new one ahead of a buffered body. */
+    private HttpRequest head;
     /** The route of the last call on this connection, and what the upstream request head derives from it. */
     private Route derivedFor;
     private String upstreamBasePath;
@@ -71,8 +85,19 @@ final class PassThroughRelay implements UpstreamListener {
         failed = false;
         call = c;
         long seq = ++callSeq;
+        observer = c.plan() == null ? null : c.plan().observer();
+        head = c.request();
+        if (c.body() != null) {
+            head = bufferedHead(c);
+        }
         // a request read whole (no body, or all of it in one read) comes as one FullHttpRequest
-        requestDone = c.request() instanceof LastHttpContent;
+        requestDone = head instanceof LastHttpContent || c.body() != null;
+        if (head instanceof HttpContent) {
+            c.addBytesIn(((HttpContent) head).content().readableBytes());
+        }
+        if (c.body() != null) {
+            pending.add(new DefaultLastHttpContent(c.takeBody()));
+        }
         if (requestDone) {
             headTimer.start(seq, c.route().timeouts());
         }
@@ -119,11 +144,12 @@ final class PassThroughRelay implements UpstreamListener {
             upstreamBasePath = route.upstreamBasePath();
             upstreamAuthority = route.upstreamAuthority();
         }
-        HeaderRewrite.toUpstream(call.request(), upstreamBasePath, upstreamAuthority, call.pathAndQuery(), call.originalHost(), clientIp);
-        ReplayAuthority.strip(call.request().headers());  // a DLQ replay's proof is ours, even where it proves nothing
+        HeaderRewrite.toUpstream(head, upstreamBasePath, upstreamAuthority, call.pathAndQuery(), call.originalHost(), clientIp,
+                call.clientScheme());
+        ReplayAuthority.strip(head.headers());  // a DLQ replay's proof is ours, even where it proves nothing
         Channel up = conn.channel();
         // Void promises: a failed upstream write fires exceptionCaught there, which ends the call.
-        up.write(call.request(), up.voidPromise());
+        up.write(head, up.voidPromise());
         HttpContent c;
         while ((c = pending.poll()) != null) {
             up.write(c, up.voidPromise());
@@ -136,6 +162,19 @@ final class PassThroughRelay implements UpstreamListener {
         }
     }
 
+    /**
+     * The head of a request whose body was buffered: the client's method, target and headers
+     * (which the rewrite for the upstream changes in place), framed by the body's length.
+     */
+    private static HttpRequest bufferedHead(ProxyCall c) {
+        HttpRequest r = new DefaultHttpRequest(HttpVersion.HTTP_1_1, c.request().method(), c.request().uri(), c.request().headers());
+        if (c.body().isReadable() || r.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            r.headers().remove(HttpHeaderNames.TRANSFER_ENCODING);
+            r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, c.body().readableBytes());
+        }
+        return r;
+    }
+
     void clientContent(HttpContent c) {
         if (call == null || discardRequest) {
             if (c instanceof LastHttpContent) {
@@ -145,6 +184,7 @@ final class PassThroughRelay implements UpstreamListener {
             c.release();
             return;
         }
+        call.addBytesIn(c.content().readableBytes());
         boolean last = c instanceof LastHttpContent;
         if (last) {
             requestDone = true;
@@ -177,6 +217,9 @@ final class PassThroughRelay implements UpstreamListener {
             return;
         }
         toClient(resp);
+        if (observer != null) {
+            observer.head(resp);
+        }
         ctx.write(resp, ctx.voidPromise());
     }
 
@@ -197,6 +240,11 @@ final class PassThroughRelay implements UpstreamListener {
             return;
         }
         toClient(head);
+        call.addBytesOut(last.content().readableBytes());
+        if (observer != null) {
+            observer.head(head);
+            observer.content(last.content(), true);
+        }
         ctx.write(new DefaultFullHttpResponse(head.protocolVersion(), head.status(), last.content(), head.headers(),
                 last.trailingHeaders()), ctx.voidPromise());
         responseDone = true;
@@ -211,6 +259,10 @@ final class PassThroughRelay implements UpstreamListener {
             return;
         }
         boolean last = content instanceof LastHttpContent;
+        call.addBytesOut(content.content().readableBytes());
+        if (observer != null) {
+            observer.content(content.content(), last);
+        }
         ctx.write(content, ctx.voidPromise());
         if (last) {
             responseDone = true;
@@ -280,6 +332,9 @@ final class PassThroughRelay implements UpstreamListener {
         failed = true;
         releaseUpstream(false);
         FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), problem, detail, null);
+        if (call != null) {
+            call.addBytesOut(resp.content().readableBytes());
+        }
         boolean close = !requestDone || state.draining();
         releasePending();
         endCall();
@@ -323,8 +378,10 @@ final class PassThroughRelay implements UpstreamListener {
         if (call != null) {
             ProxyCall c = call;
             call = null;
+            observer = null;
+            head = null;
             state.callEnded();
-            services.log().passedThrough(c.route().log().passThrough(), c.route().name(), failed, status, c.startNanos());
+            services.log().passedThrough(c, failed, status);
         }
     }
 
@@ -347,8 +404,7 @@ final class PassThroughRelay implements UpstreamListener {
             call = null;
             headTimer.cancel();
             state.callEnded();
-            services.log().finished(c.route().name(), CallOutcome.REJECTED, r.status, c.startNanos(), null, null, null, 0,
-                    r.reason.spelling());
+            services.log().finished(c, CallOutcome.REJECTED, r.status, null, null, null, 0, r.reason.spelling());
         }
         r.own();
     }

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Tail of the client pipeline. An exception that reached here escaped the handler that owned
  * the exchange, so the connection's state is unknown: it is logged and the connection closed.
- * (I/O errors such as a client reset are routine and logged at debug.) Stray messages are
+ * (I/O errors such as a client reset are routine and logged at debug, and so is a client's TLS
+ * failing on an intercepted CONNECT, which its CONNECT line reports.) Stray messages are
  * released. This class is stateless and shared.
  */
 @Sharable
@@ -26,7 +27,7 @@ final class ProblemHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof IOException) {
+        if (cause instanceof IOException || cause.getCause() instanceof javax.net.ssl.SSLException) {
             LOG.debug("client connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
         } else {
             LOG.warn("closing client connection {} after an unexpected error", ctx.channel().remoteAddress(), cause);

@@ -38,6 +38,7 @@ final class ProtectedCallRunner implements ClientSide {
     private final ProxyCall call;
     private final ServerState state;
     private ProtectedCall execution;
+    private Settlement settlement;
     private boolean answered;
 
     private ProtectedCallRunner(ChannelHandlerContext ctx, ProxyCall call, ServerState state) {
@@ -66,13 +67,13 @@ final class ProtectedCallRunner implements ClientSide {
         Deadline deadline = Deadline.of(c.route().timeouts().total(), c.request().headers().get(TIMEOUT_MS),
                 c.request().headers().get(DEADLINE), services.ticker(), services.clock());
         c.request().headers().remove(TIMEOUT_MS).remove(DEADLINE);
-        HeaderRewrite.toUpstream(c.request(), c.route(), c.pathAndQuery(), c.originalHost(), clientIp);
+        HeaderRewrite.toUpstream(c.request(), c.route(), c.pathAndQuery(), c.originalHost(), clientIp, c.clientScheme());
         services.routeBudget(c.route()).recordRequest();
         if (writesReceipt) {
             services.recorder().started(c, identity, createdAt);
         }
-        Settlement settlement = new Settlement(services, recorded, createdAt, writesReceipt, onSettled);
-        runner.execution = new ProtectedCall(c, identity, c.request().headers(), services, runner, deadline, settlement);
+        runner.settlement = new Settlement(services, c, identity, recorded, createdAt, writesReceipt, onSettled);
+        runner.execution = new ProtectedCall(c, identity, c.request().headers(), services, runner, deadline, runner.settlement);
         return runner;
     }
 
@@ -102,7 +103,9 @@ final class ProtectedCallRunner implements ClientSide {
 
     @Override
     public void content(HttpContent content) {
+        call.addBytesOut(content.content().readableBytes());
         if (content instanceof LastHttpContent) {
+            settlement.lastWrite();
             answered(ctx.write(content));
         } else {
             ctx.write(content);
@@ -131,6 +134,8 @@ final class ProtectedCallRunner implements ClientSide {
 
     @Override
     public void problem(FullHttpResponse resp) {
+        call.addBytesOut(resp.content().readableBytes());
+        settlement.lastWrite();
         answered(Answers.write(ctx, resp, state.draining()));
     }
 
@@ -138,11 +143,14 @@ final class ProtectedCallRunner implements ClientSide {
     public void replay(dev.idemproxy.core.store.StoredResponse response, String callId, int attempts) {
         FullHttpResponse r = Replays.response(ctx.alloc(), response, callId, attempts, false);
         r.headers().remove(CallIdentity.IDEMPOTENT_REPLAYED);
+        call.addBytesOut(r.content().readableBytes());
+        settlement.lastWrite();
         answered(Answers.write(ctx, r, state.draining()));
     }
 
     @Override
     public void abort() {
+        settlement.lastWrite();
         answered(ctx.close());
     }
 }

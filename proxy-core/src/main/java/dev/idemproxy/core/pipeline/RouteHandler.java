@@ -3,6 +3,7 @@ package dev.idemproxy.core.pipeline;
 import dev.idemproxy.core.call.CallLog;
 import dev.idemproxy.core.call.CallServices;
 import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.forward.ConnectTarget;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.metrics.InFlightCalls;
 import dev.idemproxy.core.metrics.FrontRejection;
@@ -10,9 +11,11 @@ import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.route.Route;
 import io.netty.channel.ChannelDuplexHandler;
+import dev.idemproxy.core.route.TargetBinder;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
@@ -28,6 +31,11 @@ import java.util.Optional;
  * {@code bad-request}, and the request body is discarded (a request the decoder read whole, a
  * {@link FullHttpRequest}, is let go at once).
  *
+ * <p>A request addressed to a target (absolute-form, HTTP_PROXY style, or any request inside an
+ * intercepted CONNECT, whose host is the CONNECT's) matches only routes that name
+ * {@code match.host}; a route without upstream sends it to that target, over https inside an
+ * interception or on a route that intercepts, else as its scheme says.
+ *
  * <p>The call it makes counts in its route's {@code idemproxy_in_flight} until it ends: when its
  * response's last write passes here on its way out, or when the connection closes under it, unless
  * it {@linkplain ProxyCall#outlivesClient() runs on without its client} (its runner ends it then).
@@ -42,6 +50,9 @@ final class RouteHandler extends ChannelDuplexHandler {
     private final ServerState state;
     private final CallServices services;
     private final CallLog log;
+    /** The intercepted CONNECT's target this connection's requests go to, or null for plain ones. */
+    private final ConnectTarget intercepted;
+    private final TargetBinder binder = new TargetBinder();
     private boolean discarding;
     /** The call of this connection being served, until its response ends; null when none. */
     private ProxyCall current;
@@ -50,9 +61,15 @@ final class RouteHandler extends ChannelDuplexHandler {
     private InFlightCalls countedCalls;
 
     RouteHandler(ServerState state, CallServices services) {
+        this(state, services, null);
+    }
+
+    /** @param intercepted the target of the intercepted CONNECT this connection carries, or null */
+    RouteHandler(ServerState state, CallServices services, ConnectTarget intercepted) {
         this.state = state;
         this.services = services;
         this.log = services.log();
+        this.intercepted = intercepted;
     }
 
     @Override
@@ -73,30 +90,52 @@ final class RouteHandler extends ChannelDuplexHandler {
         long start = services.ticker().nanos();
         RequestTarget target = RequestTarget.of(req.uri(), req.headers().get(HttpHeaderNames.HOST));
         if (target == null) {
-            boolean close = ExpectContinue.bodyStillAwaited(req);
-            refuse(req);
             log.metrics().frontRejection(FrontRejection.MALFORMED);
-            log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.BAD_REQUEST.status(), start, null, null, null, 0, "bad_target");
-            Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.BAD_REQUEST, RequestTarget.whyUnusable(req.uri()),
-                    null), close);
+            refuse(ctx, req, start, req.uri(), Problem.BAD_REQUEST, RequestTarget.whyUnusable(req.uri()), "bad_target");
             return;
         }
-        Optional<Route> route = state.routes().match(target.host(), target.path(), req.method().name());
+        String uri = req.uri();
+        boolean absolute = intercepted == null && !uri.startsWith("/") && !uri.equals("*");
+        String host = intercepted != null ? intercepted.host() : target.host();
+        Optional<Route> route = intercepted != null || absolute
+                ? state.routes().matchHostNamed(host, target.path(), req.method().name())
+                : state.routes().match(host, target.path(), req.method().name());
         if (route.isEmpty()) {
-            boolean close = ExpectContinue.bodyStillAwaited(req);
-            refuse(req);
-            log.finished(NO_ROUTE, CallOutcome.REJECTED, Problem.NO_ROUTE.status(), start, null, null, null, 0, "no_route");
-            Answers.write(ctx, ProblemResponses.build(ctx.alloc(), Problem.NO_ROUTE,
-                    "no route for " + req.method() + " " + (target.host() == null ? "" : target.host()) + target.path(), null),
-                    close);
+            String detail = "no route for " + req.method() + " " + (host == null ? "" : host) + target.path()
+                    + (absolute || intercepted != null ? " (a request to a target matches only routes with match.host)" : "");
+            refuse(ctx, req, start, target.pathAndQuery(), Problem.NO_ROUTE, detail, "no_route");
             return;
         }
         discarding = false;
-        ProxyCall call = new ProxyCall(req, route.get(), services.dialect(route.get()), target.authority(),
-                target.pathAndQuery(), start);
-        call.countIn(inFlightOf(route.get()));
+        Route r = route.get();
+        String authority = target.authority();
+        if (intercepted != null) {
+            r = binder.bind(r, true, intercepted.port());
+            authority = intercepted.hostHeader();
+        } else if (r.forwardsToTarget()) {
+            r = bindToTarget(r, uri, target.authority());
+        }
+        ProxyCall call = new ProxyCall(req, r, services.dialect(r), authority, target.pathAndQuery(), start);
+        if (intercepted != null) {
+            call.cameOverTls();
+        }
+        call.countIn(inFlightOf(r));
         current = call;
         ctx.fireChannelRead(call);
+    }
+
+    /**
+     * A route without upstream, bound to the origin the request names: https for an
+     * {@code https://} target or a route that intercepts (a DLQ replay of an intercepted call comes
+     * as {@code http://}), else http; the port the authority names, else the scheme's.
+     */
+    private Route bindToTarget(Route r, String uri, String authority) {
+        boolean tls = r.intercept() || uri.regionMatches(true, 0, "https://", 0, 8);
+        int port = TargetBinder.portOf(authority);
+        if (port < 0 || (tls && port == 80 && !uri.regionMatches(true, 0, "https://", 0, 8))) {
+            port = tls ? 443 : 80;
+        }
+        return binder.bind(r, tls, port);
     }
 
     private InFlightCalls inFlightOf(Route route) {
@@ -125,8 +164,19 @@ final class RouteHandler extends ChannelDuplexHandler {
         ctx.fireChannelInactive();
     }
 
+    /** Answers {@code problem} to a request refused here, after its line ({@code target}: what the line's path shows). */
+    private void refuse(ChannelHandlerContext ctx, HttpRequest req, long start, String target, Problem problem, String detail,
+            String reason) {
+        boolean close = ExpectContinue.bodyStillAwaited(req);
+        letGo(req);
+        FullHttpResponse resp = ProblemResponses.build(ctx.alloc(), problem, detail, null);
+        log.refused(NO_ROUTE, CallOutcome.REJECTED, problem.status(), start, req.method().name(), target,
+                resp.content().readableBytes(), reason);
+        Answers.write(ctx, resp, close);
+    }
+
     /** A request refused here: a whole one is let go now, the contents of a streamed one as they come. */
-    private void refuse(HttpRequest req) {
+    private void letGo(HttpRequest req) {
         if (req instanceof FullHttpRequest) {
             ReferenceCountUtil.release(req);
             discarding = false;

@@ -2,6 +2,7 @@ package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.route.RouteTable;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -11,6 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class ServerState {
     private final AtomicReference<RouteTable> routes = new AtomicReference<>(RouteTable.empty());
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Calls started since the drain began (0 before): a drain's report counts them among those it waited for. */
+    private final AtomicLong startedWhileDraining = new AtomicLong();
     private final Object drainSignal = new Object();
     private volatile boolean draining;
 
@@ -34,8 +37,16 @@ public final class ServerState {
         return inFlight.get();
     }
 
+    /** Calls started since {@link #startDraining}. */
+    public long startedWhileDraining() {
+        return startedWhileDraining.get();
+    }
+
     void callStarted() {
         inFlight.incrementAndGet();
+        if (draining) {
+            startedWhileDraining.incrementAndGet();
+        }
     }
 
     void callEnded() {

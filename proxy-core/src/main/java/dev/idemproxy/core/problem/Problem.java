@@ -30,6 +30,8 @@ public enum Problem {
      */
     REQUEST_TIMEOUT("bad-request", 408, "The request did not arrive in time"),
     METHOD_NOT_SUPPORTED("method-not-supported", 405, "Method not supported by the proxy"),
+    /** A CONNECT to a host no route intercepts, with {@code forwardProxy.connect: refuse}. */
+    CONNECT_REFUSED("connect-refused", 403, "The proxy does not tunnel to this host"),
     UPSTREAM_UNREACHABLE("upstream-unreachable", 502, "The upstream could not be reached"),
     UPSTREAM_RESET("upstream-reset", 502, "The upstream closed the connection or sent a response that does not parse"),
     UPSTREAM_FAILED("upstream-failed", 502, "The upstream's receipt says the call failed"),

@@ -1,5 +1,6 @@
 package dev.idemproxy.core.problem;
 
+import dev.idemproxy.core.secret.Redactor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -36,7 +37,11 @@ public final class ProblemResponses {
         return r;
     }
 
-    /** The JSON body: type, title, status, detail and callId when present. */
+    /**
+     * The JSON body: type, title, status, detail and callId when present. A URL or target the
+     * detail quotes shows no user-info and no secret query value (CONTRACT §12; the built-in
+     * names: a detail never quotes the client's own request target).
+     */
     public static String json(Problem problem, String detail, String callId) {
         StringBuilder sb = new StringBuilder(160);
         sb.append("{\"type\":\"").append(problem.type()).append("\",\"title\":");
@@ -44,7 +49,7 @@ public final class ProblemResponses {
         sb.append(",\"status\":").append(problem.status());
         if (detail != null) {
             sb.append(",\"detail\":");
-            quote(sb, detail);
+            quote(sb, Redactor.BUILT_IN.text(detail));
         }
         if (callId != null) {
             sb.append(",\"callId\":");

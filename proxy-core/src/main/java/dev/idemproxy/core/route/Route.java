@@ -15,14 +15,19 @@ import java.util.Set;
 
 /**
  * One downstream route: what it matches, where it forwards and its policies
- * (CONTRACT §3 {@code routes[]}). This class is immutable.
+ * ({@code routes[]} in the config). This class is immutable.
  *
- * @param upstream http or https URI; its path, when not "/", is prefixed to forwarded paths
- * @param receipt  null when the route has no receipt endpoint
- * @param log      its call lines
- * @param mcp      its MCP settings ({@link McpPolicy#DISABLED} on a plain HTTP route)
+ * @param upstream  http or https URI; its path, when not "/", is prefixed to forwarded paths. Null
+ *                  for a route that forwards to the host the client asked for (HTTP_PROXY and
+ *                  intercepted HTTPS_PROXY traffic): such a route names {@code match.host}, and
+ *                  each call goes to a copy {@linkplain #toTarget bound} to its target
+ * @param receipt   null when the route has no receipt endpoint
+ * @param log       its call lines
+ * @param mcp       its MCP settings ({@link McpPolicy#DISABLED} on a plain HTTP route)
  * @param notExecutedOn response statuses this upstream guarantees mean nothing ran: classed
- *                 {@linkplain OutcomeClass#NOT_EXECUTED not executed} (CONTRACT §3, §5)
+ *                  {@linkplain OutcomeClass#NOT_EXECUTED not executed}
+ * @param intercept whether a CONNECT to {@code match.host} is intercepted (TLS terminated with a
+ *                  certificate of the proxy's CA) so that this route applies to the calls inside
  */
 public record Route(
         String name,
@@ -39,7 +44,8 @@ public record Route(
         PoolPolicy pool,
         LogPolicy log,
         McpPolicy mcp,
-        Set<Integer> notExecutedOn) {
+        Set<Integer> notExecutedOn,
+        boolean intercept) {
 
     public static final String TAG_IDEMPOTENT = "idempotent";
 
@@ -47,13 +53,16 @@ public record Route(
         requireNonNull(name, "name");
         requireArgument(name.matches("[A-Za-z0-9_.-]{1,64}"), "name '" + name + "' (expected: 1-64 of A-Z a-z 0-9 _ . -)");
         requireNonNull(match, "match");
-        requireNonNull(upstream, "upstream");
-        String scheme = upstream.getScheme() == null ? "" : upstream.getScheme().toLowerCase(Locale.ROOT);
-        requireArgument(scheme.equals("http") || scheme.equals("https"),
-                "upstream '" + upstream + "' (expected: an http:// or https:// URI)");
-        requireArgument(upstream.getHost() != null, "upstream '" + upstream + "' has no host (expected: http[s]://host[:port])");
-        requireArgument(upstream.getRawQuery() == null && upstream.getRawFragment() == null,
-                "upstream '" + upstream + "' has a query or fragment (expected: http[s]://host[:port][/path])");
+        if (upstream == null) {
+            requireArgument(match.host() != null, "route " + name + " has no upstream and no match.host "
+                    + "(expected: an upstream, or a match.host whose requests go to the host the client asked for)");
+            requireArgument(isUriHost(match.host()), "route " + name + " has no upstream, and its match.host '" + match.host()
+                    + "' cannot be connected to (expected: a DNS name or IPv4 address, without '_')");
+        } else {
+            checkUpstream(upstream);
+        }
+        requireArgument(!intercept || match.host() != null,
+                "route " + name + " intercepts without a match.host (expected: the host whose CONNECTs are intercepted)");
         tags = Set.copyOf(requireNonNull(tags, "tags"));
         requireNonNull(timeouts, "timeouts");
         requireNonNull(idempotency, "idempotency");
@@ -75,14 +84,15 @@ public record Route(
             IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
             DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool, LogPolicy log) {
         this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log,
-                McpPolicy.DISABLED, Set.of());
+                McpPolicy.DISABLED, Set.of(), false);
     }
 
     /** A route with {@code mcp} whose upstream guarantees nothing by any status. */
     public Route(String name, RouteMatch match, URI upstream, Set<String> tags, Timeouts timeouts,
             IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
             DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool, LogPolicy log, McpPolicy mcp) {
-        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, mcp, Set.of());
+        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, mcp, Set.of(),
+                false);
     }
 
     /** A plain HTTP route with {@code notExecutedOn}. */
@@ -90,7 +100,24 @@ public record Route(
             IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
             DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool, LogPolicy log, Set<Integer> notExecutedOn) {
         this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log,
-                McpPolicy.DISABLED, notExecutedOn);
+                McpPolicy.DISABLED, notExecutedOn, false);
+    }
+
+    /** A route with {@code mcp} and {@code notExecutedOn} that does not intercept CONNECTs. */
+    public Route(String name, RouteMatch match, URI upstream, Set<String> tags, Timeouts timeouts,
+            IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
+            DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool, LogPolicy log, McpPolicy mcp,
+            Set<Integer> notExecutedOn) {
+        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log, mcp,
+                notExecutedOn, false);
+    }
+
+    /** A plain HTTP route that intercepts CONNECTs to its {@code match.host} or not. */
+    public Route(String name, RouteMatch match, URI upstream, Set<String> tags, Timeouts timeouts,
+            IdempotencyPolicy idempotency, RetryPolicy retry, IdsPolicy ids, ReceiptPolicy receipt,
+            DeadLetterPolicy deadLetter, TlsPolicy tls, PoolPolicy pool, LogPolicy log, boolean intercept) {
+        this(name, match, upstream, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log,
+                McpPolicy.DISABLED, Set.of(), intercept);
     }
 
     /** A route whose call lines are the default's ({@link LogPolicy#DEFAULT}). */
@@ -104,6 +131,39 @@ public record Route(
     public static Route passThrough(String name, RouteMatch match, URI upstream) {
         return new Route(name, match, upstream, Set.of(), Timeouts.DEFAULT, IdempotencyPolicy.DISABLED,
                 RetryPolicy.DEFAULT, IdsPolicy.DEFAULT, null, DeadLetterPolicy.DEFAULT, TlsPolicy.DEFAULT, PoolPolicy.DEFAULT);
+    }
+
+    private static void checkUpstream(URI upstream) {
+        String scheme = upstream.getScheme() == null ? "" : upstream.getScheme().toLowerCase(Locale.ROOT);
+        requireArgument(scheme.equals("http") || scheme.equals("https"),
+                "upstream '" + upstream + "' (expected: an http:// or https:// URI)");
+        requireArgument(upstream.getHost() != null, "upstream '" + upstream + "' has no host (expected: http[s]://host[:port])");
+        requireArgument(upstream.getRawQuery() == null && upstream.getRawFragment() == null,
+                "upstream '" + upstream + "' has a query or fragment (expected: http[s]://host[:port][/path])");
+    }
+
+    private static boolean isUriHost(String host) {
+        try {
+            return URI.create("http://" + host).getHost() != null;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** True for a route without {@code upstream}: its calls go to the host the client asked for. */
+    public boolean forwardsToTarget() {
+        return upstream == null;
+    }
+
+    /**
+     * This route with {@code target} (an {@code http[s]://host[:port]} origin) as its upstream:
+     * what a call of a {@linkplain #forwardsToTarget() target-forwarding} route runs with, so
+     * the upstream side (pools, TLS, the request's Host) treats it as any other route.
+     */
+    public Route toTarget(URI target) {
+        requireNonNull(target, "target");
+        return new Route(name, match, target, tags, timeouts, idempotency, retry, ids, receipt, deadLetter, tls, pool, log,
+                mcp, notExecutedOn, intercept);
     }
 
     public boolean isTls() {
@@ -140,7 +200,7 @@ public record Route(
         return tags.contains(TAG_IDEMPOTENT);
     }
 
-    /** The CONTRACT §5 class of an attempt's outcome on this route: {@code notExecutedOn} applied. */
+    /** The class of an attempt's outcome on this route: {@code notExecutedOn} applied. */
     public OutcomeClass outcomeClass(AttemptOutcome outcome) {
         return outcome.outcomeClass(notExecutedOn);
     }

@@ -41,6 +41,32 @@ public final class RouteTable {
         return Optional.empty();
     }
 
+    /**
+     * The first route that names {@code match.host} and matches: how requests addressed to a
+     * target are routed (absolute-form, and those inside an intercepted CONNECT; CONTRACT §3),
+     * so a host-less catch-all never takes a request meant for another host.
+     *
+     * @param host the target's host, lower-case, without port
+     */
+    public Optional<Route> matchHostNamed(String host, String path, String method) {
+        for (Route r : routes) {
+            if (r.match().host() != null && r.match().matches(host, path, method)) {
+                return Optional.of(r);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether a route with {@code intercept} names {@code host} (lower-case, without port). */
+    public boolean intercepts(String host) {
+        for (Route r : routes) {
+            if (r.intercept() && r.match().host().equals(host)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public List<Route> routes() {
         return List.of(routes);
     }

@@ -19,6 +19,7 @@ import java.time.Instant;
  * @param attempts    upstream attempts made
  * @param createdAt   when the call started
  * @param completedAt when it ended, or null
+ * @param tool        an MCP call's tool name, or null
  */
 public record Receipt(
         String callId,
@@ -30,7 +31,18 @@ public record Receipt(
         int httpStatus,
         int attempts,
         Instant createdAt,
-        Instant completedAt) {
+        Instant completedAt,
+        String tool) {
+
+    /** A receipt without a tool (a plain HTTP call). */
+    public Receipt(String callId, String bizId, String key, String route, String status, String reason, int httpStatus,
+            int attempts, Instant createdAt, Instant completedAt) {
+        this(callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt, null);
+    }
+
+    public Receipt withTool(String t) {
+        return new Receipt(callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt, t);
+    }
 
     public Receipt {
         requireNonNull(callId, "callId");

@@ -27,14 +27,15 @@ import java.util.List;
  *                instant completedAt , instant expiresAt , int32 attempts , int32 status ,
  *                byte 0|1 , response (when 1)
  *   receipt   := 'C' , 1 , string callId , string bizId , string key , string route , string status ,
- *                string reason , int32 httpStatus , int32 attempts , instant createdAt , instant completedAt
+ *                string reason , int32 httpStatus , int32 attempts , instant createdAt , instant completedAt ,
+ *                [ string tool ]
  *   deadLetter:= 'D' , 1 , string id , string callId , string taskId , string bizId , string route ,
  *                string scopeHash , string key , string reason , int32 lastStatus , int32 attempts ,
  *                instant failedAt , string method , string uri , headers , bytes body , [ string owner ]
  * </pre>
  * A new field means a new version byte; decoders reject versions they do not know. The one
  * exception is a field appended at the end of a value, which decoders have always left unread
- * (a dead letter's owner): the proxy of the version before reads such a value as it did, and
+ * (a dead letter's owner, a receipt's tool): the proxy of the version before reads such a value as it did, and
  * this one reads the values that one wrote (without the field) as before, so during a rolling
  * upgrade over one Redis both list and replay each other's entries. Stateless.
  */
@@ -113,14 +114,18 @@ public final class StoreCodec {
             out.writeInt(r.attempts());
             writeInstant(out, r.createdAt());
             writeInstant(out, r.completedAt());
+            if (r.tool() != null) {
+                writeString(out, r.tool());
+            }
         });
     }
 
     public static Receipt decodeReceipt(byte[] bytes) {
         return read(bytes, in -> {
             expect(in, 'C');
-            return new Receipt(readString(in), readString(in), readString(in), readString(in), readString(in),
+            Receipt r = new Receipt(readString(in), readString(in), readString(in), readString(in), readString(in),
                     readString(in), in.getInt(), in.getInt(), readInstant(in), readInstant(in));
+            return in.hasRemaining() ? r.withTool(readString(in)) : r;  // no tool: a plain call, or an earlier version's
         });
     }
 

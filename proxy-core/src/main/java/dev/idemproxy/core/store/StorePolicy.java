@@ -4,6 +4,7 @@ import static dev.idemproxy.core.util.Checks.positive;
 import static dev.idemproxy.core.util.Checks.requireArgument;
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.secret.Redactor;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -142,13 +143,13 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, l
             return null;
         }
 
-        /** The URI with any password replaced, for logs and /config. */
+        /** The URI with its user-info (the password) and secret query parameters shown as {@code ***}, for logs and messages. */
         public String redactedUri() {
             return redactedUriOf(uri);
         }
 
         static String redactedUriOf(String uri) {
-            return uri.replaceAll("(?<=://)([^@/]*)@", "<redacted>@");
+            return Redactor.BUILT_IN.url(uri);
         }
     }
 

@@ -6,11 +6,15 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A request kept with a dead letter so that it can be replayed. This class is immutable.
+ * A request kept with a dead letter so that it can be replayed: what the replay needs, never
+ * shown as it is (the admin API shows it through {@code Redactor}, CONTRACT §12). Its
+ * {@link #toString} names neither the target nor a header value. This class is immutable.
  *
  * @param method  the HTTP method
- * @param uri     the request target as received (origin-form or absolute-form)
- * @param headers the headers kept (the DLQ's {@code keepHeaders}), secrets already removed
+ * @param uri     the request target as received (origin-form or absolute-form), secret query
+ *                parameters and user-info included, so that a replay reaches the same URL
+ * @param headers the request's headers; a credential header's value is {@code ***} unless the
+ *                route's {@code deadLetter.keepHeaders} names it (then it is kept for the replay)
  */
 public record StoredRequest(String method, String uri, List<StoredHeader> headers, byte[] body) {
 
@@ -45,6 +49,6 @@ public record StoredRequest(String method, String uri, List<StoredHeader> header
 
     @Override
     public String toString() {
-        return "StoredRequest[" + method + " " + uri + ", headers=" + headers.size() + ", body=" + body.length + " bytes]";
+        return "StoredRequest[" + method + ", headers=" + headers.size() + ", body=" + body.length + " bytes]";
     }
 }

@@ -92,7 +92,7 @@ final class UpstreamPool {
                         promise.trySuccess(cf.channel());
                     } else {
                         cf.channel().close();
-                        promise.tryFailure(new TlsHandshakeException(h.cause()));
+                        promise.tryFailure(new TlsHandshakeException(key, h.cause()));
                     }
                 });
             });
@@ -116,10 +116,21 @@ final class UpstreamPool {
         idle.forEach((loop, connections) -> loop.execute(connections::closeAll));
     }
 
-    /** Failure of the TLS handshake with the upstream: a connect failure, nothing was sent. */
+    /**
+     * Failure of the TLS handshake with the upstream: a connect failure, nothing was sent. The
+     * message names the upstream and the reason (an untrusted or mismatched certificate, say).
+     */
     static final class TlsHandshakeException extends Exception {
-        TlsHandshakeException(Throwable cause) {
-            super("TLS handshake failed: " + cause.getMessage(), cause);
+        TlsHandshakeException(PoolKey upstream, Throwable cause) {
+            super("TLS handshake failed with " + upstream.host() + ":" + upstream.port() + ": " + reason(cause), cause);
+        }
+
+        private static String reason(Throwable cause) {
+            Throwable c = cause;
+            while (c.getCause() != null && (c.getMessage() == null || c instanceof io.netty.handler.codec.DecoderException)) {
+                c = c.getCause();
+            }
+            return c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName();
         }
     }
 }

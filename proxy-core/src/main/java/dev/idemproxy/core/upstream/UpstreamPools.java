@@ -12,7 +12,9 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLException;
 
@@ -39,7 +41,12 @@ public final class UpstreamPools implements AutoCloseable {
      */
     public void prepare(List<Route> routes) {
         for (Route r : routes) {
-            pool(r);
+            if (r.forwardsToTarget()) {
+                // Its pools are made per target as calls come; the TLS context they share is made now.
+                sslContext(r.name(), r.tls());
+            } else {
+                pool(r);
+            }
         }
     }
 
@@ -70,6 +77,11 @@ public final class UpstreamPools implements AutoCloseable {
             throw new IllegalArgumentException("route " + routeName + ": cannot use tls.caFile " + tls.caFile() + ": "
                     + e.getMessage(), e);
         }
+    }
+
+    /** Resolves {@code host} off the event loops (IP literals at once); for connections made outside the pools. */
+    public CompletableFuture<InetSocketAddress> resolve(String host, int port) {
+        return resolver.resolve(host, port);
     }
 
     /**

@@ -43,4 +43,17 @@ class RequestValuesTest {
         assertThat(RequestValues.value(RequestPart.parse("body:/missing"), noType)).isNull();
         assertThat(RequestValues.value(RequestPart.parse("header:Nope"), noType)).isNull();
     }
+
+    /** CONTRACT §12: identifiers are read as UTF-8, though the codec gives header bytes as ISO-8859-1 characters. */
+    @Test
+    void aHeaderValueIsReadAsUtf8() {
+        String sent = new String("order-ü-東京".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertThat(RequestValues.headerText(sent)).isEqualTo("order-ü-東京");
+        String ascii = "order-42";
+        assertThat(RequestValues.headerText(ascii)).isSameAs(ascii);
+        assertThat(RequestValues.headerText("a\u00ffb")).as("not UTF-8: U+FFFD").isEqualTo("a\uFFFDb");
+        assertThat(RequestValues.headerText("東")).as("already text").isEqualTo("東");
+        assertThat(RequestValues.headerText(null)).isNull();
+    }
 }

@@ -78,4 +78,20 @@ class McpKeysTest {
         assertThat(McpKeys.KEY_PURPOSE).isNotEqualTo(McpKeys.FINGERPRINT_PURPOSE);
         assertThat(McpKeys.fingerprint(SESSION_1, FIRST).value()).hasSize(64);
     }
+
+    @Test
+    void aConnectionsMemoGivesTheSameKeysAndFingerprintsAndForgetsThemForAnotherCall() {
+        McpKeys.Memo memo = new McpKeys.Memo();
+        TestRequest a = TestRequest.post("/mcp");
+        McpToolCall first = new McpToolCall("1", "create_ticket", "{\"a\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        McpToolCall retry = new McpToolCall("\"r\"", "create_ticket", "{\"a\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        McpToolCall other = new McpToolCall("2", "create_ticket", "{\"a\":2}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+        for (McpToolCall c : java.util.List.of(first, retry, other, first)) {
+            assertThat(memo.resolve("Idempotency-Key", a, c)).isEqualTo(McpKeys.resolve("Idempotency-Key", a, c));
+            assertThat(memo.fingerprint(a, c)).isEqualTo(McpKeys.fingerprint(a, c));
+            assertThat(memo.fingerprint(TestRequest.post("/other"), c)).isEqualTo(McpKeys.fingerprint(TestRequest.post("/other"), c));
+        }
+        assertThat(memo.resolve("Idempotency-Key", a.withHeader("Idempotency-Key", "k"), first).key()).isEqualTo("k");
+    }
 }

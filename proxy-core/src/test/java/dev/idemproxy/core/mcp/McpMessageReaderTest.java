@@ -99,6 +99,9 @@ class McpMessageReaderTest {
     @Test
     void aToolCallWithoutIdNameOrObjectArgumentsIsInvalid() {
         assertThat(read("{\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}").errorCode()).isEqualTo(McpMessageReader.INVALID_REQUEST);
+        assertThat(read("{\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}").method()).as("an invalid tools/call says so")
+                .isEqualTo(McpMessage.TOOLS_CALL);
+        assertThat(read("{\"id\":1,").method()).as("unreadable: no method").isNull();
         assertThat(read("{\"id\":null,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}").errorCode()).isEqualTo(McpMessageReader.INVALID_REQUEST);
         assertThat(read("{\"id\":{},\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}").errorCode()).isEqualTo(McpMessageReader.INVALID_REQUEST);
         McpMessage noName = read("{\"id\":4,\"method\":\"tools/call\",\"params\":{\"arguments\":{}}}");
@@ -114,5 +117,21 @@ class McpMessageReaderTest {
 
     private static String call(String id) {
         return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{}}}";
+    }
+
+    @Test
+    void theIdOfAToolsCallIsReadFromTheFirstBytesOfABodyTooLargeToReadWhole() {
+        byte[] idFirst = "{\"jsonrpc\":\"2.0\",\"id\":\"a-7\",\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{\"blob\":\"xxxx"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] idLast = "{\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{\"blob\":\"xxxx"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] notACall = "{\"id\":3,\"method\":\"tools/list\",\"params\":{\"cursor\":\"x".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] cutInTheId = "{\"method\":\"tools/call\",\"id\":12".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+        assertThat(McpMessageReader.toolCallId(idFirst)).hasValue("\"a-7\"");
+        assertThat(McpMessageReader.toolCallId(idLast)).isEmpty();
+        assertThat(McpMessageReader.toolCallId(notACall)).isEmpty();
+        assertThat(McpMessageReader.toolCallId(cutInTheId)).as("a number cut short is not read").isEmpty();
+        assertThat(McpMessageReader.toolCallId(new byte[0])).isEmpty();
     }
 }

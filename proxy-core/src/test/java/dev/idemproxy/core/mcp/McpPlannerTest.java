@@ -87,6 +87,20 @@ class McpPlannerTest {
         assertThat(((McpPlan.Reject) mismatch).answer().bodyText()).contains("\"id\":5", "-32020");
         assertThat(((McpPlan.Reject) badKey).answer().status()).isEqualTo(200);
         assertThat(((McpPlan.Reject) badKey).answer().bodyText()).contains("\"id\":6", "-32014", "urn:idemproxy:problem:bad-request");
+        assertThat(((McpPlan.Reject) broken).reason()).isEqualTo(McpPlan.Reject.INVALID_MESSAGE);
+        assertThat(((McpPlan.Reject) broken).toolLabel()).as("not known to be a tools/call: not counted").isNull();
+        assertThat(((McpPlan.Reject) mismatch).reason()).isEqualTo(McpPlan.Reject.HEADER_MISMATCH);
+        assertThat(((McpPlan.Reject) mismatch).toolLabel()).isEqualTo("create_ticket");
+        assertThat(((McpPlan.Reject) badKey).reason()).isEqualTo(McpPlan.Reject.BAD_KEY);
+    }
+
+    @Test
+    void aToolsCallTheProxyCannotActOnIsRejectedAndCountedAsAnOtherTool() {
+        McpPlan noId = McpPlanner.plan(post("{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"create_ticket\"}}"),
+                DEFAULT, listed(), KEY, false);
+
+        assertThat(((McpPlan.Reject) noId).answer().status()).isEqualTo(400);
+        assertThat(((McpPlan.Reject) noId).toolLabel()).isEqualTo(ToolCatalogue.OTHER);
     }
 
     @Test

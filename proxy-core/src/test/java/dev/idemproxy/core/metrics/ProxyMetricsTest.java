@@ -176,4 +176,21 @@ class ProxyMetricsTest {
         return Arrays.stream(t.takeSnapshot().histogramCounts())
                 .map(b -> Duration.ofNanos((long) b.bucket(TimeUnit.NANOSECONDS))).toList();
     }
+
+    @Test
+    void anMcpRouteHasItsOtherToolSeriesAtZeroAndToolCallsCountByToolAndOutcome() {
+        metrics.registerMcpRoute("tools", List.of("executed", "replayed"));
+        metrics.registerMcpRoute("tools", List.of("executed", "replayed"));
+        metrics.mcpCall("tools", "create_ticket", "executed");
+        metrics.mcpCall("tools", "other", "replayed");
+
+        assertThat(registry.find(ProxyMetrics.MCP_CALLS).counters()).hasSize(3);
+        assertThat(registry.get(ProxyMetrics.MCP_CALLS).tags("route", "tools", "tool", "other", "outcome", "executed").counter()
+                .count()).isZero();
+        assertThat(registry.get(ProxyMetrics.MCP_CALLS).tags("route", "tools", "tool", "other", "outcome", "replayed").counter()
+                .count()).isEqualTo(1);
+        assertThat(registry.get(ProxyMetrics.MCP_CALLS).tags("route", "tools", "tool", "create_ticket", "outcome", "executed")
+                .counter().count()).isEqualTo(1);
+        assertThat(registry.get(ProxyMetrics.MCP_CALLS).counter().getId().getDescription()).isEqualTo(ProxyMetrics.help(ProxyMetrics.MCP_CALLS));
+    }
 }

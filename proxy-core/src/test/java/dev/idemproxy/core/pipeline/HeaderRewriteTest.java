@@ -24,7 +24,7 @@ class HeaderRewriteTest {
                 .add("X-Secret-Hop", "1").add("Keep-Alive", "timeout=5").add("Proxy-Authorization", "Basic abc")
                 .add("TE", "trailers").add("Upgrade", "h2c").add("X-Forwarded-For", "10.0.0.9")
                 .add("Authorization", "Bearer t").add("Content-Length", "3");
-        HeaderRewrite.toUpstream(req, route, "/x?y=1", "agent.local:8080", "127.0.0.1");
+        HeaderRewrite.toUpstream(req, route, "/x?y=1", "agent.local:8080", "127.0.0.1", "http");
         assertThat(req.uri()).isEqualTo("/base/x?y=1");
         assertThat(req.headers().get("Host")).isEqualTo("up.internal:9000");
         assertThat(req.headers().names()).doesNotContain("Connection", "X-Secret-Hop", "Keep-Alive", "Proxy-Authorization", "TE", "Upgrade");
@@ -36,10 +36,18 @@ class HeaderRewriteTest {
     }
 
     @Test
+    void forwardedProtoIsTheSchemeTheClientSpokeNeverItsOwnClaim() {
+        HttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x");
+        req.headers().add("Host", "api.example.com").add("X-Forwarded-Proto", "http");
+        HeaderRewrite.toUpstream(req, route, "/x", "api.example.com", "127.0.0.1", "https");
+        assertThat(req.headers().getAll("X-Forwarded-Proto")).containsExactly("https");
+    }
+
+    @Test
     void chunkedRequestStaysChunkedUpstream() {
         HttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/x");
         req.headers().add("Transfer-Encoding", "chunked");
-        HeaderRewrite.toUpstream(req, route, "/x", null, "127.0.0.1");
+        HeaderRewrite.toUpstream(req, route, "/x", null, "127.0.0.1", "http");
         assertThat(req.headers().get("Transfer-Encoding")).isEqualTo("chunked");
         assertThat(req.headers().contains("X-Forwarded-Host")).isFalse();
     }
@@ -81,7 +89,7 @@ class HeaderRewriteTest {
         }
         req.headers().add("Host", "a").add("X-Kept", "1");
         resp.headers().add("Transfer-Encoding", "chunked").add("X-Kept", "1");
-        HeaderRewrite.toUpstream(req, route, "/x", null, "127.0.0.1");
+        HeaderRewrite.toUpstream(req, route, "/x", null, "127.0.0.1", "http");
         HeaderRewrite.toClient(resp, HttpMethod.GET, HttpVersion.HTTP_1_1, false);
         for (String name : hop) {
             assertThat(req.headers().contains(name)).as(name).isFalse();
@@ -105,7 +113,7 @@ class HeaderRewriteTest {
     void aForgedForwardedHostIsRemovedWhenTheClientNamedNoHost() {
         HttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_0, HttpMethod.GET, "/x");
         req.headers().add("X-Forwarded-Host", "evil").add("X-Forwarded-Proto", "https");
-        HeaderRewrite.toUpstream(req, route, "/x", null, "127.0.0.1");
+        HeaderRewrite.toUpstream(req, route, "/x", null, "127.0.0.1", "http");
         assertThat(req.headers().contains("X-Forwarded-Host")).isFalse();
         assertThat(req.headers().getAll("X-Forwarded-Proto")).containsExactly("http");
     }
@@ -114,7 +122,7 @@ class HeaderRewriteTest {
     void everyLineOfTheClientsForwardedForChainIsKeptInOrderAndTheClientAppended() {
         HttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x");
         req.headers().add("X-Forwarded-For", "10.0.0.1, 10.0.0.2").add("X-Forwarded-For", "").add("X-Forwarded-For", "10.0.0.3");
-        HeaderRewrite.toUpstream(req, route, "/x", "a", "127.0.0.1");
+        HeaderRewrite.toUpstream(req, route, "/x", "a", "127.0.0.1", "http");
         assertThat(req.headers().getAll("X-Forwarded-For")).containsExactly("10.0.0.1, 10.0.0.2, 10.0.0.3, 127.0.0.1");
     }
 
@@ -122,7 +130,7 @@ class HeaderRewriteTest {
     void forwardedHeadersTheClientSentAreReplacedNotRepeated() {
         HttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x");
         req.headers().add("Host", "a").add("x-forwarded-proto", "https").add("X-Forwarded-Host", "evil");
-        HeaderRewrite.toUpstream(req, route, "/x", "a", "127.0.0.1");
+        HeaderRewrite.toUpstream(req, route, "/x", "a", "127.0.0.1", "http");
         assertThat(req.headers().getAll("X-Forwarded-Proto")).containsExactly("http");
         assertThat(req.headers().getAll("X-Forwarded-Host")).containsExactly("a");
         assertThat(req.headers().getAll("X-Forwarded-For")).containsExactly("127.0.0.1");

@@ -54,4 +54,37 @@ class AttemptOutcomeTest {
         assertThatThrownBy(() -> new FinishedAttempt(0, AttemptOutcome.answered(200), false, false))
                 .hasMessageContaining("(expected: >= 1)");
     }
+
+    @Test
+    void aJudgedResponseHasTheClassTheDialectGaveItNotItsStatussClass() {
+        AttemptOutcome internal = AttemptOutcome.judged(200, OutcomeClass.UNKNOWN, "500", "jsonrpc -32603");
+        AttemptOutcome result = AttemptOutcome.judged(200, OutcomeClass.EXECUTED, null, "result");
+        AttemptOutcome refused = AttemptOutcome.judged(404, OutcomeClass.NOT_EXECUTED, "404", null);
+
+        assertThat(internal.outcomeClass()).isEqualTo(OutcomeClass.UNKNOWN);
+        assertThat(result.outcomeClass()).isEqualTo(OutcomeClass.EXECUTED);
+        assertThat(refused.outcomeClass()).isEqualTo(OutcomeClass.NOT_EXECUTED);
+        assertThat(AttemptOutcome.answered(404).outcomeClass()).isEqualTo(OutcomeClass.EXECUTED);
+        assertThat(internal.isFailure()).isFalse();
+        assertThat(internal.status()).isEqualTo(200);
+    }
+
+    @Test
+    void aJudgedResponseIsListedAndCountedByItsWordAndNeverByItsStatus() {
+        AttemptOutcome internal = AttemptOutcome.judged(200, OutcomeClass.UNKNOWN, "500", "jsonrpc -32603");
+        AttemptOutcome unworded = AttemptOutcome.judged(200, OutcomeClass.UNKNOWN, null, "too large");
+
+        assertThat(internal.listedIn(Set.of("500"))).isTrue();
+        assertThat(internal.listedIn(Set.of("200", "503"))).isFalse();
+        assertThat(unworded.listedIn(Set.of("200", "500", "reset"))).isFalse();
+        assertThat(internal.reason()).isEqualTo("500");
+        assertThat(unworded.reason()).isEqualTo("200");
+        assertThat(internal).hasToString("200 (jsonrpc -32603)");
+    }
+
+    @Test
+    void aFailureCannotBeJudged() {
+        assertThatThrownBy(() -> new AttemptOutcome(FailureClass.RESET, 0, null, OutcomeClass.EXECUTED, null, null))
+                .hasMessageContaining("no judged class");
+    }
 }

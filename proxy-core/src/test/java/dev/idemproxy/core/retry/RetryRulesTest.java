@@ -508,4 +508,57 @@ class RetryRulesTest {
     private static RetryPolicy retryOn(String... spellings) {
         return new RetryPolicy(4, Set.of(spellings), NO_JITTER, Duration.ofSeconds(60));
     }
+
+    // judged by the dialect (an MCP answer: HTTP 200 whatever the tool did)
+
+    @Test
+    void aJudgedUnknownAnswerIsStoredAsItCameAndDeadLetteredWhereARepeatIsNotHarmless() {
+        AttemptOutcome internal = AttemptOutcome.judged(200, OutcomeClass.UNKNOWN, "500", "jsonrpc -32603");
+        RetryPolicy on500 = new RetryPolicy(3, Set.of("500", "reset"), NO_JITTER, Duration.ofSeconds(60));
+
+        RetryDecision d = rules.decide(on500, false, FinishedAttempt.of(1, internal), deadline, RetryBudgets.unlimited());
+
+        assertThat(d.isRetry()).isFalse();
+        assertThat(d.outcome()).isEqualTo(OutcomeClass.UNKNOWN);
+        assertThat(d.store()).isTrue();
+        assertThat(d.deadLetter()).isTrue();
+        assertThat(d.answerProblem()).as("the answer goes back as it came").isEmpty();
+        assertThat(d.reason()).isEqualTo(RetryDecision.UNSAFE_TO_REPEAT);
+    }
+
+    @Test
+    void aJudgedUnknownAnswerIsRetriedWhereARepeatIsHarmlessAndRetryOnListsItsWord() {
+        AttemptOutcome internal = AttemptOutcome.judged(200, OutcomeClass.UNKNOWN, "500", "jsonrpc -32603");
+        RetryPolicy on500 = new RetryPolicy(3, Set.of("500"), NO_JITTER, Duration.ofSeconds(60));
+        RetryPolicy without = new RetryPolicy(3, Set.of("200", "503"), NO_JITTER, Duration.ofSeconds(60));
+
+        RetryDecision retried = rules.decide(on500, true, FinishedAttempt.of(1, internal), deadline, RetryBudgets.unlimited());
+        RetryDecision notListed = rules.decide(without, true, FinishedAttempt.of(1, internal), deadline, RetryBudgets.unlimited());
+
+        assertThat(retried.isRetry()).isTrue();
+        assertThat(retried.reason()).isEqualTo("500");
+        assertThat(notListed.isRetry()).isFalse();
+        assertThat(notListed.reason()).isEqualTo(RetryDecision.NOT_RETRYABLE);
+        assertThat(notListed.releaseKey()).isTrue();
+    }
+
+    @Test
+    void aJudgedExecutedAnswerIsStoredWhateverItsStatusWouldSay() {
+        AttemptOutcome result = AttemptOutcome.judged(200, OutcomeClass.EXECUTED, null, "result");
+        RetryDecision d = rules.decide(RETRY, true, FinishedAttempt.of(1, result), deadline, RetryBudgets.unlimited());
+        assertThat(d.isRetry()).isFalse();
+        assertThat(d.store()).isTrue();
+        assertThat(d.reason()).isEqualTo(RetryDecision.EXECUTED);
+    }
+
+    @Test
+    void aJudgedNotExecutedAnswerThatNoWordListsIsHandedBackWithItsKeyReleasedAndNoDeadLetter() {
+        AttemptOutcome expired = AttemptOutcome.judged(404, OutcomeClass.NOT_EXECUTED, "404", "session not found");
+        RetryDecision d = rules.decide(RETRY, false, FinishedAttempt.of(1, expired), deadline, RetryBudgets.unlimited());
+        assertThat(d.isRetry()).isFalse();
+        assertThat(d.releaseKey()).isTrue();
+        assertThat(d.store()).isFalse();
+        assertThat(d.deadLetter()).isFalse();
+        assertThat(d.answerProblem()).isEmpty();
+    }
 }

@@ -49,4 +49,30 @@ class RouteTableTest {
         assertThat(r.isTls()).isTrue();
         assertThat(Route.passThrough("s", RouteMatch.ANY, URI.create("http://svc")).upstreamPort()).isEqualTo(80);
     }
+
+    @Test
+    void aRequestAddressedToATargetMatchesOnlyRoutesThatNameAHost() {
+        assertThat(table.matchHostNamed("tickets.internal", "/api/x", "GET")).get().extracting(Route::name).isEqualTo("tickets-any");
+        assertThat(table.matchHostNamed("other.host", "/api/tickets", "POST")).as("never the host-less fallback").isEmpty();
+        assertThat(table.matchHostNamed(null, "/", "GET")).isEmpty();
+    }
+
+    @Test
+    void onlyAnInterceptingRouteMakesItsHostIntercepted() {
+        Route stripe = Route.passThrough("stripe", new RouteMatch("api.stripe.com", "/v1/", Set.of()), null);
+        Route intercepting = new Route(stripe.name(), stripe.match(), null, stripe.tags(), stripe.timeouts(), stripe.idempotency(),
+                stripe.retry(), stripe.ids(), null, stripe.deadLetter(), stripe.tls(), stripe.pool(), stripe.log(), true);
+        assertThat(RouteTable.of(List.of(stripe)).intercepts("api.stripe.com")).isFalse();
+        assertThat(RouteTable.of(List.of(table.routes().get(2), intercepting)).intercepts("api.stripe.com")).isTrue();
+        assertThat(RouteTable.of(List.of(intercepting)).intercepts("stripe.com")).isFalse();
+    }
+
+    @Test
+    void aRouteWithoutUpstreamMustNameAHostThatCanBeConnectedTo() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Route.passThrough("x", RouteMatch.ANY, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("has no upstream and no match.host");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> Route.passThrough("x", new RouteMatch("under_score.example", "", Set.of()), null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot be connected to");
+    }
 }

@@ -76,4 +76,17 @@ class StoreCodecTest {
         assertThatThrownBy(() -> StoreCodec.recordExpiresAtMillis(StoreCodec.encodeResponse(RESPONSE)))
                 .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("corrupt store value");
     }
+
+    @Test
+    void aReceiptsToolIsAppendedAndAReceiptWithoutOneReadsAsBefore() {
+        java.time.Instant t = java.time.Instant.ofEpochMilli(1_764_000_000_123L);
+        Receipt plain = new Receipt("c-1", "b", "k", "orders", "SUCCESS", "executed", 201, 1, t, t.plusSeconds(1));
+        Receipt mcp = new Receipt("c-2", null, "d:ab", "tools", "FAILED", "unsafe_to_repeat", 200, 1, t, t, "create_ticket");
+        byte[] plainBytes = StoreCodec.encodeReceipt(plain);
+
+        assertThat(StoreCodec.decodeReceipt(plainBytes)).isEqualTo(plain);
+        assertThat(StoreCodec.decodeReceipt(StoreCodec.encodeReceipt(mcp))).isEqualTo(mcp);
+        assertThat(StoreCodec.encodeReceipt(mcp)).as("the tool appended after the fields an earlier version reads")
+                .startsWith(StoreCodec.encodeReceipt(mcp.withTool(null)));
+    }
 }

@@ -1,5 +1,6 @@
 package dev.idemproxy.core.store.embedded;
 
+import dev.idemproxy.core.secret.PrivateFiles;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -92,12 +93,8 @@ final class EmbeddedFile {
      * @throws StoreUnavailableException when the directory is in use by another process or unusable
      */
     static EmbeddedFile open(Path directory, int retentionMillis) {
-        try {
-            Files.createDirectories(directory);
-        } catch (IOException e) {
-            throw new StoreUnavailableException("cannot create data directory " + directory + ": " + e, e);
-        }
         Path file = directory.resolve(FILE_NAME);
+        makePrivate(directory, file);
         EmbeddedFile[] self = {null};
         MVStore mv;
         KeptLengthFileStore fileStore = new KeptLengthFileStore();
@@ -247,6 +244,25 @@ final class EmbeddedFile {
             mv.sync();
         } catch (MVStoreException | IllegalStateException e) {
             log.warn("embedded store: sync failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * The data directory and everything in it owner-only (CONTRACT §12): created 0700 when absent,
+     * group and other bits taken off at every start, the store file created 0600 before MVStore
+     * opens it. What the process may not change (a mount point owned by root) is said once, at WARN.
+     */
+    private static void makePrivate(Path directory, Path file) {
+        java.util.List<String> unchanged = new java.util.ArrayList<>();
+        try {
+            unchanged.addAll(PrivateFiles.secureDirectory(directory));
+            unchanged.addAll(PrivateFiles.privateFile(file));
+        } catch (IOException e) {
+            throw new StoreUnavailableException("cannot create data directory " + directory + ": " + e, e);
+        }
+        if (!unchanged.isEmpty()) {
+            log.warn("embedded store: cannot take group and other permissions off {} (not this process's to change?);"
+                    + " the files the store writes are owner-only anyway", String.join(", ", unchanged));
         }
     }
 }

@@ -53,7 +53,7 @@ class RedisPasswordStoreTest {
         String uri = "redis://:wrong-secret@127.0.0.1:" + redis.port();
         assertThatThrownBy(() -> RedisStore.connect(new RedisPolicy(uri, "standalone", "t:"), Duration.ofSeconds(5)))
                 .isInstanceOf(StoreUnavailableException.class)
-                .hasMessageStartingWith("cannot connect to Redis at redis://<redacted>@127.0.0.1:" + redis.port())
+                .hasMessageStartingWith("cannot connect to Redis at redis://***@127.0.0.1:" + redis.port())
                 .hasMessageNotContaining("wrong-secret");
     }
 

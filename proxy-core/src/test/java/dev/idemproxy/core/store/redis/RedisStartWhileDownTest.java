@@ -178,7 +178,7 @@ class RedisStartWhileDownTest {
             assertThatThrownBy(() -> RedisStore.start(
                             new RedisPolicy("redis://:wrong@127.0.0.1:" + redis.port(), "standalone", "t:"), TIMEOUT, null))
                     .isInstanceOf(StoreUnavailableException.class)
-                    .hasMessageStartingWith("cannot connect to Redis at redis://<redacted>@127.0.0.1:" + redis.port());
+                    .hasMessageStartingWith("cannot connect to Redis at redis://***@127.0.0.1:" + redis.port());
             assertThatThrownBy(() -> RedisStore.start(new RedisPolicy(redis.uri(), "standalone", "t:"), TIMEOUT, null))
                     .as("no password").isInstanceOf(StoreUnavailableException.class);
         }
