@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * premise with a margin and keeps the file several times smaller under a steady load. MVStore's
  * own compaction is off: {@link EmbeddedCompaction} rewrites sparse chunks at a pace. Pages keep
  * MVStore's default of 48 keys: 16 made commits smaller but every read deeper, and a replay from
- * this store cost 40 % more CPU (docs/benchmarks-history.md).
+ * this store cost 40 % more CPU (measured in 2026-12; the figures are in git history, docs/benchmarks-history.md).
  *
  * <p>The maps are used on the store thread only ({@link StoreThread}); {@link #failed()} and the
  * sync run on other threads. Thread-safe as used.
@@ -58,6 +58,14 @@ final class EmbeddedFile {
     static final int RETENTION_MILLIS = 10_000;
     /** How often the sync thread forces the file to disk: well within {@link #RETENTION_MILLIS}. */
     static final int SYNC_MILLIS = RETENTION_MILLIS / 10;
+    /**
+     * MVStore's write buffer, in KiB: changes held in memory beyond this are written out. Its
+     * default grows with the heap (19 MiB from a 300 MiB heap up); under a steady stream of new
+     * records those pages outlived young collections and filled the old generation.
+     */
+    static final int WRITE_BUFFER_KIB = 1024;
+    /** MVStore's cache of pages, in MiB (its default, 16, is a large part of a sidecar's heap). */
+    static final int PAGE_CACHE_MIB = 4;
     private static final Logger log = LoggerFactory.getLogger(EmbeddedStore.class);
 
     private final MVStore mv;
@@ -105,6 +113,8 @@ final class EmbeddedFile {
                         .adoptFileStore(fileStore)  // the MVStore closes it
                         // no housekeeping on MVStore's background thread: EmbeddedCompaction paces it
                         .autoCompactFillRate(0)
+                        .autoCommitBufferSize(WRITE_BUFFER_KIB)
+                        .cacheSize(PAGE_CACHE_MIB)
                         .backgroundExceptionHandler((t, e) -> {
                             if (self[0] != null) {  // during open, the failure is thrown to the caller instead
                                 log.error("embedded store background write failed: {}", e.toString(), e);
