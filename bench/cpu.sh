@@ -5,7 +5,8 @@
 #
 #   bench/cpu.sh [--cases LIST] [--rounds 3] [--duration 10s] [--warmup 8s] [--first-warmup 40s] [--connections 50]
 #                [--jar PATH] [--jar-b PATH] [--jvm-options FILE] [--jvm-extra 'OPTS']
-#                [--jvm-extra-b 'OPTS'] [--jvm-options-b FILE] [--preload N] [--bench-jar PATH] [--out FILE]
+#                [--jvm-extra-b 'OPTS'] [--jvm-options-b FILE] [--preload N] [--bench-jar PATH]
+#                [--store-extra 'YAML'] [--out FILE]
 #
 # Cases: nginx (the unit: nginx passing the POST through), pass (idemproxy, no protection),
 #   memory-new memory-replay embedded-new embedded-replay redis-new redis-replay
@@ -21,7 +22,8 @@
 # completed calls (records and receipts, proxy-bench's PreloadStore, from --bench-jar) before their
 # proxies start; B's stay empty (--jvm-extra-b with A's options: full against empty). Placement: the proxy and the upstream nginx share core 0;
 # wrk and redis-server share core 1. Every process is private, on free loopback ports, and is
-# stopped on exit; every load is bounded by --duration.
+# stopped on exit; every load is bounded by --duration. --store-extra adds a line under every
+# proxy's store: (e.g. 'nearCache: { enabled: false }').
 set -euo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
@@ -42,6 +44,7 @@ JVM_OPTIONS_B=""
 OUT=$REPO_ROOT/bench/out/cpu.md
 PRELOAD=0
 BENCH_JAR=$REPO_ROOT/proxy-bench/target/idemproxy-bench.jar
+STORE_EXTRA=""
 IDLE_LIMIT=20      # seconds to wait, after a run, for the proxy to go idle (its deferred work)
 
 while [[ $# -gt 0 ]]; do
@@ -61,6 +64,7 @@ while [[ $# -gt 0 ]]; do
         --out) OUT=$2; shift 2 ;;
         --preload) PRELOAD=$2; shift 2 ;;
         --bench-jar) BENCH_JAR=$2; shift 2 ;;
+        --store-extra) STORE_EXTRA=$2; shift 2 ;;
         -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -142,6 +146,7 @@ start_idemproxy() { # name jar store extra-options
             embedded) echo "  embedded: { path: \"$dir/data\" }" ;;
             redis) echo "  redis: { uri: \"redis://127.0.0.1:$REDIS_PORT\", keyPrefix: \"$name:\" }" ;;
         esac
+        [[ -n $STORE_EXTRA ]] && echo "  $STORE_EXTRA"
         cat <<EOC
 routes:
   - name: bench
