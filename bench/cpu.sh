@@ -3,8 +3,10 @@
 # upstream, Redis) plus the work the proxy keeps doing after the load stops, next to nginx passing
 # the same POST through, in one run, medians of interleaved rounds. See docs/benchmarks.md.
 #
-#   bench/cpu.sh [--cases LIST] [--rounds 3] [--duration 10s] [--warmup 8s] [--connections 50]
-#                [--jar PATH] [--jar-b PATH] [--jvm-options FILE] [--out FILE]
+#   bench/cpu.sh [--cases LIST] [--rounds 3] [--duration 10s] [--warmup 8s] [--first-warmup 40s] [--connections 50]
+#                [--jar PATH] [--jar-b PATH] [--jvm-options FILE] [--jvm-extra 'OPTS']
+#                [--jvm-extra-b 'OPTS'] [--jvm-options-b FILE] [--preload N] [--bench-jar PATH]
+#                [--store-extra 'YAML'] [--out FILE]
 #
 # Cases: nginx (the unit: nginx passing the POST through), pass (idemproxy, no protection),
 #   memory-new memory-replay embedded-new embedded-replay redis-new redis-replay
@@ -13,9 +15,15 @@
 #   size, new arguments every request, or one stored call duplicated with a new id each time; the
 #   upstream answers a JSON-RPC result). Not in the default list: --cases names them.
 # --jar-b runs every idemproxy case a second time with another jar (A/B, interleaved), for
-# before/after comparisons of a change. Placement: the proxy and the upstream nginx share core 0;
+# before/after comparisons of a change. --jvm-extra adds JVM options after the profile's (an
+# emulated pod limit, -XX:MaxRAM=512m; a profile, -XX:StartFlightRecording=filename=rec.jfr, written
+# in bench/out/cpu/CASE-A/); --jvm-extra-b gives B those options instead (B runs --jar-b, else the
+# same jar), for A/B runs of JVM options; --jvm-options-b gives B another profile. --preload N fills A's embedded and Redis stores with N
+# completed calls (records and receipts, proxy-bench's PreloadStore, from --bench-jar) before their
+# proxies start; B's stay empty (--jvm-extra-b with A's options: full against empty). Placement: the proxy and the upstream nginx share core 0;
 # wrk and redis-server share core 1. Every process is private, on free loopback ports, and is
-# stopped on exit; every load is bounded by --duration.
+# stopped on exit; every load is bounded by --duration. --store-extra adds a line under every
+# proxy's store: (e.g. 'nearCache: { enabled: false }').
 set -euo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
@@ -25,11 +33,18 @@ CASES=nginx,pass,memory-new,memory-replay,embedded-new,embedded-replay,redis-new
 ROUNDS=3
 DURATION=10s
 WARMUP=8s
+FIRST_WARMUP=40s
 CONNECTIONS=50
 JAR=$REPO_ROOT/proxy-app/target/idemproxy.jar
 JAR_B=""
 JVM_OPTIONS=$REPO_ROOT/config/jvm.options
+JVM_EXTRA=""
+JVM_EXTRA_B=unset
+JVM_OPTIONS_B=""
 OUT=$REPO_ROOT/bench/out/cpu.md
+PRELOAD=0
+BENCH_JAR=$REPO_ROOT/proxy-bench/target/idemproxy-bench.jar
+STORE_EXTRA=""
 IDLE_LIMIT=20      # seconds to wait, after a run, for the proxy to go idle (its deferred work)
 
 while [[ $# -gt 0 ]]; do
@@ -38,17 +53,26 @@ while [[ $# -gt 0 ]]; do
         --rounds) ROUNDS=$2; shift 2 ;;
         --duration) DURATION=$2; shift 2 ;;
         --warmup) WARMUP=$2; shift 2 ;;
+        --first-warmup) FIRST_WARMUP=$2; shift 2 ;;
         --connections) CONNECTIONS=$2; shift 2 ;;
         --jar) JAR=$2; shift 2 ;;
         --jar-b) JAR_B=$2; shift 2 ;;
         --jvm-options) JVM_OPTIONS=$2; shift 2 ;;
+        --jvm-extra) JVM_EXTRA=$2; shift 2 ;;
+        --jvm-extra-b) JVM_EXTRA_B=$2; shift 2 ;;
+        --jvm-options-b) JVM_OPTIONS_B=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
-        -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --preload) PRELOAD=$2; shift 2 ;;
+        --bench-jar) BENCH_JAR=$2; shift 2 ;;
+        --store-extra) STORE_EXTRA=$2; shift 2 ;;
+        -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "--rounds must be a positive integer" >&2; exit 2; }
-[[ $DURATION =~ ^[0-9]+s$ && $WARMUP =~ ^[0-9]+s$ ]] || { echo "--duration and --warmup take seconds, e.g. 10s" >&2; exit 2; }
+[[ $PRELOAD =~ ^[0-9]+$ ]] || { echo "--preload takes a count of records" >&2; exit 2; }
+[[ $DURATION =~ ^[0-9]+s$ && $WARMUP =~ ^[0-9]+s$ && $FIRST_WARMUP =~ ^[0-9]+s$ ]] \
+    || { echo "--duration, --warmup and --first-warmup take seconds, e.g. 10s" >&2; exit 2; }
 
 LOG_TAG=cpu
 # shellcheck source=bench/lib.sh
@@ -63,6 +87,7 @@ for c in "${CASE_LIST[@]}"; do
 done
 needs_store() { [[ ",$CASES," == *",$1-"* ]] || [[ $1 == memory && ",$CASES," == *",mcp-"* ]]; }
 
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 WORK=$REPO_ROOT/bench/out/cpu
 rm -rf "$WORK"; mkdir -p "$WORK"
 BODY='{"userId":42,"op":"create_ticket","title":"printer on floor 3 is out of toner!!!!!"}'  # 84 bytes
@@ -93,11 +118,23 @@ fi
 
 # ---------------------------------------------------------------- idemproxy JVMs (core 0)
 declare -A PORT ADMIN PID
-jvm_options() { [[ -f $JVM_OPTIONS ]] && echo "@$JVM_OPTIONS"; }
-start_idemproxy() { # name jar store
-    local name=$1 jar=$2 store=$3 dir=$WORK/$1
+jvm_options() { # name -> the profile's @file, B's own with --jvm-options-b
+    local f=$JVM_OPTIONS
+    [[ $1 == *-B && -n $JVM_OPTIONS_B ]] && f=$JVM_OPTIONS_B
+    [[ -f $f ]] && echo "@$f"
+}
+start_idemproxy() { # name jar store extra-options
+    local name=$1 jar=$2 store=$3 extra=$4 dir=$WORK/$1
     mkdir -p "$dir"
     cp "$jar" "$dir/idemproxy.jar"   # a rebuild mid-run cannot swap the jar under the JVM
+    if (( PRELOAD > 0 )) && [[ $store != memory && $name == *-A ]]; then
+        [[ -f $BENCH_JAR ]] || die "no bench jar at $BENCH_JAR (mvn -q -pl proxy-bench -am package -DskipTests builds it)"
+        log "$name: preloading $PRELOAD completed calls"
+        case $store in
+            embedded) java -cp "$BENCH_JAR" dev.idemproxy.bench.PreloadStore embedded "$dir/data" "$PRELOAD" PT1H ;;
+            redis) java -cp "$BENCH_JAR" dev.idemproxy.bench.PreloadStore redis "redis://127.0.0.1:$REDIS_PORT" "$name:" "$PRELOAD" PT1H ;;
+        esac 2>&1 | grep -v '^SLF4J' >&2 || die "$name: the preload failed"
+    fi
     PORT[$name]=$(pick_port); ADMIN[$name]=$(pick_port)
     {
         echo "listen: 127.0.0.1:${PORT[$name]}"
@@ -109,6 +146,7 @@ start_idemproxy() { # name jar store
             embedded) echo "  embedded: { path: \"$dir/data\" }" ;;
             redis) echo "  redis: { uri: \"redis://127.0.0.1:$REDIS_PORT\", keyPrefix: \"$name:\" }" ;;
         esac
+        [[ -n $STORE_EXTRA ]] && echo "  $STORE_EXTRA"
         cat <<EOC
 routes:
   - name: bench
@@ -127,7 +165,7 @@ routes:
 EOC
     } >"$dir/idemproxy.yaml"
     # shellcheck disable=SC2046
-    (cd "$dir" && exec taskset -c 0 java $(jvm_options) "-Xlog:gc:file=$dir/gc.log:uptimemillis" \
+    (cd "$dir" && exec taskset -c 0 java $(jvm_options "$name") $extra "-Xlog:gc:file=$dir/gc.log:uptimemillis" \
         -jar "$dir/idemproxy.jar" run --config "$dir/idemproxy.yaml") >"$dir/stdout.log" 2>&1 &
     PID[$name]=$!
     STARTED_PIDS+=("${PID[$name]}")
@@ -139,13 +177,14 @@ EOC
     done
 }
 JARS=(A)
-[[ -n $JAR_B ]] && JARS+=(B)
-jar_of() { [[ $1 == A ]] && echo "$JAR" || echo "$JAR_B"; }
+[[ -n $JAR_B || $JVM_EXTRA_B != unset || -n $JVM_OPTIONS_B ]] && JARS+=(B)
+jar_of() { [[ $1 == A || -z $JAR_B ]] && echo "$JAR" || echo "$JAR_B"; }
+extra_of() { [[ $1 == A || $JVM_EXTRA_B == unset ]] && echo "$JVM_EXTRA" || echo "$JVM_EXTRA_B"; }
 for v in "${JARS[@]}"; do
     [[ -f $(jar_of "$v") ]] || die "no jar at $(jar_of "$v") (mvn -q package -DskipTests builds it)"
-    [[ ",$CASES," == *",pass,"* ]] && start_idemproxy "pass-$v" "$(jar_of "$v")" memory
+    [[ ",$CASES," == *",pass,"* ]] && start_idemproxy "pass-$v" "$(jar_of "$v")" memory "$(extra_of "$v")"
     for s in memory embedded redis; do
-        needs_store "$s" && start_idemproxy "$s-$v" "$(jar_of "$v")" "$s"
+        needs_store "$s" && start_idemproxy "$s-$v" "$(jar_of "$v")" "$s" "$(extra_of "$v")"
     done
 done
 
@@ -191,8 +230,35 @@ uptime_ms() { # pid -> the JVM's uptime in ms (its start time from /proc)
     now=$(awk '{print $1}' /proc/uptime)
     awk -v s="$start" -v n="$now" -v hz="$CLK_TCK" 'BEGIN { printf "%d", (n - s / hz) * 1000 }'
 }
+# Every thread's CPU ticks, "TID NAME TICKS" a line: where a JVM's time went (GC, JIT, event loop, store).
+thread_ticks() { # pid
+    local t stat f
+    for t in /proc/"$1"/task/*; do
+        stat=$(<"$t/stat") 2>/dev/null || continue
+        f=${stat##*) }; read -r -a f <<<"$f"
+        printf '%s %s %d\n' "${t##*/}" "$(tr ' ' '_' <"$t/comm")" $(( f[11] + f[12] ))
+    done
+}
+# The threads' ticks between two snapshots, summed by name (digits folded), as µs per request, largest first.
+thread_split() { # before after requests
+    awk -v n="$3" -v hz="$CLK_TCK" 'NR == FNR { a[$1] = $3; next }
+        { name = $2; gsub(/[0-9]+/, "#", name); d[name] += $3 - a[$1] }
+        END { for (k in d) if (d[k] > 0) printf "%.1f %s\n", d[k] * 1e6 / hz / n, k }' "$1" "$2" | sort -rn
+}
+# Redis's own count of commands run, by command ("cmdstat_evalsha CALLS USEC" a line).
+redis_stats() {
+    [[ -n $REDIS_PID ]] || return 0
+    redis-cli -p "$REDIS_PORT" INFO commandstats | tr -d '\r' \
+        | sed -n 's/^cmdstat_\([^:]*\):calls=\([0-9]*\),usec=\([0-9]*\),.*/\1 \2 \3/p'
+}
+# Commands per request between two snapshots: "TOTAL cmd=calls/req,..." (the commands run by a
+# protected call: its round trips when each is awaited in turn).
+redis_split() { # before after requests
+    awk -v n="$3" 'NR == FNR { c[$1] = $2; next } { d = $2 - c[$1]; if (d > 0) { t += d; s = s sprintf("%s%s=%.2f", s == "" ? "" : ",", $1, d / n) } }
+        END { printf "%.2f %s\n", t / n, s == "" ? "-" : s }' "$1" "$2"
+}
 RESULTS=$WORK/results.tsv
-printf 'case\tjar\tround\trps\tproxy_us\tupstream_us\tredis_us\tdeferred_us\ttotal_us\trss_mib\tdisk_b\talloc_b\tmax_pause_ms\tfull_gcs\n' >"$RESULTS"
+printf 'case\tjar\tround\trps\tproxy_us\tupstream_us\tredis_us\tdeferred_us\ttotal_us\trss_mib\tdisk_b\talloc_b\tmax_pause_ms\tfull_gcs\tredis_cmds\n' >"$RESULTS"
 
 measure() { # case jar round
     local case=$1 v=$2 round=$3 name script url pid key
@@ -213,18 +279,33 @@ measure() { # case jar round
         curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -H "Idempotency-Key: cpu-$key" \
             --data "$BODY" "$url" || die "$case: the stored call failed"
     fi
-    wrk_run "$url" "$script" "$WARMUP" "w$key" >/dev/null
+    local warm=$WARMUP
+    (( round == 1 && ${FIRST_WARMUP%s} > ${WARMUP%s} )) && [[ $case != nginx ]] && warm=$FIRST_WARMUP
+    wrk_run "$url" "$script" "$warm" "w$key" >/dev/null
     local p0 u0 r0=0 d0 t0 res p1 u1 r1=0 d1 t1 def reqs
+    [[ $case == nginx ]] || thread_ticks "$pid" >"$WORK/$name/threads0"
+    [[ $case == redis-* ]] && redis_stats >"$WORK/redis/stats0"
     p0=$(cpu_ticks "$pid"); u0=$(cpu_ticks "$UP_WORKER"); d0=$(write_bytes "$pid" "$WORK/$name")
     [[ -n $REDIS_PID ]] && r0=$(cpu_ticks "$REDIS_PID")
     [[ $case == nginx ]] || t0=$(uptime_ms "$pid")
     local a0 a1; a0=$(allocated "$name")
     res=$(wrk_run "$url" "$script" "$DURATION" "$key")
     p1=$(cpu_ticks "$pid"); u1=$(cpu_ticks "$UP_WORKER")
+    local cmds="0 -"
+    if [[ $case == redis-* ]]; then
+        redis_stats >"$WORK/redis/stats1"
+        cmds=$(redis_split "$WORK/redis/stats0" "$WORK/redis/stats1" "$(field "$res" requests)")
+        log "$case $v round $round, Redis commands per request: $cmds"
+    fi
     [[ -n $REDIS_PID ]] && r1=$(cpu_ticks "$REDIS_PID")
     def=$(deferred_ticks "$pid")
     d1=$(write_bytes "$pid" "$WORK/$name")
     [[ $case == nginx ]] || t1=$(uptime_ms "$pid")
+    if [[ $case != nginx ]]; then  # where the proxy's time went, thread by thread (µs per request)
+        thread_ticks "$pid" >"$WORK/$name/threads1"
+        thread_split "$WORK/$name/threads0" "$WORK/$name/threads1" "$(field "$res" requests)" >"$WORK/$name/threads-$case-$round.txt"
+        log "$case $v round $round, proxy µs/req by thread: $(head -n 6 "$WORK/$name/threads-$case-$round.txt" | tr '\n' ' ')"
+    fi
     a1=$(allocated "$name")
     reqs=$(field "$res" requests)
     [[ -n $reqs && $reqs -gt 0 ]] || die "$case: wrk made no requests: $res"
@@ -234,10 +315,10 @@ measure() { # case jar round
     local gc="0.0 0"; [[ $case == nginx ]] || gc=$(max_pause_ms "$WORK/$name/gc.log" "$t0" "$t1")
     local rss; rss=$(awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")
     awk -v c="$case" -v v="$v" -v r="$round" -v rps="$(field "$res" rps)" -v n="$reqs" -v hz="$CLK_TCK" \
-        -v p=$((p1 - p0)) -v u=$((u1 - u0)) -v rd="$redis" -v df="$def" -v rss="$rss" -v disk=$((d1 - d0)) -v alloc=$((a1 - a0)) -v gc="$gc" '
+        -v p=$((p1 - p0)) -v u=$((u1 - u0)) -v rd="$redis" -v df="$def" -v rss="$rss" -v disk=$((d1 - d0)) -v alloc=$((a1 - a0)) -v gc="$gc" -v cmds="${cmds%% *}" '
         BEGIN { k = 1e6 / hz / n; split(gc, g, " ")
-                printf "%s\t%s\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t%.0f\t%s\t%s\n", c, v, r, rps,
-                    p * k, u * k, rd * k, df * k, (p + u + rd + df) * k, rss, disk / n, alloc / n, g[1], g[2] }' >>"$RESULTS"
+                printf "%s\t%s\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t%.0f\t%s\t%s\t%s\n", c, v, r, rps,
+                    p * k, u * k, rd * k, df * k, (p + u + rd + df) * k, rss, disk / n, alloc / n, g[1], g[2], cmds }' >>"$RESULTS"
     log "$(tail -n 1 "$RESULTS" | tr '\t' ' ')"
 }
 
@@ -253,7 +334,7 @@ mkdir -p "$(dirname "$OUT")"
 {
     echo "# Whole-system CPU per request ($(date -u +%Y-%m-%dT%H:%MZ))"
     echo
-    echo "\`$CMDLINE\`; $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1)); JVM options: $( [[ -f $JVM_OPTIONS ]] && echo "@${JVM_OPTIONS#"$REPO_ROOT"/}" || echo none) -Xlog:gc; ${CONNECTIONS} connections; medians of $ROUNDS interleaved rounds of $DURATION."
+    echo "\`$CMDLINE\`; $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1)); JVM options: $( [[ -f $JVM_OPTIONS ]] && echo "@${JVM_OPTIONS#"$REPO_ROOT"/}" || echo none) ${JVM_EXTRA:+ $JVM_EXTRA} -Xlog:gc${JVM_OPTIONS_B:+ (B: @$(basename "$JVM_OPTIONS_B"))}; ${CONNECTIONS} connections; medians of $ROUNDS interleaved rounds of $DURATION$( (( PRELOAD > 0 )) && echo "; A's embedded and Redis stores preloaded with $PRELOAD completed calls"); load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
     echo
     "$SCRIPT_DIR/cpu-table.py" "$RESULTS"
 } >"$OUT"

@@ -1,4 +1,4 @@
-# Shared by bench/run.sh, bench/soak.sh and bench/experiments/ (sourced, not run): logging, the EXIT
+# Shared by bench/run.sh, bench/cpu.sh, bench/footprint.sh and bench/soak.sh (sourced, not run): logging, the EXIT
 # trap that stops everything a script started, free loopback ports, per-process CPU time, and the
 # nginx configuration of the upstream and of nginx as the reverse proxy compared with idemproxy.
 # The sourcing script sets LOG_TAG before it logs and appends every pid it starts to STARTED_PIDS.
@@ -175,34 +175,7 @@ start_upstream_on() { # dir port body core [mcp-body] -> UPSTREAM_WORKER: an ngi
     UPSTREAM_WORKER=$(nginx_worker_pid "$master") || die "the upstream nginx has no worker"
 }
 
-# ---------------------------------------------------------------- experiments' processes
-experiment_setup() { # name tool... -> LOG_TAG=NAME, WORK: bench/out/experiments/NAME, emptied; dies if a tool is missing
-    LOG_TAG=$1
-    local tool
-    for tool in "${@:2}"; do
-        command -v "$tool" >/dev/null || die "$tool is missing (bench/run.sh installs nginx and wrk)"
-    done
-    WORK=$PWD/bench/out/experiments/$1
-    rm -rf "$WORK"
-    mkdir -p "$WORK"
-}
-jar_path() { # path -> the same jar as an absolute path; dies if there is no such file
-    [[ -f $1 ]] || die "no jar at $1 (mvn -q package -DskipTests builds proxy-app/target/idemproxy.jar)"
-    echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-}
-require_tracepoint() { # group/event
-    [[ -r /sys/kernel/tracing/events/$1/format ]] \
-        || die "the tracepoint $1 is not readable (tracefs mounted at /sys/kernel/tracing? root?)"
-}
-# bench/experiments/ set up as bench/run.sh does: the upstream on core 1, the proxy under test on
-# core 0. The caller has a WORK dir and the EXIT trap; every process goes into STARTED_PIDS.
-start_upstream() { # dir port body: an nginx worker on core 1 answering every path with BODY, once it listens
-    write_nginx_conf "$1" "    server { listen 127.0.0.1:$2 backlog=4096; default_type application/json;
-        location / { return 200 '$3'; } }"
-    taskset -c 1 nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" &
-    STARTED_PIDS+=($!)
-    wait_port "$2" 10 || die "the upstream nginx is not listening (see $1/error.log)"
-}
+# ---------------------------------------------------------------- nginx as the reverse proxy
 start_proxy_nginx() { # dir port upstream_port -> NGINX_WORKER: nginx as the reverse proxy on core 0, once it listens
     write_nginx_conf "$1" "$(nginx_proxy_http "$2" "$3")"
     taskset -c 0 nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" &
@@ -210,32 +183,4 @@ start_proxy_nginx() { # dir port upstream_port -> NGINX_WORKER: nginx as the rev
     STARTED_PIDS+=("$master")
     wait_port "$2" 10 || die "nginx is not listening (see $1/error.log)"
     NGINX_WORKER=$(nginx_worker_pid "$master") || die "nginx has no worker"
-}
-get_load() { # port seconds logfile: bench/run.sh's GET load (wrk -t1 -c50 on core 1, with its histogram)
-    taskset -c 1 wrk --latency -t1 -c50 -d"$2"s --timeout 5s -s bench/wrk/get.lua "http://127.0.0.1:$1/bench/get" >"$3" 2>&1
-}
-start_pass_idemproxy() { # dir jar port admin_port upstream_port [extra JVM options] -> JPID, once it listens
-    # bench/run.sh's pass-through instance: memory store, one io thread, the route without idempotency
-    mkdir -p "$1"
-    cat >"$1/idemproxy.yaml" <<EOC
-listen: 127.0.0.1:$3
-admin: { listen: 127.0.0.1:$4 }
-server: { ioThreads: 1 }
-store: { type: memory }
-routes:
-  - name: bench
-    match: { pathPrefix: /bench }
-    upstream: http://127.0.0.1:$5
-    log: { passThrough: false }
-EOC
-    (cd "$1" && exec taskset -c 0 java -Xms1g -Xmx1g -XX:+UseParallelGC -XX:+AlwaysPreTouch ${6:-} \
-        -jar "$2" run --config "$1/idemproxy.yaml") >"$1/stdout.log" 2>&1 &
-    JPID=$!
-    STARTED_PIDS+=("$JPID")
-    local deadline=$((SECONDS + 60))
-    until port_in_use "$3"; do
-        kill -0 "$JPID" 2>/dev/null || die "idemproxy exited at start: $(tail -n 5 "$1/stdout.log")"
-        (( SECONDS < deadline )) || die "idemproxy not listening after 60 s"
-        sleep 0.2
-    done
 }

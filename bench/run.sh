@@ -588,7 +588,7 @@ run_wrk() { # unit scenario duration logfile nonce
 # listener's HTTP codec runs the same Netty classes as the proxy's, with other message types. A JVM
 # never scraped before has its hot paths compiled for the proxy's types alone; the first scrapes
 # (metric_sum's, just before and after a measured run) then send those paths back to the
-# interpreter at the start of the run while C2 recompiles them (docs/benchmarks.md).
+# interpreter at the start of the run while C2 recompiles them (measured 2026-12-03; in the git history of docs/benchmarks.md).
 scrape_metrics() { # unit seconds-between: scrapes /metrics until killed, from the load core
     while sleep "$2"; do
         (pinned "$LOAD_CPU" curl -sS -m 5 -o /dev/null "${ADMIN_URL[$1]}/metrics") 2>/dev/null || true
@@ -648,7 +648,7 @@ measure() { # unit scenario rep [attempt]
     if rewarm_on; then
         # The same load just before the measured run, not measured: a JIT-compiled target has just
         # served another scenario (or, between rounds, nothing for minutes), and its first seconds
-        # after such a switch run code being deoptimised and recompiled (docs/benchmarks.md).
+        # after such a switch run code being deoptimised and recompiled (measured 2026-12-02; in the git history of docs/benchmarks.md).
         nonce="$(safe_name "$u")-$rep-$attempt-rewarm-$RANDOM$RANDOM"
         [[ $s == replay ]] && prime_replay "$u" "$nonce"
         run_wrk "$u" "$s" "$REWARM" "$logf.rewarm" "$nonce" \

@@ -35,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * seconds of commits besides the live data. MVStore's default of 45 s assumes the OS writes data
  * back within that time; instead the sync thread forces the file to disk every
  * {@value #SYNC_MILLIS} ms and the retention is {@value #RETENTION_MILLIS} ms, which keeps that
- * premise with a margin and keeps the file several times smaller under a steady load. Pages keep
+ * premise with a margin and keeps the file several times smaller under a steady load. MVStore's
+ * own compaction is off: {@link EmbeddedCompaction} rewrites sparse chunks at a pace. Pages keep
  * MVStore's default of 48 keys: 16 made commits smaller but every read deeper, and a replay from
- * this store cost 40 % more CPU (docs/benchmarks-history.md).
+ * this store cost 40 % more CPU (measured in 2026-12; the figures are in git history, docs/benchmarks-history.md).
  *
  * <p>The maps are used on the store thread only ({@link StoreThread}); {@link #failed()} and the
  * sync run on other threads. Thread-safe as used.
@@ -57,9 +58,18 @@ final class EmbeddedFile {
     static final int RETENTION_MILLIS = 10_000;
     /** How often the sync thread forces the file to disk: well within {@link #RETENTION_MILLIS}. */
     static final int SYNC_MILLIS = RETENTION_MILLIS / 10;
+    /**
+     * MVStore's write buffer, in KiB: changes held in memory beyond this are written out. Its
+     * default grows with the heap (19 MiB from a 300 MiB heap up); under a steady stream of new
+     * records those pages outlived young collections and filled the old generation.
+     */
+    static final int WRITE_BUFFER_KIB = 1024;
+    /** MVStore's cache of pages, in MiB (its default, 16, is a large part of a sidecar's heap). */
+    static final int PAGE_CACHE_MIB = 4;
     private static final Logger log = LoggerFactory.getLogger(EmbeddedStore.class);
 
     private final MVStore mv;
+    private final KeptLengthFileStore fileStore;
     final MVMap<String, byte[]> records;
     final MVMap<String, byte[]> receipts;
     final MVMap<String, String> receiptsByBiz;
@@ -70,8 +80,9 @@ final class EmbeddedFile {
     /** Forces the file to disk every {@link #SYNC_MILLIS}; its own thread, so an fsync never holds up the store thread. */
     private final ScheduledExecutorService syncThread;
 
-    private EmbeddedFile(MVStore mv, int syncMillis) {
+    private EmbeddedFile(MVStore mv, KeptLengthFileStore fileStore, int syncMillis) {
         this.mv = mv;
+        this.fileStore = fileStore;
         this.records = mv.openMap(RECORDS, bytesBy());
         this.receipts = mv.openMap(RECEIPTS, bytesBy());
         this.receiptsByBiz = mv.openMap(RECEIPTS_BY_BIZ, stringsBy());
@@ -94,12 +105,16 @@ final class EmbeddedFile {
         makePrivate(directory, file);
         EmbeddedFile[] self = {null};
         MVStore mv;
+        KeptLengthFileStore fileStore = new KeptLengthFileStore();
         try {
-            KeptLengthFileStore fileStore = new KeptLengthFileStore();
             fileStore.open(file.toString(), false, null);  // locks the file, or throws
             try {
                 mv = new MVStore.Builder()
                         .adoptFileStore(fileStore)  // the MVStore closes it
+                        // no housekeeping on MVStore's background thread: EmbeddedCompaction paces it
+                        .autoCompactFillRate(0)
+                        .autoCommitBufferSize(WRITE_BUFFER_KIB)
+                        .cacheSize(PAGE_CACHE_MIB)
                         .backgroundExceptionHandler((t, e) -> {
                             if (self[0] != null) {  // during open, the failure is thrown to the caller instead
                                 log.error("embedded store background write failed: {}", e.toString(), e);
@@ -118,13 +133,27 @@ final class EmbeddedFile {
             throw new StoreUnavailableException("cannot open embedded store " + file + ": " + e.getMessage(), e);
         }
         mv.setRetentionTime(retentionMillis);
-        self[0] = new EmbeddedFile(mv, Math.max(1, retentionMillis / 10));
+        self[0] = new EmbeddedFile(mv, fileStore, Math.max(1, retentionMillis / 10));
         return self[0];
     }
 
     /** Commits what the store thread wrote since the last commit. Store thread only. */
     void commit() {
         mv.commit();
+    }
+
+    /** Bytes written to the file since it was opened (commits and compaction). */
+    long writtenBytes() {
+        return fileStore.writtenBytes();
+    }
+
+    /**
+     * When less than {@code targetFillRate}% of the chunks' bytes are live, rewrites the live pages
+     * of the sparsest chunks, about {@code budget} bytes of them, for the next commit; true when
+     * it rewrote any. Store thread only.
+     */
+    boolean compact(int targetFillRate, int budget) {
+        return mv.compact(targetFillRate, budget);
     }
 
     /** After an operation or a commit failed: whether the file is now unusable (closed, or MVStore panicked). */
@@ -139,6 +168,11 @@ final class EmbeddedFile {
 
     boolean isClosed() {
         return mv.isClosed();
+    }
+
+    /** The file store under the MVStore, for tests. */
+    KeptLengthFileStore fileStore() {
+        return fileStore;
     }
 
     /** The MVStore, for tests and diagnostics. */

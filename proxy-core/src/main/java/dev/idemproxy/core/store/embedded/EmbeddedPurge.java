@@ -137,7 +137,7 @@ final class EmbeddedPurge {
      * A fixed pause capped deletions at about 40,000 a second: under a steady load that writes more
      * entries than that (a record and a receipt per call, 20,000 calls a second), the sweep fell
      * behind and the file grew by gigabytes within minutes, every commit's free-space search and
-     * every cache miss costing more as it grew (docs/benchmarks-history.md). Where most of a slice has
+     * every cache miss costing more as it grew (measured in 2026-12; the figures are in git history, docs/benchmarks-history.md). Where most of a slice has
      * expired, the slice's deletions are the work that has to be done anyway, so the sweep goes on
      * at once (after the operations queued meanwhile); where little has, it keeps the slow pace.
      */

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * The embedded backend: H2 MVStore in one file under the data directory ({@link EmbeddedFile}),
  * every operation of its four stores ({@link EmbeddedRecords}, {@link EmbeddedReceipts},
  * {@link EmbeddedDeadLetters}, {@link EmbeddedTaskCounters}) run on one store thread with group
- * commit ({@link StoreThread}), expired entries swept from the file by {@link EmbeddedPurge}.
+ * commit ({@link StoreThread}), expired entries swept from the file by {@link EmbeddedPurge}, its
+ * sparse chunks compacted at a pace by {@link EmbeddedCompaction}.
  *
  * <p>A protected call costs the store two reads and four writes (its record and receipt, claimed
  * and ended); a claim, an end and a dead letter are committed before they are acknowledged (see
@@ -32,6 +33,7 @@ public final class EmbeddedStore {
     private final EmbeddedFile file;
     private final StoreThread thread;
     private final EmbeddedPurge purge;
+    private final EmbeddedCompaction compaction;
     private final Stores stores;
 
     private EmbeddedStore(EmbeddedFile file, Clock clock, Ticker ticker, Duration purgeInterval) {
@@ -43,6 +45,8 @@ public final class EmbeddedStore {
                 new EmbeddedDeadLetters(thread, file.deadLetters, file.deadLetterIds), taskCounters);
         this.purge = new EmbeddedPurge(file, thread, receipts, taskCounters, clock, ticker);
         purge.start(purgeInterval);
+        this.compaction = new EmbeddedCompaction(file, thread);
+        compaction.start();
     }
 
     /**
@@ -119,6 +123,19 @@ public final class EmbeddedStore {
     /** One sweep in slices ({@link EmbeddedPurge#sweep}); completes with how many entries it deleted. */
     CompletionStage<Integer> sweep(int slice, long sliceNanos) {
         return purge.sweep(slice, sliceNanos);
+    }
+
+    /**
+     * One turn of the compaction, on the store thread, now (besides the turn every second);
+     * completes with the turn's budget. For tests.
+     */
+    CompletionStage<Integer> compactOnce() {
+        return thread.submit(compaction::turn);
+    }
+
+    /** The file under the store, for tests. */
+    EmbeddedFile file() {
+        return file;
     }
 
     /** The MVStore, for tests and diagnostics. */

@@ -13,13 +13,24 @@ import org.h2.mvstore.SingleFileStore;
  * released a gigabyte of blocks, and on a file system mounted with online discard it held every
  * commit, and so every protected call, for half a second: a 10 s run of protected POSTs after 75 s
  * of idleness had a p99 of 515 ms and a maximum of 631 ms, and a thread dump showed MVStore's save
- * thread in {@code truncate} while the store thread waited for its commit (docs/benchmarks-history.md).
+ * thread in {@code truncate} while the store thread waited for its commit (measured in 2026-12; the figures are in git history, docs/benchmarks-history.md).
  * A file that keeps its largest size is what most databases do; operations.md says how to size
- * the volume for it.
+ * the volume for it. It also tells how many bytes were written ({@link #writtenBytes}), which
+ * paces the compaction ({@link EmbeddedCompaction}).
  */
 final class KeptLengthFileStore extends SingleFileStore {
     KeptLengthFileStore() {
-        super(new HashMap<>());
+        super(new HashMap<>(java.util.Map.of("autoCompactFillRate", 0)));  // MVStore reads it here, not from its builder
+    }
+
+    /** Bytes written to the file since it was opened. */
+    long writtenBytes() {
+        return writeBytes.get();
+    }
+
+    /** The fill rate below which MVStore's own housekeeping compacts (0: never); for tests. */
+    int housekeepingFillRate() {
+        return getAutoCompactFillRate();
     }
 
     @Override
