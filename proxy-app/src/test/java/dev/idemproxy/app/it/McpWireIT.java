@@ -224,6 +224,39 @@ class McpWireIT {
         assertThat(server.executions("fail_internal")).isEqualTo(1);
     }
 
+    /**
+     * A tool call answered -32603 is dead-lettered; its replay through the admin API executes the
+     * tool again under the same call id and, failing again, leaves one entry for the call: the
+     * replay's (a JSON-RPC error comes over HTTP 200, so the old entry goes and the re-run's own
+     * stays, never none). An agent's duplicate then gets the replay's stored answer with its own id.
+     */
+    @Test
+    void aDeadLetteredToolCallIsReplayedAsItselfAndStaysDeadLetteredWhileItFails() throws Exception {
+        startProxy("");
+        URI url = via(Era.MODERN, Answers.JSON);
+        HttpResponse<String> failed = postModern(url, 7, "fail_internal", "{\"n\":1}", false);
+        assertThat(failed.body()).contains("-32603", "\"id\":7");
+        String callId = failed.headers().firstValue("X-Call-Id").orElseThrow();
+        JsonNode entry = Await.value("the dead letter", WAIT, () -> JSON.readTree(admin("/dlq")),
+                d -> d.path("entries").size() == 1).at("/entries/0");
+        assertThat(entry.path("callId").asText()).isEqualTo(callId);
+        assertThat(admin("/dlq/" + entry.path("id").asText())).contains("fail_internal", "Mcp-Method");
+
+        JsonNode replay = JSON.readTree(adminPost("/dlq/" + entry.path("id").asText() + "/replay"));
+        assertThat(replay.path("status").asInt()).isEqualTo(200);
+        assertThat(replay.path("callId").asText()).isEqualTo(callId);
+        assertThat(server.executions("fail_internal")).as("the replay ran the tool again").isEqualTo(2);
+        JsonNode after = Await.value("the replay's own dead letter", WAIT, () -> JSON.readTree(admin("/dlq")),
+                d -> d.path("entries").size() == 1 && !d.at("/entries/0/id").asText().equals(entry.path("id").asText()));
+        assertThat(after.at("/entries/0/callId").asText()).isEqualTo(callId);
+        assertThat(after.at("/entries/0/route").asText()).isEqualTo("tools");
+
+        HttpResponse<String> duplicate = postModern(url, 8, "fail_internal", "{\"n\":1}", false);
+        assertThat(duplicate.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(duplicate.body()).contains("-32603", "\"id\":8");
+        assertThat(server.executions("fail_internal")).isEqualTo(2);
+    }
+
     @Test
     void aDuplicateOfACallInFlightOnARouteThatRejectsGetsAJsonRpcKeyInFlightError() throws Exception {
         startProxy("    idempotency: { onConcurrent: reject }\n");
@@ -372,6 +405,11 @@ class McpWireIT {
 
     String admin(String path) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(proxy.admin(path)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    String adminPost(String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(proxy.admin(path)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     double metric(String series) throws Exception {
