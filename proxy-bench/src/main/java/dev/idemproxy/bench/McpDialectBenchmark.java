@@ -58,46 +58,8 @@ public class McpDialectBenchmark {
 
     @Setup
     public void setup() {
-        request = new RequestView() {
-            private final Map<String, String> headers = Map.of("content-type", "application/json",
-                    "mcp-protocol-version", "2025-11-25", "mcp-session-id", "3f0c7a52-6d1e-4d3b-9a57-5d4c2b1e8f90");
-
-            @Override
-            public String method() {
-                return "POST";
-            }
-
-            @Override
-            public String path() {
-                return "/mcp";
-            }
-
-            @Override
-            public String header(String name) {
-                return headers.get(name.toLowerCase(java.util.Locale.ROOT));
-            }
-
-            @Override
-            public int headerLines(String name) {
-                return header(name) == null ? 0 : 1;
-            }
-
-            @Override
-            public List<String> headerValues(String name) {
-                String v = header(name);
-                return v == null ? List.of() : List.of(v);
-            }
-
-            @Override
-            public String queryParam(String name) {
-                return null;
-            }
-
-            @Override
-            public byte[] body() {
-                return CALL;
-            }
-        };
+        request = new BenchRequest("/mcp", Map.of("content-type", "application/json",
+                "mcp-protocol-version", "2025-11-25", "mcp-session-id", "3f0c7a52-6d1e-4d3b-9a57-5d4c2b1e8f90"), CALL);
         plainParts = List.of(RequestPart.parse("method"), RequestPart.parse("path"), RequestPart.parse("body"));
         plainDeriving = new KeyResolver(new KeyPolicy("Idempotency-Key", plainParts, Duration.ofMinutes(10), false), new SplittableRandom(1));
     }

@@ -7,6 +7,7 @@ import dev.idemproxy.core.call.CallId;
 import dev.idemproxy.core.idempotency.Fingerprint;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.RequestView;
+import dev.idemproxy.core.idempotency.TestRequest;
 import dev.idemproxy.core.idempotency.Scope;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
@@ -30,8 +31,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -110,7 +109,7 @@ class EndpointFingerprintTest {
 
     /** A completed record as a build before this one stored it: fingerprint over {@code [body]} alone. */
     private void writeLegacyRecord(String key, String path, String body, String responseBody) throws Exception {
-        RequestView view = new JsonPost(path, body);
+        RequestView view = TestRequest.post(path).withJson(body);
         RecordKey rk = new RecordKey("tickets", Scope.of(policy.scope(), view).hash(), "c:" + key);
         String legacy = Fingerprint.legacy(policy, false, view).value();
         assertThat(legacy).isNotEqualTo(Fingerprint.of(policy, false, view).value());
@@ -130,41 +129,5 @@ class EndpointFingerprintTest {
         return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.address().getPort() + path))
                 .header("Idempotency-Key", key).header("Content-Type", "application/json")
                 .method(method, HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** A JSON POST without credentials, as the proxy's request view would show it. */
-    private record JsonPost(String path, String text) implements RequestView {
-        private static final Map<String, String> HEADERS = Map.of("content-type", "application/json");
-
-        @Override
-        public String method() {
-            return "POST";
-        }
-
-        @Override
-        public String header(String name) {
-            return HEADERS.get(name.toLowerCase(Locale.ROOT));
-        }
-
-        @Override
-        public int headerLines(String name) {
-            return header(name) == null ? 0 : 1;
-        }
-
-        @Override
-        public List<String> headerValues(String name) {
-            String v = header(name);
-            return v == null ? List.of() : List.of(v);
-        }
-
-        @Override
-        public String queryParam(String name) {
-            return null;
-        }
-
-        @Override
-        public byte[] body() {
-            return text.getBytes(StandardCharsets.UTF_8);
-        }
     }
 }
