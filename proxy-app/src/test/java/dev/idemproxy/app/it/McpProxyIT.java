@@ -11,9 +11,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -25,60 +23,23 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * catalogue (before any {@code tools/list}, every tool is protected).
  */
 @ExtendWith(LeakDetection.class)
-class McpProxyIT {
+class McpProxyIT extends McpRouteFixture {
     static final Duration CALL = Duration.ofSeconds(15);
     static final Duration WAIT = Duration.ofSeconds(20);
     static final ObjectMapper JSON = new ObjectMapper();
 
-    static McpServerFixture server;
     static McpClientDriver agent;
-    RunningProxy proxy;
 
     @BeforeAll
-    static void startFixtures() throws Exception {
-        server = McpServerFixture.start();
+    static void startAgent() throws Exception {
         agent = McpClientDriver.start();
     }
 
     @AfterAll
-    static void stopFixtures() {
+    static void stopAgent() {
         if (agent != null) {
             agent.close();
         }
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    @BeforeEach
-    void reset() throws Exception {
-        server.reset();
-    }
-
-    @AfterEach
-    void stopProxy() {
-        if (proxy != null) {
-            proxy.close();
-        }
-    }
-
-    /** The MCP route in front of the fixture; {@code extra} is more of the route's YAML, indented by four. */
-    static String routes(McpServerFixture server, String extra) {
-        return "routes:\n"
-                + "  - name: tools\n"
-                + "    match: { pathPrefix: / }\n"
-                + "    upstream: http://127.0.0.1:" + server.port() + "\n"
-                + "    mcp: { enabled: true }\n"
-                + "    timeouts: { perTry: 10s, total: 30s }\n"
-                + extra;
-    }
-
-    void startProxy(String extra) throws Exception {
-        proxy = RunningProxy.start(routes(server, extra));
-    }
-
-    URI via(Era era, Answers answers) {
-        return proxy.uri(server.endpoint(era, answers).getPath());
     }
 
     @Test

@@ -19,10 +19,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -32,46 +28,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code /metrics}, {@code /receipts} and {@code /dlq}. Each test starts its own proxy.
  */
 @ExtendWith(LeakDetection.class)
-class McpWireIT {
+class McpWireIT extends McpRouteFixture {
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final ObjectMapper JSON = new ObjectMapper();
     static final Duration WAIT = Duration.ofSeconds(20);
     static final String SESSION_VERSION = "2025-06-18";
-
-    static McpServerFixture server;
-    RunningProxy proxy;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = McpServerFixture.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    @BeforeEach
-    void reset() throws Exception {
-        server.reset();
-    }
-
-    @AfterEach
-    void stopProxy() {
-        if (proxy != null) {
-            proxy.close();
-        }
-    }
-
-    void startProxy(String extra) throws Exception {
-        proxy = RunningProxy.start(McpProxyIT.routes(server, extra));
-    }
-
-    URI via(Era era, Answers answers) {
-        return proxy.uri(server.endpoint(era, answers).getPath());
-    }
 
     @Test
     void aDuplicateFromAnotherSessionGetsTheStoredResponseWithItsOwnIdAndNoSession() throws Exception {
