@@ -69,12 +69,10 @@ public final class SseAction extends UpstreamAction {
             ex.finish(ex.write(LastHttpContent.EMPTY_LAST_CONTENT));
             return;
         }
-        ex.write(new DefaultHttpContent(ByteBufUtil.writeUtf8(ex.alloc(), frame(events.get(i)))))
-                .addListener(f -> {
-                    if (f.isSuccess()) {
-                        sent.increment();
-                    }
-                });
+        // Counted as it is written, not when the write's future completes: the proxy may forward
+        // the event and the client read it before that listener would run.
+        sent.increment();
+        ex.write(new DefaultHttpContent(ByteBufUtil.writeUtf8(ex.alloc(), frame(events.get(i)))));
         if (i + 1 == events.size()) {
             sendFrom(ex, i + 1);
         } else {
