@@ -102,7 +102,7 @@ final class AttemptLoop implements UpstreamListener {
         int n = ++c.attempt;
         c.relay.newAttempt();
         attemptStart = c.services.ticker().nanos();
-        OnLoop.then(c.services.pools().acquire(c.call.route(), c.client.loop(), this), c.client.loop(),
+        OnLoop.then(c.services.upstreams().acquire(c.call.route(), c.client.loop(), this), c.client.loop(),
                 (conn, failure) -> onAcquired(n, conn, failure));
         Duration wait = c.deadline.attemptTimeout(c.call.route().timeouts().perTry());
         long waitMillis = Math.max(1, wait.toMillis());
