@@ -122,6 +122,7 @@ final class Attempt implements UpstreamListener {
         h.set(CallIdentity.X_CALL_ID, id.callId());
         h.setInt(CallIdentity.X_ATTEMPT, n);
         h.set(CallIdentity.X_REQUEST_TIMEOUT_MS, Long.toString(Math.max(0, cx.deadline().remainingMillis())));
+        cx.watch().upstreamRequest(n, h);
         return req;
     }
 

@@ -3,6 +3,9 @@ package dev.idemproxy.core.call;
 import dev.idemproxy.core.receipt.ReceiptAnswer;
 import dev.idemproxy.core.retry.AttemptOutcome;
 import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.store.ClaimResult;
+import io.netty.handler.codec.http.HttpHeaders;
 
 /**
  * What one protected call tells about itself as it goes, for whoever keeps or shows it: its
@@ -27,6 +30,13 @@ public interface CallWatch {
     default void tryStarted(int n, long nanos) {
     }
 
+    /**
+     * Try {@code n}'s request headers, just before it goes upstream: a watch may add its own (a
+     * trace context), never remove or change the call's.
+     */
+    default void upstreamRequest(int n, HttpHeaders headers) {
+    }
+
     /** Try {@code n} ended with {@code outcome}, at {@code nanos} on the call's ticker. */
     default void tryEnded(int n, AttemptOutcome outcome, long nanos) {
     }
@@ -41,5 +51,13 @@ public interface CallWatch {
 
     /** The call settled. */
     default void settled(CallSettlement settlement) {
+    }
+
+    /** The gate answered the call from the store: a duplicate of {@code done}'s call. */
+    default void replayed(ClaimResult.Completed done) {
+    }
+
+    /** The gate refused the call with {@code problem} ({@code holder}: the call that holds the key, or null). */
+    default void refused(Problem problem, String holder) {
     }
 }

@@ -245,7 +245,8 @@ final class Claiming {
     }
 
     /** Answers the duplicate with the stored response of the call it repeats. */
-    void replay(ClientSide client) {
+    void replay(ClientSide client, CallWatch watch) {
+        watch.replayed(done);
         call.releaseBody();
         FullHttpResponse replayed = call.dialect().replay(client.alloc(), call, done.response(), done.callId(), done.attempts());
         call.addBytesOut(replayed.content().readableBytes());
@@ -255,7 +256,8 @@ final class Claiming {
     }
 
     /** Answers the call with its refusal, after its line (rejected, with the problem's name as reason). */
-    void refuse(ClientSide client) {
+    void refuse(ClientSide client, CallWatch watch) {
+        watch.refused(refusal.problem(), refusal.callId());
         call.releaseBody();
         FullHttpResponse resp = call.dialect().problem(client.alloc(), call, refusal.problem(), refusal.detail(), refusal.callId());
         call.addBytesOut(resp.content().readableBytes());

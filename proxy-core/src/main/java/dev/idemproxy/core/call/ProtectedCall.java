@@ -134,11 +134,11 @@ public final class ProtectedCall {
             case CLAIMING, WAITING, ABANDONED -> move(next.kind().phase);
             case REPLAYED -> {
                 move(CallPhase.REPLAYED);
-                claiming.replay(client);
+                claiming.replay(client, watch);
             }
             case REFUSED -> {
                 move(CallPhase.REFUSED);
-                claiming.refuse(client);
+                claiming.refuse(client, watch);
             }
             case FORWARD -> {
                 recording = next.recording();
