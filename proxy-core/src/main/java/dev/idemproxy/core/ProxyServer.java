@@ -199,6 +199,15 @@ public final class ProxyServer implements AutoCloseable {
         return state.routes();
     }
 
+    /**
+     * Who watches each call from now on (its trace, say): {@code watchers} makes a watch per
+     * protected call, and per pass-through call if it wants to. Set before {@link #start()}; a
+     * call already under way keeps the watch it has.
+     */
+    public void watchers(dev.idemproxy.core.call.CallWatchers watchers) {
+        services.watchers(watchers);
+    }
+
     /** Calls in flight right now. */
     public int inFlight() {
         return state.inFlight();

@@ -60,4 +60,12 @@ public interface CallWatch {
     /** The gate refused the call with {@code problem} ({@code holder}: the call that holds the key, or null). */
     default void refused(Problem problem, String holder) {
     }
+
+    /**
+     * A pass-through call ({@link CallWatchers#passThrough}) ended: {@code status} is what its
+     * client got (the upstream's, or the proxy's problem; 0 when none was sent), {@code failed}
+     * whether it ended badly (a problem answered, or the answer cut off).
+     */
+    default void passed(int status, boolean failed) {
+    }
 }

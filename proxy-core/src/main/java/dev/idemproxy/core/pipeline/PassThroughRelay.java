@@ -1,6 +1,7 @@
 package dev.idemproxy.core.pipeline;
 
 import dev.idemproxy.core.call.CallServices;
+import dev.idemproxy.core.call.CallWatch;
 import dev.idemproxy.core.call.ProxyCall;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.problem.Problem;
@@ -60,6 +61,8 @@ final class PassThroughRelay implements UpstreamListener {
     /** The request's head to write upstream: the client's, or a new one ahead of a buffered body. */
     private HttpRequest head;
     private final UpstreamHead upstreamHead = new UpstreamHead();
+    /** Who watches the call (its trace); {@link CallWatch#NONE} between calls and when nobody does. */
+    private CallWatch watch = CallWatch.NONE;
 
     PassThroughRelay(ChannelHandlerContext ctx, CallServices services, ServerState state) {
         this.ctx = ctx;
@@ -97,6 +100,7 @@ final class PassThroughRelay implements UpstreamListener {
         responseDone = false;
         upstreamWantsClose = false;
         discardRequest = false;
+        watch = services.watchers().passThrough(c);
         state.callStarted();
         UpstreamConnection pooled = services.upstreams().tryPooled(c.route(), ctx.channel().eventLoop(), this);
         if (pooled != null) {
@@ -131,6 +135,7 @@ final class PassThroughRelay implements UpstreamListener {
     private void connected(UpstreamConnection leased, boolean inRead, String clientIp) {
         conn = leased;
         upstreamHead.rewrite(head, call, clientIp);
+        watch.upstreamRequest(1, head.headers());
         Channel up = conn.channel();
         // Void promises: a failed upstream write fires exceptionCaught there, which ends the call.
         up.write(head, up.voidPromise());
@@ -353,6 +358,7 @@ final class PassThroughRelay implements UpstreamListener {
             head = null;
             state.callEnded();
             services.log().passedThrough(c, failed, status);
+            ended(status, failed);
         }
     }
 
@@ -376,8 +382,15 @@ final class PassThroughRelay implements UpstreamListener {
             headTimer.cancel();
             state.callEnded();
             services.log().finished(c, CallOutcome.REJECTED, r.status, null, null, null, 0, r.reason.spelling());
+            ended(r.status, true);
         }
         r.own();
+    }
+
+    private void ended(int status, boolean failed) {
+        CallWatch w = watch;
+        watch = CallWatch.NONE;
+        w.passed(status, failed);
     }
 
     /** The client went away: a call under way ends, its upstream connection closed. */
