@@ -22,6 +22,7 @@ import java.util.Set;
  * maps YAML onto. This class is immutable.
  *
  * @param forwardProxy the forward proxy's settings, or null when the config has none (CONNECT: 405)
+ * @param telemetry    what is exported about calls (traces), or null when the config has none (nothing is)
  */
 public record ProxyConfig(
         HostPort listen,
@@ -34,7 +35,8 @@ public record ProxyConfig(
         List<String> secretHeaders,
         List<String> secretQueryParams,
         List<Route> routes,
-        ForwardProxyPolicy forwardProxy) {
+        ForwardProxyPolicy forwardProxy,
+        TelemetryPolicy telemetry) {
 
     public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 8080);
     public static final Duration DEFAULT_GRACE = Duration.ofSeconds(20);
@@ -54,6 +56,14 @@ public record ProxyConfig(
         for (Route r : routes) {
             requireArgument(names.add(r.name()), "route name '" + r.name() + "' is used twice (expected: unique names)");
         }
+    }
+
+    /** A config without {@code telemetry}. */
+    public ProxyConfig(HostPort listen, Duration shutdownGrace, AdminPolicy admin, ServerPolicy server, StorePolicy store,
+            TaskPolicy tasks, RetryBudgetPolicy retryBudget, List<String> secretHeaders, List<String> secretQueryParams,
+            List<Route> routes, ForwardProxyPolicy forwardProxy) {
+        this(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, secretQueryParams, routes,
+                forwardProxy, null);
     }
 
     /** A config without {@code secretQueryParams} of its own (only the built-in names are secret) nor {@code forwardProxy}. */
@@ -82,11 +92,11 @@ public record ProxyConfig(
 
     public ProxyConfig withRoutes(List<Route> newRoutes) {
         return new ProxyConfig(listen, shutdownGrace, admin, server, store, tasks, retryBudget, secretHeaders, secretQueryParams,
-                newRoutes, forwardProxy);
+                newRoutes, forwardProxy, telemetry);
     }
 
     public ProxyConfig withListen(HostPort newListen, AdminPolicy newAdmin) {
         return new ProxyConfig(newListen, shutdownGrace, newAdmin, server, store, tasks, retryBudget, secretHeaders,
-                secretQueryParams, routes, forwardProxy);
+                secretQueryParams, routes, forwardProxy, telemetry);
     }
 }

@@ -139,6 +139,12 @@ public final class ConfigDescriber {
                     "tunnelIdleTimeout", d(c.forwardProxy().tunnelIdleTimeout()),
                     "tunnelConnectTimeout", d(c.forwardProxy().tunnelConnectTimeout())));
         }
+        if (c.telemetry() != null) {
+            // The headers' names only: their values are secrets, never read into what is shown.
+            var t = c.telemetry().traces();
+            root.put("telemetry", map("traces", map("endpoint", t.endpoint().toString(), "sampleRatio", t.sampleRatio(),
+                    "headers", new LinkedHashMap<String, Object>(t.shownHeaders()), "passThrough", t.passThrough())));
+        }
         root.put("routes", c.routes().stream().map(RouteDescriber::describe).toList());
         Map<String, Object> shown = SchemaRedaction.redact(root, ConfigSchema.ROOT, c.redactor());
         if (!pendingRestart.isEmpty()) {

@@ -44,10 +44,11 @@ final class ConfigReader {
         List<String> secretQueryParams = root.list("secretQueryParams", List.of(), Reading::queryParamName);
         root.reading().problems().secrets(dev.idemproxy.core.secret.Redactor.of(secretHeaders, secretQueryParams));
         ForwardProxyPolicy forwardProxy = ForwardReader.read(root, store.embeddedPath());
+        dev.idemproxy.core.TelemetryPolicy telemetry = TelemetryReader.read(root);
         List<Route> routes = routes(root, secretHeaders, root.has("forwardProxy"));
         if (root.reading().problems().isEmpty()) {
             return root.reading().problems().build(root.at("routes"), "", () -> new ProxyConfig(listen, grace, admin, server,
-                    store, tasks, retryBudget, secretHeaders, secretQueryParams, routes, forwardProxy));
+                    store, tasks, retryBudget, secretHeaders, secretQueryParams, routes, forwardProxy, telemetry));
         }
         return null;
     }

@@ -10,6 +10,7 @@ import static dev.idemproxy.app.config.SchemaKey.Type.DURATION;
 import static dev.idemproxy.app.config.SchemaKey.Type.FILE;
 import static dev.idemproxy.app.config.SchemaKey.Type.HEADER_NAME;
 import static dev.idemproxy.app.config.SchemaKey.Type.HEADER_NAMES;
+import static dev.idemproxy.app.config.SchemaKey.Type.HEADER_VALUES;
 import static dev.idemproxy.app.config.SchemaKey.Type.HOST_NAME;
 import static dev.idemproxy.app.config.SchemaKey.Type.HOST_PORT;
 import static dev.idemproxy.app.config.SchemaKey.Type.INTEGER;
@@ -155,6 +156,12 @@ final class ConfigSchema {
                             leaf("key", FILE, "`ca.key` in `store.embedded.path`")),
                     leaf("tunnelIdleTimeout", DURATION, "`5m`"),
                     leaf("tunnelConnectTimeout", DURATION, "`10s`")),
+            section("telemetry",
+                    section("traces",
+                            secret("endpoint", URI, "required when `telemetry` is given", URL),
+                            leaf("sampleRatio", NUMBER, "`1.0`"),
+                            secret("headers", HEADER_VALUES, "`{}`", VALUE),
+                            leaf("passThrough", BOOLEAN, "`false`"))),
             listOf("routes", ROUTE_ITEM));
 
     private ConfigSchema() {}

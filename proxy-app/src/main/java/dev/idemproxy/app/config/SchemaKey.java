@@ -31,7 +31,7 @@ record SchemaKey(String name, Type type, List<String> choices, String defaultTex
         HOST_PORT("host:port"), HOST_NAME("host name"), PATH("path"), HEADER_NAME("header name"), FILE("file"),
         DIRECTORY("directory"), URI("URI"), URL_TEMPLATE("URL template"), JSON_POINTER("JSON pointer"), MAP("map"),
         HEADER_NAMES("list of header names"), QUERY_PARAM_NAMES("list of query parameter names"),
-        METHODS("list of methods"), REQUEST_PARTS("list of request parts"), STATUSES("list of statuses"),
+        HEADER_VALUES("map of header name to value"), METHODS("list of methods"), REQUEST_PARTS("list of request parts"), STATUSES("list of statuses"),
         ROUTES("list of routes"),
         /** One of the key's choices: {@code `wait` \| `reject`}. */
         CHOICE("%s"),
@@ -57,7 +57,7 @@ record SchemaKey(String name, Type type, List<String> choices, String defaultTex
         NONE,
         /** A URL: its user-info and the values of secret query parameters as {@code ***}. */
         URL,
-        /** Never: {@code ***} when set. */
+        /** Never: {@code ***} when set (a map's values each, its names shown). */
         VALUE
     }
 

@@ -40,13 +40,20 @@ final class SchemaRedaction {
 
     /** A leaf's value as it may be shown: null and an empty value stay as they are (nothing set, nothing to hide). */
     static Object show(SchemaKey key, Object value, Redactor redactor) {
-        if (value == null || value.toString().isEmpty()) {
+        if (value == null || value.toString().isEmpty() || value instanceof Map<?, ?> m && m.isEmpty()) {
             return value;
         }
         return switch (key.secret()) {
             case NONE -> value;
             case URL -> redactor.url(value.toString());
-            case VALUE -> Redactor.MASK;
+            case VALUE -> value instanceof Map<?, ?> m ? masked(m) : Redactor.MASK;
         };
+    }
+
+    /** A map of secrets (header names to values) with its names shown and every value as {@value Redactor#MASK}. */
+    private static Map<String, Object> masked(Map<?, ?> secrets) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        secrets.keySet().forEach(name -> out.put(String.valueOf(name), Redactor.MASK));
+        return out;
     }
 }

@@ -223,7 +223,8 @@ public final class Assembly implements AutoCloseable {
             Map.entry("retryBudget", ProxyConfig::retryBudget),
             Map.entry("secretHeaders", ProxyConfig::secretHeaders),
             Map.entry("secretQueryParams", ProxyConfig::secretQueryParams),
-            Map.entry("forwardProxy", ProxyConfig::forwardProxy));
+            Map.entry("forwardProxy", ProxyConfig::forwardProxy),
+            Map.entry("telemetry", ProxyConfig::telemetry));
 
     /** The restart-only keys (in {@link #RESTART_ONLY}'s order) whose value in {@code file} is not the one {@code running} uses. */
     static List<String> restartOnlyChanges(ProxyConfig running, ProxyConfig file) {

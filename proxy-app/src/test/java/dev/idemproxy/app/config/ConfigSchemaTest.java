@@ -21,10 +21,12 @@ class ConfigSchemaTest {
     /** The brief's minimal config: one route, everything else left to its default. */
     private static final String MINIMAL = "routes:\n  - { name: r, upstream: \"http://127.0.0.1:1\" }\n";
     /**
-     * The minimal config plus the two sections it leaves out that have literal defaults inside:
-     * {@code forwardProxy} (off unless given) and a route's {@code receipt} (needs its url).
+     * The minimal config plus the three sections it leaves out that have literal defaults inside:
+     * {@code forwardProxy} and {@code telemetry} (off unless given; telemetry needs its endpoint)
+     * and a route's {@code receipt} (needs its url).
      */
-    private static final String WITH_OPTIONAL_SECTIONS = "forwardProxy: {}\nroutes:\n"
+    private static final String WITH_OPTIONAL_SECTIONS = "forwardProxy: {}\n"
+            + "telemetry: { traces: { endpoint: \"http://127.0.0.1:1/v1/traces\" } }\nroutes:\n"
             + "  - { name: r, upstream: \"http://127.0.0.1:1\", receipt: { url: \"http://127.0.0.1:1/r/{callId}\" } }\n";
 
     private final YamlConfigLoader loader = new YamlConfigLoader(name -> null);
@@ -126,7 +128,8 @@ class ConfigSchemaTest {
                 .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().secret()));
 
         assertThat(secrets).containsOnly(Map.entry("admin.token", Secret.VALUE), Map.entry("store.redis.uri", Secret.URL),
-                Map.entry("routes[].upstream", Secret.URL), Map.entry("routes[].receipt.url", Secret.URL));
+                Map.entry("routes[].upstream", Secret.URL), Map.entry("routes[].receipt.url", Secret.URL),
+                Map.entry("telemetry.traces.endpoint", Secret.URL), Map.entry("telemetry.traces.headers", Secret.VALUE));
     }
 
     @Test

@@ -22,8 +22,12 @@ class SchemaRedactionTest {
             "admin.token", "pl4nt-token",
             "store.redis.uri", "redis://user:pl4nt-redis@cache:6379/0",
             "routes[].upstream", "http://bot:pl4nt-upstream@127.0.0.1:1/base",
-            "routes[].receipt.url", "http://r:pl4nt-receipt-pw@127.0.0.1:1/receipts/{callId}?api_key=pl4nt-receipt-key&v=2");
+            "routes[].receipt.url", "http://r:pl4nt-receipt-pw@127.0.0.1:1/receipts/{callId}?api_key=pl4nt-receipt-key&v=2",
+            "telemetry.traces.endpoint", "https://otel:pl4nt-otlp-pw@collector:4318/v1/traces?token=pl4nt-otlp-token",
+            "telemetry.traces.headers", "{ Authorization: \"Bearer pl4nt-otlp-header\", X-Tenant: pl4nt-tenant }");
     private static final String CONFIG = "admin: { token: \"pl4nt-token\" }\n"
+            + "telemetry: { traces: { endpoint: \"https://otel:pl4nt-otlp-pw@collector:4318/v1/traces?token=pl4nt-otlp-token\",\n"
+            + "    headers: { Authorization: \"Bearer pl4nt-otlp-header\", X-Tenant: pl4nt-tenant } } }\n"
             + "store: { type: memory, redis: { uri: \"redis://user:pl4nt-redis@cache:6379/0\", keyPrefix: \"shown:\" } }\n"
             + "routes:\n"
             + "  - name: tickets\n"
@@ -54,7 +58,9 @@ class SchemaRedactionTest {
                 "\"upstream\":\"http://***@127.0.0.1:1/base\"",
                 "\"url\":\"http://***@127.0.0.1:1/receipts/{callId}?api_key=***&v=2\"",
                 "\"upstream\":\"http://127.0.0.1:2\"", "\"pendingRestart\":[\"listen\"]",
-                "http://***@127.0.0.1:1/base  POST,PUT,PATCH,DELETE", "route tickets: key from header Idempotency-Key");
+                "http://***@127.0.0.1:1/base  POST,PUT,PATCH,DELETE", "route tickets: key from header Idempotency-Key",
+                "\"endpoint\":\"https://***@collector:4318/v1/traces?token=***\"",
+                "\"headers\":{\"Authorization\":\"***\",\"X-Tenant\":\"***\"}");
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.idemproxy.core.HostPort;
 import dev.idemproxy.core.pipeline.LimitsPolicy;
 import dev.idemproxy.core.pipeline.LimitsPolicy.UnderscoreHeaders;
 import dev.idemproxy.core.ProxyConfig;
+import dev.idemproxy.core.TelemetryPolicy;
 import dev.idemproxy.core.pipeline.ServerPolicy;
 import dev.idemproxy.core.net.Transport;
 import dev.idemproxy.core.dlq.DeadLetterPolicy;
@@ -156,6 +157,38 @@ class YamlConfigLoaderTest {
                 INVALID + "bad-limits.yaml:4:16: limits.headTimeout: 0s (expected: > 0)",
                 INVALID + "bad-limits.yaml:5:16: limits.bodyTimeout: expected a duration such as 250ms, 10s, 5m, 24h, got '1'",
                 INVALID + "bad-limits.yaml:7:22: limits.underscoreHeaders: 'strip' (expected one of: drop, forward, reject)");
+    }
+
+    @Test
+    void telemetryIsOffUnlessGivenAndReadWithItsDefaults() throws Exception {
+        assertThat(parse("listen: 127.0.0.1:8080\n").telemetry()).isNull();
+
+        TelemetryPolicy.Traces t = parse("telemetry: { traces: { endpoint: \"http://collector:4318/v1/traces\" } }\n")
+                .telemetry().traces();
+        assertThat(t).isEqualTo(new TelemetryPolicy.Traces(java.net.URI.create("http://collector:4318/v1/traces"), 1.0, Map.of(),
+                false));
+
+        TelemetryPolicy.Traces all = parse("telemetry:\n  traces:\n    endpoint: https://otel.example:4318/v1/traces\n"
+                + "    sampleRatio: 0.25\n    headers: { Authorization: \"Bearer k\", X-Tenant: t1 }\n    passThrough: true\n")
+                .telemetry().traces();
+        assertThat(all.sampleRatio()).isEqualTo(0.25);
+        assertThat(all.headers()).containsExactly(Map.entry("Authorization", "Bearer k"), Map.entry("X-Tenant", "t1"));
+        assertThat(all.passThrough()).isTrue();
+        assertThat(all.toString()).doesNotContain("Bearer k").contains("Authorization=***");
+    }
+
+    @Test
+    void badTelemetryValuesAreReportedWithoutQuotingASecret() {
+        assertThat(problems("bad-telemetry.yaml")).containsExactly(
+                INVALID + "bad-telemetry.yaml:3:15: telemetry.traces.endpoint: 'ftp://***@collector:21/v1/traces' "
+                        + "(expected: an http or https URL such as http://collector:4318/v1/traces)",
+                INVALID + "bad-telemetry.yaml:4:18: telemetry.traces.sampleRatio: 1.5 (expected: <= 1.0)",
+                INVALID + "bad-telemetry.yaml:5:14: telemetry.traces.headers: 'Bad Name' (expected: a header name)",
+                INVALID + "bad-telemetry.yaml:5:38: telemetry.traces.headers.X-Key: a value with a control character "
+                        + "(expected: a header value; the value is not shown)",
+                INVALID + "bad-telemetry.yaml:6:18: telemetry.traces.passThrough: expected true or false, got 'sometimes'");
+        assertThat(parseProblems("telemetry: { traces: { sampleRatio: 0.5 } }\n"))
+                .containsExactly("test.yaml:1:22: telemetry.traces.endpoint: missing required key");
     }
 
     @Test
@@ -360,7 +393,7 @@ class YamlConfigLoaderTest {
     void unknownKeysAreReportedWhereTheyAre() {
         assertThat(problems("unknown-key.yaml")).containsExactly(
                 INVALID + "unknown-key.yaml:3:1: lissten: unknown key (expected one of: listen, shutdown, admin, server, "
-                        + "limits, store, tasks, retryBudget, secretHeaders, secretQueryParams, forwardProxy, routes)",
+                        + "limits, store, tasks, retryBudget, secretHeaders, secretQueryParams, forwardProxy, telemetry, routes)",
                 INVALID + "unknown-key.yaml:8:7: routes[0].retry.maxAttempt: unknown key (expected one of: maxAttempts, "
                         + "retryOn, backoff, maxRetryAfter)",
                 INVALID + "unknown-key.yaml:9:5: routes[0].upstream: duplicate key (first at line 6)");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idemproxy.core.AdminPolicy;
 import dev.idemproxy.core.HostPort;
 import dev.idemproxy.core.ProxyConfig;
+import dev.idemproxy.core.TelemetryPolicy;
 import dev.idemproxy.core.pipeline.ServerPolicy;
 import dev.idemproxy.core.pipeline.ServerPolicy;
 import dev.idemproxy.core.forward.ForwardProxyPolicy;
@@ -24,7 +25,9 @@ class AssemblyTest {
     /** Every value a distinct object, so that each can be told from the others by identity. */
     private static final ProxyConfig SAMPLE = new ProxyConfig(ProxyConfig.DEFAULT_LISTEN, ProxyConfig.DEFAULT_GRACE,
             AdminPolicy.DEFAULT, ServerPolicy.DEFAULT, StorePolicy.DEFAULT, TaskPolicy.DEFAULT, RetryBudgetPolicy.DEFAULT,
-            List.of("X-Secret"), List.of("sig"), List.of(), ForwardProxyPolicy.defaults(java.nio.file.Path.of("data")));
+            List.of("X-Secret"), List.of("sig"), List.of(), ForwardProxyPolicy.defaults(java.nio.file.Path.of("data")),
+            new TelemetryPolicy(new TelemetryPolicy.Traces(java.net.URI.create("http://127.0.0.1:4318/v1/traces"), 1.0, Map.of(),
+                    false)));
 
     @Test
     void everySettingButTheRoutesIsRestartOnlyInTheRecordsOrder() throws Exception {
@@ -67,16 +70,32 @@ class AssemblyTest {
 
     private static ProxyConfig withServer(ServerPolicy server) {
         return new ProxyConfig(SAMPLE.listen(), SAMPLE.shutdownGrace(), SAMPLE.admin(), server, SAMPLE.store(), SAMPLE.tasks(),
-                SAMPLE.retryBudget(), SAMPLE.secretHeaders(), SAMPLE.secretQueryParams(), SAMPLE.routes(), SAMPLE.forwardProxy());
+                SAMPLE.retryBudget(), SAMPLE.secretHeaders(), SAMPLE.secretQueryParams(), SAMPLE.routes(), SAMPLE.forwardProxy(),
+                SAMPLE.telemetry());
     }
 
     @Test
     void addingOrRemovingForwardProxyWaitsForARestart() {
         ProxyConfig without = new ProxyConfig(SAMPLE.listen(), SAMPLE.shutdownGrace(), SAMPLE.admin(), SAMPLE.server(),
                 SAMPLE.store(), SAMPLE.tasks(), SAMPLE.retryBudget(), SAMPLE.secretHeaders(), SAMPLE.secretQueryParams(),
-                List.of());
+                List.of(), null, SAMPLE.telemetry());
         assertThat(Assembly.restartOnlyChanges(SAMPLE, without)).containsExactly("forwardProxy");
         assertThat(Assembly.restartOnlyChanges(without, SAMPLE)).containsExactly("forwardProxy");
         assertThat(Assembly.restartOnlyChanges(without, without)).isEmpty();
+    }
+
+    @Test
+    void addingRemovingOrChangingTelemetryWaitsForARestart() {
+        ProxyConfig without = new ProxyConfig(SAMPLE.listen(), SAMPLE.shutdownGrace(), SAMPLE.admin(), SAMPLE.server(),
+                SAMPLE.store(), SAMPLE.tasks(), SAMPLE.retryBudget(), SAMPLE.secretHeaders(), SAMPLE.secretQueryParams(),
+                List.of(), SAMPLE.forwardProxy());
+        TelemetryPolicy.Traces t = SAMPLE.telemetry().traces();
+        ProxyConfig sampledLess = new ProxyConfig(SAMPLE.listen(), SAMPLE.shutdownGrace(), SAMPLE.admin(), SAMPLE.server(),
+                SAMPLE.store(), SAMPLE.tasks(), SAMPLE.retryBudget(), SAMPLE.secretHeaders(), SAMPLE.secretQueryParams(),
+                List.of(), SAMPLE.forwardProxy(), new TelemetryPolicy(new TelemetryPolicy.Traces(t.endpoint(), 0.5, t.headers(),
+                        t.passThrough())));
+        assertThat(Assembly.restartOnlyChanges(SAMPLE, without)).containsExactly("telemetry");
+        assertThat(Assembly.restartOnlyChanges(without, SAMPLE)).containsExactly("telemetry");
+        assertThat(Assembly.restartOnlyChanges(SAMPLE, sampledLess)).containsExactly("telemetry");
     }
 }
