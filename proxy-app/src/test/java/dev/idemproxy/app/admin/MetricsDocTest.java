@@ -2,6 +2,7 @@ package dev.idemproxy.app.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.app.telemetry.DroppedSpans;
 import dev.idemproxy.core.call.McpDialect;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.metrics.ProxyMetrics;
@@ -30,6 +31,7 @@ class MetricsDocTest {
             metrics.storeOp("claim", 200_000, true);
             metrics.storePassthrough("r");
             metrics.registerMcpRoute("r", McpDialect.OUTCOMES);
+            new DroppedSpans(setup.registry());
             String text = setup.registry().scrape();
 
             List<String> helps = text.lines().filter(l -> l.startsWith("# HELP idemproxy_") || l.startsWith("# HELP netty_"))
