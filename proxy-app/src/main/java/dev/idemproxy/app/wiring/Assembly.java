@@ -57,6 +57,11 @@ public final class Assembly implements AutoCloseable {
     private final IoLoops loops;
     private final Stores stores;
     private final ProxyServer proxy;
+    /**
+     * The trace export ({@code telemetry}); null without it. Typed {@link AutoCloseable} and made
+     * only under that condition, so a config without telemetry never loads an OpenTelemetry class.
+     */
+    private final AutoCloseable tracing;
     private final AdminServer admin;
     private final Object reloadLock = new Object();
 
@@ -70,6 +75,7 @@ public final class Assembly implements AutoCloseable {
         this.metrics = new MetricsSetup(BuildVersion.get());
         StoreFactory.bindMetrics(stores, metrics.registry());
         this.proxy = new ProxyServer(config, stores, metrics.registry(), loops, logKeyValues);
+        this.tracing = config.telemetry() == null ? null : startTracing(config, proxy, metrics);
         this.admin = new AdminServer(config.admin(), metrics.registry(), stores::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get(), pendingRestart),
                 CallRecordsEndpoints.routes(stores, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
@@ -132,6 +138,16 @@ public final class Assembly implements AutoCloseable {
         LOG.info("admin listening on {}", a.admin.localAddress());
         a.admin.metricsAddress().ifPresent(m -> LOG.info("metrics listening on {} (/metrics, /healthz, /readyz; no token)", m));
         return a;
+    }
+
+    /** Starts the trace export of {@code config.telemetry()} and makes it watch {@code proxy}'s calls. */
+    private static AutoCloseable startTracing(ProxyConfig config, ProxyServer proxy, MetricsSetup metrics) {
+        dev.idemproxy.app.telemetry.Tracing t = dev.idemproxy.app.telemetry.Tracing.start(config.telemetry(), config.redactor(),
+                metrics.registry(), BuildVersion.get());
+        proxy.watchers(t.watchers());
+        LOG.info("traces go to {} (sampleRatio {}{})", config.redactor().url(config.telemetry().traces().endpoint().toString()),
+                config.telemetry().traces().sampleRatio(), config.telemetry().traces().passThrough() ? ", pass-through calls too" : "");
+        return t;
     }
 
     /** Whether the live route called {@code name} matches on a {@code match.host} (false when there is none). */
@@ -266,13 +282,24 @@ public final class Assembly implements AutoCloseable {
         return drained;
     }
 
-    /** The store first (its Redis connections run on the loops), then the loops, then the metrics. */
+    /** The trace export first (the calls have ended: what is queued goes), the store (its Redis connections run on the loops), then the loops, then the metrics. */
     private void closeStoreLoopsAndMetrics() {
         try {
+            closeTracing();
             stores.close();
         } finally {
             loops.close();
             metrics.close();
+        }
+    }
+
+    private void closeTracing() {
+        if (tracing != null) {
+            try {
+                tracing.close();
+            } catch (Exception e) {
+                LOG.warn("the trace export did not stop cleanly: {}", e.toString());
+            }
         }
     }
 
