@@ -2,6 +2,7 @@ package dev.idemproxy.app.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idemproxy.app.telemetry.OtlpCollector;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.RedisServerFixture;
 import dev.idemproxy.core.testing.TestUpstream;
@@ -26,14 +27,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The parts a config does not use are not loaded (issue #34): the real jar, started with the
  * shipped JVM profile (config/jvm.options) and {@code -Xlog:class+load}, serves a protected call
  * on the embedded or memory store without loading one class of the Redis client (Lettuce), of
- * idemproxy's Redis store or of BouncyCastle (the forward proxy's CA). A Redis store does load
- * Lettuce and a {@code forwardProxy} does load BouncyCastle, which shows the log would see them.
+ * idemproxy's Redis store, of BouncyCastle (the forward proxy's CA) or of OpenTelemetry and
+ * idemproxy's trace export (issue #44). A Redis store does load Lettuce, a {@code forwardProxy}
+ * BouncyCastle and {@code telemetry} OpenTelemetry, which shows the log would see them.
  */
 @ExtendWith(LeakDetection.class)
 class UnusedPartsIT {
     private static final Path PROFILE = Path.of("../config/jvm.options").toAbsolutePath();
     private static final Pattern REDIS = Pattern.compile("\\] (io\\.lettuce\\.|dev\\.idemproxy\\.core\\.store\\.redis\\.)");
     private static final Pattern BOUNCY_CASTLE = Pattern.compile("\\] org\\.bouncycastle\\.");
+    private static final Pattern TELEMETRY = Pattern.compile("\\] (io\\.opentelemetry\\.|dev\\.idemproxy\\.app\\.telemetry\\.)");
 
     static TestUpstream upstream;
 
@@ -59,6 +62,20 @@ class UnusedPartsIT {
                 .anyMatch(l -> l.contains("] dev.idemproxy.core.ProxyServer "));
         assertThat(loaded).as("Redis classes loaded").noneMatch(l -> REDIS.matcher(l).find());
         assertThat(loaded).as("BouncyCastle classes loaded").noneMatch(l -> BOUNCY_CASTLE.matcher(l).find());
+        assertThat(loaded).as("OpenTelemetry classes loaded").noneMatch(l -> TELEMETRY.matcher(l).find());
+    }
+
+    @Test
+    void telemetryLoadsOpenTelemetryAndTheCallsSpansReachTheCollector() throws Exception {
+        try (OtlpCollector collector = OtlpCollector.start()) {
+            List<String> loaded = serveOneProtectedCall("store: { type: memory }\n",
+                    "telemetry: { traces: { endpoint: \"" + collector.endpoint() + "\" } }\n");
+            assertThat(loaded).anyMatch(l -> l.contains("] io.opentelemetry.sdk.trace.SdkTracerProvider "));
+            assertThat(loaded).anyMatch(l -> l.contains("] dev.idemproxy.app.telemetry.CallTrace "));
+            assertThat(loaded).as("Redis classes loaded").noneMatch(l -> REDIS.matcher(l).find());
+            // stopped with SIGTERM: what was queued went at shutdown
+            collector.awaitSpans("the call's SERVER and CLIENT spans", 2, Duration.ofSeconds(15), s -> true);
+        }
     }
 
     @Test
