@@ -12,6 +12,7 @@ import dev.idemproxy.core.receipt.ReceiptAnswer;
 import dev.idemproxy.core.retry.AttemptOutcome;
 import dev.idemproxy.core.retry.FailureClass;
 import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.retry.RetryReason;
 import dev.idemproxy.core.store.ClaimResult;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.opentelemetry.api.common.Attributes;
@@ -134,7 +135,9 @@ final class CallTrace implements CallWatch {
             return;
         }
         if (attempt.isRecording()) {
-            attempt.setAttribute(NEXT, decision.isRetry() ? "retry" : "stop").setAttribute(WHY, decision.spelling());
+            // why as the receipt's tries say it: a retry after the backoff is "backoff" (the try's status or error.type says what it met)
+            attempt.setAttribute(NEXT, decision.isRetry() ? "retry" : "stop")
+                    .setAttribute(WHY, decision.reason() == RetryReason.BACKOFF ? "backoff" : decision.spelling());
             if (decision.isRetry()) {
                 attempt.setAttribute(WAIT_MS, decision.delay().toMillis());
             }

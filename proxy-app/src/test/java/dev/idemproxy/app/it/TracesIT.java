@@ -123,11 +123,13 @@ class TracesIT {
         assertThat(first.attr("error.type")).isEqualTo("503");
         assertThat(first.attr("idemproxy.try.class")).isEqualTo("unknown");
         assertThat(first.attr("idemproxy.next")).isEqualTo("retry");
+        assertThat(first.attr("idemproxy.why")).isEqualTo("backoff");
         assertThat(first.attr("idemproxy.wait_ms")).isEqualTo("10");
         assertThat(first.attr("http.request.resend_count")).isNull();
         assertThat(second.attr("http.response.status_code")).isEqualTo("201");
         assertThat(second.attr("http.request.resend_count")).isEqualTo("1");
         assertThat(second.attr("idemproxy.next")).isEqualTo("stop");
+        assertThat(second.attr("idemproxy.why")).isEqualTo("executed");
         assertThat(second.attr("error.type")).isNull();
 
         List<RecordedRequest> seen = upstream.awaitRequests(before + 2, WAIT).subList(before, before + 2);
