@@ -6,7 +6,7 @@
 #   bench/cpu.sh [--cases LIST] [--rounds 3] [--duration 10s] [--warmup 8s] [--first-warmup 40s] [--connections 50]
 #                [--jar PATH] [--jar-b PATH] [--jvm-options FILE] [--jvm-extra 'OPTS']
 #                [--jvm-extra-b 'OPTS'] [--jvm-options-b FILE] [--preload N] [--bench-jar PATH]
-#                [--store-extra 'YAML'] [--out FILE]
+#                [--store-extra 'YAML'] [--config-extra-b 'YAML'] [--out FILE]
 #
 # Cases: nginx (the unit: nginx passing the POST through), pass (idemproxy, no protection),
 #   memory-new memory-replay embedded-new embedded-replay redis-new redis-replay
@@ -20,7 +20,8 @@
 # in bench/out/cpu/CASE-A/); --jvm-extra-b gives B those options instead (B runs --jar-b, else the
 # same jar), for A/B runs of JVM options; --jvm-options-b gives B another profile. --preload N fills A's embedded and Redis stores with N
 # completed calls (records and receipts, proxy-bench's PreloadStore, from --bench-jar) before their
-# proxies start; B's stay empty (--jvm-extra-b with A's options: full against empty). Placement: the proxy and the upstream nginx share core 0;
+# proxies start; B's stay empty (--jvm-extra-b with A's options: full against empty). --config-extra-b adds
+# top-level YAML to B's configs only (e.g. a telemetry: section), for A/B runs of a setting. Placement: the proxy and the upstream nginx share core 0;
 # wrk and redis-server share core 1. Every process is private, on free loopback ports, and is
 # stopped on exit; every load is bounded by --duration. --store-extra adds a line under every
 # proxy's store: (e.g. 'nearCache: { enabled: false }').
@@ -45,6 +46,7 @@ OUT=$REPO_ROOT/bench/out/cpu.md
 PRELOAD=0
 BENCH_JAR=$REPO_ROOT/proxy-bench/target/idemproxy-bench.jar
 STORE_EXTRA=""
+CONFIG_EXTRA_B=""
 IDLE_LIMIT=20      # seconds to wait, after a run, for the proxy to go idle (its deferred work)
 
 while [[ $# -gt 0 ]]; do
@@ -65,6 +67,7 @@ while [[ $# -gt 0 ]]; do
         --preload) PRELOAD=$2; shift 2 ;;
         --bench-jar) BENCH_JAR=$2; shift 2 ;;
         --store-extra) STORE_EXTRA=$2; shift 2 ;;
+        --config-extra-b) CONFIG_EXTRA_B=$2; shift 2 ;;
         -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -147,6 +150,7 @@ start_idemproxy() { # name jar store extra-options
             redis) echo "  redis: { uri: \"redis://127.0.0.1:$REDIS_PORT\", keyPrefix: \"$name:\" }" ;;
         esac
         [[ -n $STORE_EXTRA ]] && echo "  $STORE_EXTRA"
+        [[ $name == *-B && -n $CONFIG_EXTRA_B ]] && echo "$CONFIG_EXTRA_B"
         cat <<EOC
 routes:
   - name: bench
@@ -177,7 +181,7 @@ EOC
     done
 }
 JARS=(A)
-[[ -n $JAR_B || $JVM_EXTRA_B != unset || -n $JVM_OPTIONS_B ]] && JARS+=(B)
+[[ -n $JAR_B || $JVM_EXTRA_B != unset || -n $JVM_OPTIONS_B || -n $CONFIG_EXTRA_B ]] && JARS+=(B)
 jar_of() { [[ $1 == A || -z $JAR_B ]] && echo "$JAR" || echo "$JAR_B"; }
 extra_of() { [[ $1 == A || $JVM_EXTRA_B == unset ]] && echo "$JVM_EXTRA" || echo "$JVM_EXTRA_B"; }
 for v in "${JARS[@]}"; do
