@@ -16,14 +16,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Hands ended, sampled spans to an exporter off the event loops, never making a call wait: a span
  * ending on a loop is offered to a bounded queue ({@value #QUEUE} spans) and nothing else; one
- * daemon thread takes batches of up to {@value #BATCH} (or what has come within a second) and
- * exports them one batch at a time, each bounded by the exporter's timeout. A span that finds the
+ * daemon thread exports a batch as soon as {@value #BATCH} spans wait, or every second what has
+ * come, one batch at a time, each bounded by the exporter's timeout. A span that finds the
  * queue full, and every span of a batch whose export failed or did not answer in time, is dropped
  * and counted ({@link DroppedSpans}): a slow or absent collector costs spans, never calls. At
  * shutdown what is queued gets one last try, within {@link #SHUTDOWN}.
@@ -47,7 +49,11 @@ final class SpanExport implements SpanProcessor {
     private final Duration exportTimeout;
     private final int batchSize;
     private final ArrayBlockingQueue<ReadableSpan> queue;
+    /** Spans in the queue, kept beside it so that an ending span reads it without the queue's lock. */
+    private final AtomicInteger queued = new AtomicInteger();
     private final Thread worker;
+    /** Set while the export thread waits for a batch to fill: the span that fills it wakes the thread. */
+    private volatile boolean waiting;
     private volatile boolean closing;
 
     /** Starts the export thread. */
@@ -86,6 +92,11 @@ final class SpanExport implements SpanProcessor {
         }
         if (closing || !queue.offer(span)) {
             dropped.queueFull(1);
+            return;
+        }
+        if (queued.incrementAndGet() >= batchSize && waiting) {
+            waiting = false;
+            LockSupport.unpark(worker);
         }
     }
 
@@ -94,21 +105,29 @@ final class SpanExport implements SpanProcessor {
         return true;
     }
 
+    /** The export thread: a batch when one is full, else every {@link #DELAY} what has come; until closing. */
     private void run() {
         List<ReadableSpan> batch = new ArrayList<>(batchSize);
         while (!closing) {
-            try {
-                ReadableSpan first = queue.poll(DELAY.toMillis(), TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
+            if (queued.get() < batchSize) {
+                waiting = true;
+                if (queued.get() < batchSize) {  // again, now that a filling span will wake it
+                    LockSupport.parkNanos(this, DELAY.toNanos());
                 }
-                batch.add(first);
-                queue.drainTo(batch, batchSize - 1);
+                waiting = false;
+            }
+            if (closing) {
+                break;  // what is left is exported by shutdown()
+            }
+            int n = queue.drainTo(batch, batchSize);
+            if (n == 0) {
+                continue;
+            }
+            queued.addAndGet(-n);
+            try {
                 export(batch, exportTimeout.toMillis() + 1000);  // past the exporter's own timeout: one export at a time
-            } catch (InterruptedException e) {
-                break;  // closing: what is left is exported by shutdown()
             } catch (RuntimeException e) {
-                dropped.exportFailed(batch.size());
+                dropped.exportFailed(n);
             }
             batch.clear();
         }

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * spans of each failed export, counted.
  */
 class SpanExportTest {
-    static final Duration TIMEOUT = Duration.ofMillis(500);
+    static final Duration TIMEOUT = Tracing.EXPORT_TIMEOUT;
 
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     SdkTracerProvider provider;
