@@ -106,7 +106,11 @@ final class CallSpans {
      */
     static String keySource(ProxyCall call, CallIdentity identity) {
         if (call.plan() instanceof CallPlan.Protect p) {
-            return StoredKey.origin(p.record().key()).name().toLowerCase(Locale.ROOT);
+            try {
+                return StoredKey.origin(p.record().key()).name().toLowerCase(Locale.ROOT);
+            } catch (IllegalArgumentException unprefixed) {
+                // a key stored without its origin (a dead letter of a call that had no record): read as below
+            }
         }
         String sent = call.request().headers().get(identity.keyHeader());
         return sent != null && !sent.isBlank() ? "client" : "generated";
