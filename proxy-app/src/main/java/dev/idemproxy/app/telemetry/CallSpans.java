@@ -12,7 +12,6 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -107,7 +106,11 @@ final class CallSpans {
     static String keySource(ProxyCall call, CallIdentity identity) {
         if (call.plan() instanceof CallPlan.Protect p) {
             try {
-                return StoredKey.origin(p.record().key()).name().toLowerCase(Locale.ROOT);
+                return switch (StoredKey.origin(p.record().key())) {
+                    case CLIENT -> "client";
+                    case DERIVED -> "derived";
+                    case GENERATED -> "generated";
+                };
             } catch (IllegalArgumentException unprefixed) {
                 // a key stored without its origin (a dead letter of a call that had no record): read as below
             }

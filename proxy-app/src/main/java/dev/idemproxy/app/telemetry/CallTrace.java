@@ -11,6 +11,7 @@ import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.receipt.ReceiptAnswer;
 import dev.idemproxy.core.retry.AttemptOutcome;
 import dev.idemproxy.core.retry.FailureClass;
+import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.retry.RetryReason;
 import dev.idemproxy.core.store.ClaimResult;
@@ -20,7 +21,6 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.common.Clock;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -50,7 +50,6 @@ final class CallTrace implements CallWatch {
     /** When the open try's outcome came (ticker nanos); 0 while it has none. */
     private long attemptEnded;
     /** How the last try ended badly: its failure class, or its error (a status >= 400, an MCP error word); null when it did not. */
-    private FailureClass lastFailure;
     private String lastError;
     private String url;
     /** The SERVER span has an {@code error.type}: its status is ERROR. */
@@ -114,27 +113,35 @@ final class CallTrace implements CallWatch {
     @Override
     public void tryEnded(int n, AttemptOutcome outcome, long nanos) {
         attemptEnded = nanos;
-        lastFailure = outcome.failure();
-        lastError = lastFailure != null ? lastFailure.spelling() : outcome.status() >= 400 ? Integer.toString(outcome.status())
+        FailureClass failure = outcome.failure();
+        lastError = failure != null ? failure.spelling() : outcome.status() >= 400 ? Integer.toString(outcome.status())
                 : mcp != null && outcome.note() != null && MCP_ERRORS.contains(outcome.note()) ? outcome.note() : null;
         if (attempt == null || !attempt.isRecording()) {
             return;
         }
-        attempt.setAttribute(TRY_CLASS, outcome.outcomeClass().name().toLowerCase(Locale.ROOT).replace('_', '-'));
-        if (lastFailure == null) {
+        if (failure == null) {
             attempt.setAttribute(HTTP_RESPONSE_STATUS_CODE, outcome.status());
+        }
+        OutcomeClass c = outcome.outcomeClass();
+        if (c != OutcomeClass.EXECUTED || lastError != null) {  // a try that executed and answered well: its status says so
+            attempt.setAttribute(TRY_CLASS, switch (c) {
+                case EXECUTED -> "executed";
+                case NOT_EXECUTED -> "not-executed";
+                case UNKNOWN -> "unknown";
+            });
         }
         if (lastError != null) {
             attempt.setAttribute(ERROR_TYPE, lastError).setStatus(StatusCode.ERROR);
         }
     }
 
+    /** A retry after its wait, or a stop other than the plain one (the try executed), is written on the try. */
     @Override
     public void decided(int n, RetryDecision decision) {
         if (attempt == null) {
             return;
         }
-        if (attempt.isRecording()) {
+        if (attempt.isRecording() && (decision.isRetry() || decision.reason() != RetryReason.EXECUTED)) {
             // why as the receipt's tries say it: a retry after the backoff is "backoff" (the try's status or error.type says what it met)
             attempt.setAttribute(NEXT, decision.isRetry() ? "retry" : "stop")
                     .setAttribute(WHY, decision.reason() == RetryReason.BACKOFF ? "backoff" : decision.spelling());

@@ -64,13 +64,18 @@ public final class Tracing implements AutoCloseable {
                 AttributeKey.stringKey("service.name"), "idemproxy", AttributeKey.stringKey("service.version"), version)));
         SdkTracerProvider provider = SdkTracerProvider.builder()
                 .setResource(resource)
-                .setSampler(Sampler.parentBased(Sampler.traceIdRatioBased(t.sampleRatio())))
+                .setSampler(Sampler.parentBased(sampler(t.sampleRatio())))
                 .setMeterProvider(MeterProvider::noop)
                 .addSpanProcessor(new SpanExport(exporter.build(), new DroppedSpans(registry), redactor, EXPORT_TIMEOUT))
                 .build();
         CallSpans spans = new CallSpans(provider.tracerBuilder(SCOPE).setInstrumentationVersion(version).build(), redactor,
                 new RecentCalls());
         return new Tracing(provider, new TraceWatchers(spans, Clock.getDefault(), t.passThrough()));
+    }
+
+    /** New traces kept by their id's share; all, or none, without reading the id. */
+    private static Sampler sampler(double ratio) {
+        return ratio >= 1.0 ? Sampler.alwaysOn() : ratio <= 0.0 ? Sampler.alwaysOff() : Sampler.traceIdRatioBased(ratio);
     }
 
     /** What makes each call's trace: set on the proxy before it starts. */

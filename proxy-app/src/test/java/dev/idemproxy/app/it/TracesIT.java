@@ -128,14 +128,32 @@ class TracesIT {
         assertThat(first.attr("http.request.resend_count")).isNull();
         assertThat(second.attr("http.response.status_code")).isEqualTo("201");
         assertThat(second.attr("http.request.resend_count")).isEqualTo("1");
-        assertThat(second.attr("idemproxy.next")).isEqualTo("stop");
-        assertThat(second.attr("idemproxy.why")).isEqualTo("executed");
+        assertThat(second.attr("idemproxy.next")).as("the plain stop: it executed").isNull();
+        assertThat(second.attr("idemproxy.try.class")).as("executed, as its 201 says").isNull();
         assertThat(second.attr("error.type")).isNull();
 
         List<RecordedRequest> seen = upstream.awaitRequests(before + 2, WAIT).subList(before, before + 2);
         assertThat(seen).extracting(s -> s.header("traceparent")).as("each try's own span goes upstream as its parent")
                 .containsExactly("00-" + TRACE + "-" + first.spanId() + "-01", "00-" + TRACE + "-" + second.spanId() + "-01");
         assertNoSecretInAnySpan();
+    }
+
+    @Test
+    void aCallWhoseTriesRanOutIsDeadLetteredWithItsErrorOnTheCallAndTheStopSaidOnItsLastTry() throws Exception {
+        upstream.enqueue(respond(503, "busy"), respond(503, "busy"), respond(503, "still busy"));
+
+        HttpResponse<String> r = post("/tickets/busy", Map.of("Idempotency-Key", UUID.randomUUID().toString()), "{}");
+
+        assertThat(r.statusCode()).isEqualTo(503);
+        Received call = server(r.headers().firstValue("X-Call-Id").orElseThrow(), "dead-lettered");
+        assertThat(call.attr("error.type")).isEqualTo("503");
+        assertThat(call.span().getStatus().getCode()).isEqualTo(io.opentelemetry.proto.trace.v1.Status.StatusCode.STATUS_CODE_ERROR);
+        assertThat(call.attr("idemproxy.attempts")).isEqualTo("3");
+        Received last = collector.awaitSpan("the last try", WAIT, s -> s.parentSpanId().equals(call.spanId())
+                && "3".equals(s.attr("idemproxy.try")));
+        assertThat(last.attr("idemproxy.next")).isEqualTo("stop");
+        assertThat(last.attr("idemproxy.why")).isEqualTo("attempts_exhausted");
+        assertThat(last.attr("idemproxy.try.class")).isEqualTo("unknown");
     }
 
     @Test
