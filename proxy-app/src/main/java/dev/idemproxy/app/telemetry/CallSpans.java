@@ -18,12 +18,14 @@ import java.util.concurrent.TimeUnit;
  * Starts the spans of a call and gives them the attributes every span of a kind carries (the HTTP
  * conventions' for a SERVER span, the client leg's for a CLIENT span, the MCP conventions' for a
  * {@code tools/call}), redacting what the config says is secret. Attributes are set only on a
- * recording (sampled) span. Called on event loops; this class is immutable and thread-safe.
+ * recording (sampled) span. Called on event loops; this class is thread-safe.
  */
 final class CallSpans {
     private final Tracer tracer;
     private final Redactor redactor;
     private final RecentCalls recent;
+    /** The last route's upstream base (routes are immutable and kept across calls; a race only makes it again). */
+    private volatile UpstreamBase lastBase;
 
     CallSpans(Tracer tracer, Redactor redactor, RecentCalls recent) {
         this.tracer = tracer;
@@ -79,9 +81,16 @@ final class CallSpans {
     /** Where {@code call} goes upstream, as a URL with its secret query parameters as {@code ***} (no user-info: it never has any). */
     String upstreamUrl(ProxyCall call) {
         Route r = call.route();
-        String url = r.upstream().getScheme() + "://" + r.upstreamAuthority() + r.upstreamBasePath() + call.pathAndQuery();
-        return redactor.target(url);
+        UpstreamBase base = lastBase;
+        if (base == null || base.route != r) {
+            base = new UpstreamBase(r, r.upstream().getScheme() + "://" + r.upstreamAuthority() + r.upstreamBasePath());
+            lastBase = base;
+        }
+        return redactor.target(base.prefix.concat(call.pathAndQuery()));
     }
+
+    /** A route's upstream URL up to the call's path: made once for the route the last call went through. */
+    private record UpstreamBase(Route route, String prefix) {}
 
     /** The MCP and GenAI conventions' attributes of a {@code tools/call} span. */
     static void mcp(Span s, ProxyCall call, McpRequest request) {
