@@ -16,7 +16,6 @@ import dev.idemproxy.core.store.StoredResponse;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.random.RandomGenerator;
 
 /**
  * "Query the receipt before retrying" (docs/idempotency.md): when an attempt's outcome is unknown
@@ -95,17 +94,20 @@ final class ReceiptCheck {
      *
      * @param keptWhole whether the upstream's answer (a 5xx) is kept whole meanwhile
      */
-    Step answered(ReceiptAnswer a, boolean keptWhole, Route route, Deadline deadline, RandomGenerator random, String callId) {
+    Step answered(ReceiptAnswer a, boolean keptWhole, CallContext cx) {
+        Route route = cx.call().route();
+        Deadline deadline = cx.deadline();
         switch (a.status()) {
             case SUCCESS:
-                return new Answer(stop(RetryReason.RECEIPT_SUCCESS, OutcomeClass.EXECUTED, false, null), success(a.result(), callId));
+                return new Answer(stop(RetryReason.RECEIPT_SUCCESS, OutcomeClass.EXECUTED, false, null),
+                        success(a.result(), cx.identity().callId()));
             case NOT_FOUND:
                 return new NotFound("the receipt says the call was not found");
             case FAILED:
                 return new Fail(stop(RetryReason.RECEIPT_FAILED, OutcomeClass.EXECUTED, true, Problem.UPSTREAM_FAILED),
                         Problem.UPSTREAM_FAILED, "the upstream's receipt says the call failed");
             case PROCESSING:
-                Duration wait = new Backoff(route.retry().backoff(), random).delayBefore(++polls + 1);
+                Duration wait = new Backoff(route.retry().backoff(), cx.services().random()).delayBefore(++polls + 1);
                 return deadline.fits(wait) ? new Poll(wait) : unresolved(keptWhole, true, "still PROCESSING when the deadline came");
             default:
                 // Unreadable; when the deadline has expired meanwhile (the query's time was cut
