@@ -84,6 +84,8 @@ final class CallRig implements AutoCloseable {
         services = new CallServices(upstreams, new RetryRules(new Random(7), clock), tasks,
                 TaskBudgets.local(new LocalTaskBudgets(tasks, clock)), RetryBudgetPolicy.DEFAULT, stores, onUnavailable,
                 Redactor.BUILT_IN, new Random(11), () -> ticker.nanoTime(), clock, metrics, false);
+        services.dialects(Dialects.http().with(dev.idemproxy.core.route.McpPolicy.class,
+                new dev.idemproxy.core.mcp.McpDialects(metrics)));
         services.watchers((call, identity) -> new CallWatch() {
             @Override
             public void phase(CallPhase from, CallPhase to) {
@@ -217,7 +219,7 @@ final class CallRig implements AutoCloseable {
         Route http = route(retry, tags, null);
         return new Route("tools", RouteMatch.ANY, http.upstream(), tags, http.timeouts(), http.idempotency(), retry, http.ids(), null,
                 http.deadLetter(), http.tls(), http.pool(), dev.idemproxy.core.route.LogPolicy.DEFAULT,
-                new dev.idemproxy.core.mcp.McpPolicy(true, dev.idemproxy.core.mcp.McpPolicy.Protect.ALL, Map.of(),
+                new dev.idemproxy.core.route.McpPolicy(true, dev.idemproxy.core.route.McpPolicy.Protect.ALL, Map.of(),
                         Duration.ofMinutes(5)));
     }
 
