@@ -100,7 +100,7 @@ final class Forwarding {
             return go(decisions.tokenTaken(t.budget()));
         } else if (e instanceof CallEvent.ReceiptAnswered r && phase == ForwardingPhase.CHECKING_RECEIPT) {
             cx.watch().receipt(attempt.number(), r.answer());
-            return receipt(check.answered(r.answer(), relay.whole() != null, cx));
+            return receipt(check.answered(r.answer(), cx));
         }
         return null;
     }
@@ -119,7 +119,7 @@ final class Forwarding {
             return nextAttempt();
         }
         if (kind == TimerKind.RECEIPT_POLL && phase == ForwardingPhase.CHECKING_RECEIPT) {
-            return receipt(check.query(cx, relay.whole() != null));
+            return receipt(check.query(cx));
         }
         if (kind != TimerKind.ATTEMPT || (phase != ForwardingPhase.CONNECTING && phase != ForwardingPhase.AWAITING_HEAD)) {
             return null;
@@ -163,7 +163,7 @@ final class Forwarding {
                 attempt.read(false);
                 AttemptOutcome unread = AnswerRelay.unjudged(kept);
                 attempt.ended(unread);
-                return decide(new FinishedAttempt(attempt.number(), unread, true, false), Then.HEAD, null);
+                return decide(FinishedAttempt.started(attempt.number(), unread), Then.HEAD, null);
             case RECEIPT_WITHOUT_ANSWER:
                 attempt.releaseConn(false);
                 return check(ReceiptCheck.of(kept.outcome));
@@ -183,7 +183,7 @@ final class Forwarding {
             attempt.ended(outcome);
         }
         if (ReceiptCheck.applies(cx.call().route(), outcome, cx.repeatHarmless())) {
-            return check(ReceiptCheck.of(outcome));  // the answer stays held: answered as it came if the check does not resolve
+            return check(ReceiptCheck.keepingAnswer(outcome));  // answered as it came if the check does not resolve
         }
         return decide(FinishedAttempt.of(attempt.number(), outcome), Then.WHOLE,
                 outcome + ": the upstream's answer held no response to judge the call by");
@@ -258,7 +258,7 @@ final class Forwarding {
     private Verdict check(ReceiptCheck c) {
         move(ForwardingPhase.CHECKING_RECEIPT);
         check = c;
-        return receipt(c.query(cx, relay.whole() != null));
+        return receipt(c.query(cx));
     }
 
     private Verdict receipt(ReceiptCheck.Step step) {
@@ -271,7 +271,7 @@ final class Forwarding {
         }
         if (step instanceof ReceiptCheck.NotFound n) {
             return check.prior != null ? firstAttempt()
-                    : decide(new FinishedAttempt(attempt.number(), check.outcome, false, true), Then.AFTER_RECEIPT, n.detail());
+                    : decide(FinishedAttempt.notFound(attempt.number(), check.outcome), Then.AFTER_RECEIPT, n.detail());
         }
         return end(answering.receipt(step, attempt.number(), decisions.task()));
     }
