@@ -159,6 +159,31 @@ class ForwardProxyProcessIT {
         assertThat(String.join("\n", first.stdout()) + String.join("\n", bundle.stdout())).doesNotContain("PRIVATE KEY");
     }
 
+    /**
+     * Issue #43: the CA's relative paths are the config file's, not the working directory's: run
+     * from another folder, {@code ca cert} prints the CA it made before instead of making a second
+     * one; making it is said on stderr with the files' absolute paths, and stdout is the PEM alone.
+     */
+    @Test
+    void caCertFromAnotherFolderPrintsTheCaBesideTheConfigAndSaysWhenItMakesOne() throws Exception {
+        Path file = config("forwardProxy: { ca: { cert: ca/ca.crt, key: ca/ca.key } }\n", 0);
+        Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+
+        ChildProxy.Finished made = ChildProxy.run(elsewhere, "ca", "cert", "--config", file.toString());
+        ChildProxy.Finished again = ChildProxy.run(elsewhere, "ca", "cert", "--config", "../idemproxy.yaml");
+
+        assertThat(made.exitCode()).as(made.toString()).isZero();
+        assertThat(made.stderr()).containsExactly("idemproxy ca: created a new CA: " + dir.resolve("ca/ca.crt").toAbsolutePath()
+                + ", its key " + dir.resolve("ca/ca.key").toAbsolutePath() + " (mode 0600); a proxy run with " + file + " uses it");
+        assertThat(String.join("\n", made.stdout()) + "\n").isEqualTo(Files.readString(dir.resolve("ca/ca.crt")));
+        assertThat(again.exitCode()).as(again.toString()).isZero();
+        assertThat(again.stderr()).as("nothing made, nothing said").isEmpty();
+        assertThat(again.stdout()).isEqualTo(made.stdout());
+        try (Stream<Path> files = Files.list(elsewhere)) {
+            assertThat(files).as("nothing written where it ran").isEmpty();
+        }
+    }
+
     @Test
     void caWithoutForwardProxyIsAConfigError() throws Exception {
         Path file = config("routes: []\n", 0);
