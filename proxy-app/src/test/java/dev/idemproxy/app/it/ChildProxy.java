@@ -90,7 +90,12 @@ final class ChildProxy implements AutoCloseable {
      * the disposition and execs java in its place (so the pid is the JVM's).
      */
     static ChildProxy startIgnoringHup(Path workDir, String... args) {
-        return start(List.of("sh", "-c", "trap '' HUP; exec \"$@\"", "sh"), workDir, Map.of(), args);
+        return startIgnoring("HUP", workDir, args);
+    }
+
+    /** As {@link #startIgnoringHup}, with {@code signal} ignored (INT: as a script's {@code cmd &} starts it). */
+    static ChildProxy startIgnoring(String signal, Path workDir, String... args) {
+        return start(List.of("sh", "-c", "trap '' " + signal + "; exec \"$@\"", "sh"), workDir, Map.of(), args);
     }
 
     private static ChildProxy start(List<String> prefix, Path workDir, Map<String, String> env, String... args) {

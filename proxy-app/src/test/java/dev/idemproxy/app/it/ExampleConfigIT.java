@@ -85,6 +85,23 @@ class ExampleConfigIT {
     }
 
     /**
+     * Issue #43: README's {@code demo serve … &}, run by a script, starts it with SIGINT ignored; it
+     * says so naming the tickets service, not "the proxy", and how to stop it, which then works.
+     */
+    @Test
+    void demoServeStartedWithSigintIgnoredSaysHowToStopTheTicketsService() throws Exception {
+        try (ChildProxy service = ChildProxy.startIgnoring("INT", dir, "demo", "serve", "--listen", "127.0.0.1:0")) {
+            service.awaitLine("SIGINT was ignored when this process started \\(nohup, or started with & by a script\\), so it"
+                    + " stays ignored: stop the tickets service with SIGTERM \\(kill PID\\)$");
+            service.awaitLine("demo tickets service listening on ");
+            assertThat(service.count("the proxy")).as(service.transcript()).isZero();
+            assertThat(service.count("SIGHUP")).as("nothing to reload, nothing said about HUP").isZero();
+            service.signal("TERM");
+            assertThat(service.waitFor(WAIT)).as(service.transcript()).isZero();
+        }
+    }
+
+    /**
      * The example with its two listeners on port 0 and its upstream at {@code serviceUrl}: each
      * replaced text must be there, so a reshaped example fails here rather than running untested.
      */
