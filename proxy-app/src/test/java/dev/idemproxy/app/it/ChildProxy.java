@@ -132,6 +132,27 @@ final class ChildProxy implements AutoCloseable {
         return start(workDir, Map.of(), args);
     }
 
+    /**
+     * Starts {@code command} as it is (say the launcher, {@code bin/idemproxy …}, or a shell running
+     * a line of the docs) in {@code workDir}, with {@code env} added to this JVM's environment (a
+     * null value removes the variable).
+     */
+    static ChildProxy command(List<String> command, Path workDir, Map<String, String> env) {
+        ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile());
+        env.forEach((name, value) -> {
+            if (value == null) {
+                pb.environment().remove(name);
+            } else {
+                pb.environment().put(name, value);
+            }
+        });
+        try {
+            return new ChildProxy(pb.start(), List.copyOf(command));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + command, e);
+        }
+    }
+
     /** Runs a short-lived command to its end (e.g. {@code --version}); the result has the exit code and output. */
     static Finished run(Path workDir, String... args) throws InterruptedException {
         return start(workDir, args).finish();
