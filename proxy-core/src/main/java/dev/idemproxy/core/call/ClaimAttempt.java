@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.util.Failures;
 import dev.idemproxy.core.util.LogThrottle;
+import dev.idemproxy.core.util.Mistakes;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.problem.Problem;
@@ -198,7 +199,7 @@ public final class ClaimAttempt {
         OwnedClaim claim = new OwnedClaim(owner, identity.callId(), fingerprint, createdAt, retention());
         RecordedProtection protection = new RecordedProtection(services.records(), services.stores().receipts(), plan.record(),
                 claim, identity, call.route().idempotency(), loop, services.waiters(), plan.derivedKey() ? plan.window() : null,
-                services.random(), services.ticker());
+                services.random(), services.ticker(), services.mistakes());
         protection.startRenewing();
         if (claimed.takeover()) {
             protection.tookOver(claimed.previousCallId());
@@ -250,7 +251,7 @@ public final class ClaimAttempt {
      * the fingerprints matched), or claim again when it released the key. The wake-up was used up.
      */
     private void settledWhileWaiting(ClaimResult ownerOutcome) {
-        if (!live) {
+        if (!live && !services.mistakes().has(Mistakes.Mistake.ANSWER_TWICE)) {  // planted only: answered again
             return;
         }
         wake = null;

@@ -3,7 +3,10 @@ package dev.idemproxy.core.call;
 import dev.idemproxy.core.util.Ticker;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.util.Ticker;
+import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.util.Mistakes;
+import dev.idemproxy.core.util.Mistakes.Mistake;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.OwnedClaim;
@@ -47,6 +50,9 @@ public final class RecordedProtection implements CallProtection {
     /** The jitter of the pauses between tries of a write ({@link StoreRetries#WRITES}). */
     private final RandomGenerator random;
 
+    /** Mistakes planted for the simulation; none in production. */
+    private final Mistakes mistakes;
+
     private ScheduledFuture<?> renewal;
     private String takenOverFrom;
 
@@ -62,6 +68,14 @@ public final class RecordedProtection implements CallProtection {
     public RecordedProtection(RecordStore store, ReceiptStore receipts, RecordKey key, OwnedClaim claim, CallIdentity identity,
             IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, java.time.Duration derivedWindow,
             RandomGenerator random, Ticker ticker) {
+        this(store, receipts, key, claim, identity, policy, loop, waiters, derivedWindow, random, ticker, Mistakes.NONE);
+    }
+
+    /** As above, with {@code mistakes} planted: for the deterministic simulation only. */
+    public RecordedProtection(RecordStore store, ReceiptStore receipts, RecordKey key, OwnedClaim claim, CallIdentity identity,
+            IdempotencyPolicy policy, EventLoop loop, InFlightWaiters waiters, java.time.Duration derivedWindow,
+            RandomGenerator random, Ticker ticker, Mistakes mistakes) {
+        this.mistakes = mistakes;
         this.random = random;
         this.ticker = ticker;
         this.claimedAtNanos = ticker.nanos();
@@ -138,6 +152,7 @@ public final class RecordedProtection implements CallProtection {
         }
         RetryDecision d = s.decision();
         boolean keep = s.truncated() || (d != null && d.store());
+        keep &= !(mistakes.has(Mistake.RELEASE_UNKNOWN_OUTCOME) && d != null && d.outcome() == OutcomeClass.UNKNOWN);  // planted only
         java.util.concurrent.CompletableFuture<Void> first = new java.util.concurrent.CompletableFuture<>();
         boolean completes = keep && s.response() != null;
         if (receipt != null && !completes) {

@@ -1,0 +1,91 @@
+package dev.idemproxy.core.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idemproxy.core.util.Mistakes;
+import dev.idemproxy.core.util.Mistakes.Mistake;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The deterministic simulation (docs/testing.md): schedules of the real engine on simulated
+ * loops, time, upstream, store and clients, each decided by its seed, judged by the invariants.
+ * {@code -Dsim.seeds=N} (default 20,000) and {@code -Dsim.first=S} choose the seeds;
+ * {@code tools/simulate.sh} runs it and replays a failing seed.
+ */
+class SimulationTest {
+    static final long SEEDS = Long.getLong("sim.seeds", 20_000);
+    static final long FIRST = Long.getLong("sim.first", 1);
+
+    @Test
+    void everyScheduleHoldsEveryInvariant() {
+        Simulation.Summary s = new Simulation(Mistakes.NONE).run(FIRST, SEEDS);
+        System.out.println(report(s, Mistakes.NONE));
+        assertThat(s.failed()).as(report(s, Mistakes.NONE)).isNull();
+    }
+
+    /** {@code -Dsim.seed=S}: that one schedule, verbosely, its trace printed (how a failure is read). */
+    @Test
+    void replayOneSeed() {
+        Long seed = Long.getLong("sim.seed");
+        org.junit.jupiter.api.Assumptions.assumeTrue(seed != null, "no -Dsim.seed");
+        Simulation.Result r = new Simulation(planted()).runOne(seed, true);
+        r.trace().forEach(System.out::println);
+        System.out.println("seed " + seed + ": digest " + Long.toHexString(r.digest()) + ", " + r.steps() + " steps, "
+                + r.violations().size() + " violation(s)");
+        r.violations().forEach(v -> System.out.println("VIOLATION " + v));
+        assertThat(r.violations()).isEmpty();
+    }
+
+    /** {@code -Dsim.plant=A,B}: the mistakes planted for a replay. */
+    static Mistakes planted() {
+        String p = System.getProperty("sim.plant", "").replace("[", "").replace("]", "").trim();
+        if (p.isEmpty()) {
+            return Mistakes.NONE;
+        }
+        String[] names = p.split("\\s*,\\s*");
+        Mistake first = Mistake.valueOf(names[0]);
+        Mistake[] rest = new Mistake[names.length - 1];
+        for (int i = 1; i < names.length; i++) {
+            rest[i - 1] = Mistake.valueOf(names[i]);
+        }
+        return Mistakes.of(first, rest);
+    }
+
+    @Test
+    void aSeedReplaysToTheSameScheduleAndBytes() {
+        Simulation sim = new Simulation(Mistakes.NONE);
+        for (long seed = 1; seed <= 200; seed++) {
+            Simulation.Result a = sim.runOne(seed, false);
+            Simulation.Result b = new Simulation(Mistakes.NONE).runOne(seed, false);
+            assertThat(b.digest()).as("seed %d", seed).isEqualTo(a.digest());
+            assertThat(b.steps()).as("seed %d", seed).isEqualTo(a.steps());
+        }
+    }
+
+    /** {@code -Dsim.profile=N}: the time and steps of each of the first N seeds (to find slow schedules). */
+    @Test
+    void profileSeeds() {
+        long n = Long.getLong("sim.profile", 0);
+        org.junit.jupiter.api.Assumptions.assumeTrue(n > 0, "no -Dsim.profile");
+        Simulation sim = new Simulation(Mistakes.NONE);
+        for (long seed = FIRST; seed < FIRST + n; seed++) {
+            long t = System.nanoTime();
+            Simulation.Result r = sim.runOne(seed, false);
+            System.out.printf("seed %d: %d ms, %d steps, %d violation(s)%n", seed, (System.nanoTime() - t) / 1_000_000, r.steps(),
+                    r.violations().size());
+            r.violations().forEach(v -> System.out.println("   " + v.substring(0, Math.min(v.length(), 400))));
+        }
+    }
+
+    static String report(Simulation.Summary s, Mistakes m) {
+        StringBuilder known = new StringBuilder();
+        s.knownBugs().forEach((k, seeds) -> known.append("known bug ").append(k).append(" (KnownBugs) in ").append(seeds.size())
+                .append(" schedule(s), the first seed ").append(seeds.get(0)).append('\n'));
+        if (s.failed() == null) {
+            return known + (s.schedules() + " schedules, 0 violations (" + s.millis() + " ms)");
+        }
+        return known + "seed " + s.failed().seed() + " broke " + s.failed().violations().size() + " invariant(s) after " + s.schedules()
+                + " schedules:\n  " + String.join("\n  ", s.failed().violations()) + "\nreplay: "
+                + Simulation.replayCommand(s.failed().seed(), m);
+    }
+}
