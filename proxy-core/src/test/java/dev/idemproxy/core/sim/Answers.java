@@ -40,9 +40,8 @@ final class Answers {
         }
         Claims.Claim claim = w.claims.claimOf(callId);
         IdempotencyRecord rec = claim == null ? null : w.shared.records().get(claim.key).toCompletableFuture().join().orElse(null);
-        if (rec != null && replay && !rec.callId().equals(callId) && KnownBugs.waiterKeptTakeover(w, rec)) {
-            w.knownBug(KnownBugs.WAITER_KEPT_TAKEOVER, "a replay of call " + callId + "; the record is still held by the waiter's takeover "
-                    + rec.owner());
+        if (replay && (rec == null || !rec.callId().equals(callId)) && KnownBugs.outcomeBeforeWrite(w, callId)) {
+            w.knownBug(KnownBugs.OUTCOME_BEFORE_WRITE, "a replay of call " + callId + ", whose outcome no record holds");
             return;
         }
         if (rec == null || !rec.callId().equals(callId)) {

@@ -25,6 +25,7 @@ final class Claims {
         /** The engine was told it holds the claim (not a lost answer). */
         boolean answered;
         int endsIssued;
+        int releasesIssued;
         final List<End> ends = new ArrayList<>(2);
 
         Claim(String owner, String callId, RecordKey key, int proxy, boolean takeover) {
@@ -64,10 +65,13 @@ final class Claims {
         }
     }
 
-    void endIssued(String owner) {
+    void endIssued(String owner, End end) {
         Claim c = byOwner.get(owner);
         if (c != null) {
             c.endsIssued++;
+            if (end == End.RELEASED) {
+                c.releasesIssued++;
+            }
         }
     }
 
@@ -84,6 +88,29 @@ final class Claims {
         if (c != null) {
             c.ends.add(done ? end : End.REFUSED);
         }
+    }
+
+    /** Whether a claim made after {@code c} took its record over. */
+    boolean takenOverLater(Claim c) {
+        boolean after = false;
+        for (Claim x : byOwner.values()) {
+            if (x == c) {
+                after = true;
+            } else if (after && x.takeover && x.key.equals(c.key)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether an answered claim of a proxy that did not crash has issued an end that the store has not applied yet. */
+    boolean endPending(java.util.function.IntPredicate crashed) {
+        for (Claim c : byOwner.values()) {
+            if (c.answered && !crashed.test(c.proxy) && c.endsIssued > 0 && c.ends.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The claim made under {@code owner}, or null. */

@@ -71,6 +71,9 @@ final class FaultyRecordStore extends ForwardingRecordStore {
             if (r instanceof ClaimResult.Claimed) {
                 claims.claimed(owner, ctx.callId(), key, proxy, ((ClaimResult.Claimed) r).takeover());
             }
+            if (trace.verbose()) {
+                trace.note("  claim of " + ctx.callId() + " answered " + r + (f == Fault.NONE ? "" : " (lost: " + f + ")"));
+            }
             if (f == Fault.LOST_AFTER) {
                 return CompletableFuture.failedFuture(new ClaimAnswerLostException("simulated: the claim's answer was lost",
                         null, lease.plus(ctx.retention())));
@@ -110,7 +113,7 @@ final class FaultyRecordStore extends ForwardingRecordStore {
 
     private CompletionStage<Boolean> end(RecordKey key, String owner, Claims.End end, Supplier<CompletionStage<Boolean>> op) {
         Fault f = fault();
-        claims.endIssued(owner);
+        claims.endIssued(owner, end);
         return wire.issue(faults.delay(random), () -> {
             trace.step("end", proxy, end.ordinal() * 10 + f.ordinal(), key.id());
             if (f == Fault.BEFORE) {
@@ -119,6 +122,10 @@ final class FaultyRecordStore extends ForwardingRecordStore {
             IdempotencyRecord before = delegate.get(key).toCompletableFuture().join().orElse(null);
             CompletionStage<Boolean> done = op.get();
             claims.ended(owner, end, before, done.toCompletableFuture().join());
+            if (trace.verbose()) {
+                trace.note("  " + end + " by " + owner + " over " + (before == null ? "nothing" : before.state() + " of " + before.owner())
+                        + ": " + done.toCompletableFuture().join());
+            }
             return f == Fault.LOST_AFTER
                     ? CompletableFuture.failedFuture(new StoreUnavailableException("simulated: the write's answer was lost"))
                     : done;

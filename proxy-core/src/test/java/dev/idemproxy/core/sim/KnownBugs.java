@@ -1,7 +1,5 @@
 package dev.idemproxy.core.sim;
 
-import dev.idemproxy.core.store.IdempotencyRecord;
-
 /**
  * Real bugs the simulation found in today's engine and left to the rewrite of the protected call
  * (issue #42), each recognised by its exact signature so that the run reports it apart instead
@@ -11,23 +9,38 @@ import dev.idemproxy.core.store.IdempotencyRecord;
  */
 final class KnownBugs {
     /**
-     * A duplicate waiting on an in-flight call of the same proxy polls the store; the poll's claim
-     * takes the record over (the owner's lease lapsed: its renewals were held up), but the owner
-     * has meanwhile settled here, so the waiter answers from the owner's outcome (a replay) and
-     * keeps the takeover it does not use: it neither completes nor releases it
-     * ({@code ClaimAttempt.onClaim}, the branch "A waiter's poll: the owner here may have settled
-     * meanwhile", releases a fresh claim only). The owner's end is then refused (fenced: the
-     * record is the waiter's), so the outcome its client and the waiter got is never stored; the
-     * record lapses again and the next duplicate takes it over as an unknown outcome (504
-     * ambiguous-outcome stored on a POST, a second execution on a PUT). First seen: seed 10.
+     * Duplicates waiting in this process are answered from their owner's outcome before its
+     * write is known to have succeeded: {@code RecordedProtection.settle} marks the key settling
+     * ({@code InFlightWaiters.settling}) before the write, and a waiter whose poll answers in
+     * between takes the mark ({@code ClaimAttempt.onClaim}, the branch "A waiter's poll: the owner
+     * here may have settled meanwhile"). When the owner's lease had lapsed (its renewals held up
+     * in the store) and another claim took the record, the write is refused (fenced) and the
+     * waiters got an outcome no record holds: later duplicates get the record's other answer (a
+     * 504 ambiguous-outcome stored by a takeover, seed 5881; another execution's response, seed
+     * 3299). When the other claim is the waiter's own poll, it is then dropped: a fresh claim is
+     * released, so the key is free and the next duplicate executes the call again (seed 2834: a
+     * POST executed twice), and a takeover is kept, never ended, and lapses (seed 10).
+     * Recognised as: a replay of, or an execution after, a call whose only ends the store refused.
      */
-    static final String WAITER_KEPT_TAKEOVER = "waiter-kept-takeover";
+    static final String OUTCOME_BEFORE_WRITE = "outcome-before-write";
+
+    /**
+     * A claim that was never forwarded (its client left before the claim was answered,
+     * {@code ClaimAttempt.releaseOrphanedClaim}; or a waiter's poll that claimed a key its owner had
+     * settled here, the fresh claim "ours to undo") is released once, and a release the store
+     * fails is only logged: the key stays claimed by a call that never ran until its lease lapses,
+     * and the next duplicate takes it over as an unknown outcome (takeover_unknown: 504
+     * ambiguous-outcome stored for a call that never executed; on a route with a receipt
+     * endpoint, a receipt check first). Recognised as a claim whose only ends were releases, one or
+     * two, none of which the store applied. First seen: seed 652.
+     */
+    static final String ORPHAN_RELEASE_NOT_RETRIED = "orphan-release-not-retried";
 
     private KnownBugs() {}
 
-    /** The record at the end is in flight under a takeover that never issued an end. */
-    static boolean waiterKeptTakeover(World w, IdempotencyRecord rec) {
-        Claims.Claim holder = w.claims.byOwner(rec.owner());
-        return rec.state() == IdempotencyRecord.State.IN_FLIGHT && holder != null && holder.takeover && holder.endsIssued == 0;
+    /** Whether every end of the claim of {@code ownerCallId} that the store applied was refused. */
+    static boolean outcomeBeforeWrite(World w, String ownerCallId) {
+        Claims.Claim owner = w.claims.claimOf(ownerCallId);
+        return owner != null && owner.successfulEnds() == 0 && owner.ends.contains(Claims.End.REFUSED);
     }
 }

@@ -16,7 +16,10 @@ final class Scheduler {
     static final int MAX_STEPS = 300_000;
     static final long MAX_NANOS = 30L * 60 * 1_000_000_000L;
 
+    static final long GRACE_NANOS = 11L * 60 * 1_000_000_000L;
+
     private final World w;
+    private long quietSince = -1;
     private final List<Object> ready = new ArrayList<>();
 
     Scheduler(World w) {
@@ -36,6 +39,9 @@ final class Scheduler {
                     break;
                 }
                 long next = nextTime();
+                if (next < 0 && quietSince >= 0) {
+                    break;  // only an end the engine will not try again is missing: the invariants say so
+                }
                 if (next < 0 || next - w.time.nanos() > MAX_NANOS || w.time.elapsedMillis() > MAX_NANOS / 1_000_000) {
                     w.violation("did not settle: " + pendingReport());
                     break;
@@ -105,7 +111,15 @@ final class Scheduler {
                 return false;
             }
         }
-        return w.noEvents();
+        if (!w.noEvents()) {
+            return false;
+        }
+        // A call's end the store failed is tried again on the loop (StoreRetries.WRITES: about ten
+        // minutes in all) after its client was answered: the run goes on for it, that long at most.
+        if (quietSince < 0) {
+            quietSince = w.time.nanos();
+        }
+        return !w.claims.endPending(w::crashed) || w.time.nanos() - quietSince > GRACE_NANOS;
     }
 
     private long nextTime() {

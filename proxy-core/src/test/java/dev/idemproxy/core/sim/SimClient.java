@@ -115,6 +115,19 @@ final class SimClient {
         world.at(delayNanos, "clientStart", () -> send(0));
     }
 
+    /** Its proxy crashed: a request waiting there is given up after a while (the agent's own timeout, or 10 s). */
+    void proxyCrashed(int proxy) {
+        Try t = current;
+        if (t != null && t.conn.proxy == proxy) {
+            world.at(timeoutNanos > 0 ? timeoutNanos : 10_000_000_000L, "clientGivesUp", () -> {
+                if (current == t) {
+                    hangUp();
+                    gaveUp(t);
+                }
+            });
+        }
+    }
+
     private void send(int tries) {
         if (next >= plan.size()) {
             done = true;

@@ -71,7 +71,7 @@ final class SimLoop extends AbstractScheduledEventExecutor implements EventLoop 
 
     /** The next timer's deadline on the ticker, or -1. */
     long nextTimer() {
-        return frozen || !hasScheduledTasks() ? -1 : nextScheduledTaskDeadlineNanos();
+        return frozen ? -1 : nextScheduledTaskDeadlineNanos();  // -1 when none (hasScheduledTasks() means "one is due")
     }
 
     /** Runs the first queued task to completion; what it throws is a violation of its own. */

@@ -36,8 +36,12 @@ final class Simulation {
     Result runOne(long seed, boolean verbose) {
         Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         Level was = root.getLevel();
+        Logger retries = (Logger) LoggerFactory.getLogger("idemproxy.retries");
+        Level retriesWas = retries.getLevel();
         if (!verbose) {
             root.setLevel(Level.OFF);
+        } else {
+            retries.setLevel(Level.DEBUG);
         }
         try {
             World w = new World(seed, verbose, mistakes, metrics);
@@ -47,6 +51,7 @@ final class Simulation {
                     w.trace.lines());
         } finally {
             root.setLevel(was);
+            retries.setLevel(retriesWas);
         }
     }
 

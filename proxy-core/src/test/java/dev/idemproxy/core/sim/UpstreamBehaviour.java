@@ -96,7 +96,7 @@ final class UpstreamBehaviour {
         long execDelay = executes && random.nextInt(4) == 0 ? 1_000_000L * (1 + random.nextInt(3000)) : 0;
         String method = m.line().split(" ")[0];
         String result = "{\"intent\":" + executions++ + ",\"n\":" + n + "}";
-        byte[] answer = answer(reply, result, rpcId);
+        byte[] answer = answer(reply, route, result, rpcId);
         Runnable execute = () -> {
             world.ledger.executing(callId, -1);
             world.ledger.execute(intent, callId, n, route, method, tool, world.time.elapsedMillis());
@@ -133,13 +133,19 @@ final class UpstreamBehaviour {
         }
     }
 
-    private byte[] answer(Reply reply, String result, String rpcId) {
+    private boolean promisedNotExecuted(String route, int status) {
+        return world.route(route).notExecutedOn().contains(status);
+    }
+
+    private byte[] answer(Reply reply, String route, String result, String rpcId) {
         int status = switch (reply) {
             case OK, STREAMED, SSE -> random.nextBoolean() ? 200 : 201;
             case CLIENT_ERROR -> new int[] {400, 404, 422}[random.nextInt(3)];
             case CONFLICT -> 409;
             case THROTTLE -> 429;
-            case ERROR_EXECUTED -> new int[] {500, 502, 503, 504}[random.nextInt(4)];
+            // honest: a status the route's notExecutedOn promises means nothing ran is never answered after running
+            case ERROR_EXECUTED -> promisedNotExecuted(route, 503) ? new int[] {500, 502, 504}[random.nextInt(3)]
+                    : new int[] {500, 502, 503, 504}[random.nextInt(4)];
             case ERROR_NOT_EXECUTED -> 503;
             default -> 0;
         };

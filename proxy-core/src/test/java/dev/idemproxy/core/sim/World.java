@@ -62,6 +62,10 @@ final class World {
         for (int i = 0; i < n; i++) {
             proxies.add(new SimProxy(i, this, routes, shared, faults, tasks, onUnavailable, metrics, mistakes));
         }
+        if (verbose) {
+            routes.routes().forEach(r -> trace.note("route " + r));
+            trace.note("store faults " + faults + ", onUnavailable " + onUnavailable + ", tasks " + tasks + ", proxies " + n);
+        }
         List<Intent> intents = Intent.draw(random);
         int agents = 1 + random.nextInt(4);
         for (int i = 0; i < agents; i++) {
@@ -75,7 +79,10 @@ final class World {
             c.start(random.nextInt(3) == 0 ? 1_000_000L * random.nextInt(2000) : 0);
         }
         if (n == 2 && random.nextInt(4) == 0) {
-            at(1_000_000L * random.nextInt(5000), "crash", () -> proxies.get(0).crash());
+            at(1_000_000L * random.nextInt(5000), "crash", () -> {
+                proxies.get(0).crash();
+                clients.forEach(c -> c.proxyCrashed(0));
+            });
         }
     }
 
