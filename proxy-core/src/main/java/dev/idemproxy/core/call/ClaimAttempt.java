@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.util.Failures;
 import dev.idemproxy.core.util.LogThrottle;
-import dev.idemproxy.core.util.Mistakes;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.problem.Problem;
@@ -251,7 +250,7 @@ public final class ClaimAttempt {
      * the fingerprints matched), or claim again when it released the key. The wake-up was used up.
      */
     private void settledWhileWaiting(ClaimResult ownerOutcome) {
-        if (!live && !services.mistakes().has(Mistakes.Mistake.ANSWER_TWICE)) {  // planted only: answered again
+        if (!live) {
             return;
         }
         wake = null;

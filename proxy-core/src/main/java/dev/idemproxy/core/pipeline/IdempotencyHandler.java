@@ -13,6 +13,7 @@ import dev.idemproxy.core.call.ReplayAuthority;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.util.Mistakes;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -138,6 +139,9 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
     public void refused(ClaimAttempt a, Problem problem, String detail, String callId) {
         claim = null;
         answer(a.call(), problem, detail, callId, a.identity().bizId(), a.identity().key());
+        if (services.mistakes().has(Mistakes.Mistake.ANSWER_TWICE)) {  // planted only: a refused call passed on as well
+            ctx.fireChannelRead(a.call());
+        }
     }
 
     /** Answers the call with a problem, after its line (rejected, with the problem's name as reason). */

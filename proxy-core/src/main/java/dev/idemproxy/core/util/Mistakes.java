@@ -16,7 +16,7 @@ public final class Mistakes {
         RELEASE_UNKNOWN_OUTCOME,
         /** The memory store completes a record whatever its owner token (no fencing on completion). */
         SKIP_FENCING_ON_COMPLETE,
-        /** A duplicate woken by its owner after it was already answered is answered again. */
+        /** A call the gate refused (409, 422, 503) is answered and passed on as well: a missing return. */
         ANSWER_TWICE
     }
 
