@@ -27,6 +27,8 @@ final class Simulation {
     record Summary(long schedules, Result failed, long millis, java.util.Map<String, List<Long>> knownBugs) {}
 
     private final Mistakes mistakes;
+    /** Print a line every 50,000 schedules (a long run). */
+    private final boolean progress = Boolean.getBoolean("sim.progress");
     private final ProxyMetrics metrics = new ProxyMetrics(new SimpleMeterRegistry());
 
     Simulation(Mistakes mistakes) {
@@ -62,6 +64,9 @@ final class Simulation {
         for (long i = 0; i < count; i++) {
             Result r = runOne(first + i, false);
             r.knownBugs().keySet().forEach(k -> known.computeIfAbsent(k, x -> new java.util.ArrayList<>()).add(r.seed()));
+            if (progress && (i + 1) % 50_000 == 0) {
+                System.out.printf("progress: %d schedules, %d s%n", i + 1, (System.nanoTime() - start) / 1_000_000_000L);
+            }
             if (!r.ok()) {
                 return new Summary(i + 1, r, (System.nanoTime() - start) / 1_000_000, known);
             }
@@ -71,6 +76,6 @@ final class Simulation {
 
     /** The line that replays {@code seed} verbosely. */
     static String replayCommand(long seed, Mistakes mistakes) {
-        return "tools/simulate.sh --seed " + seed + (mistakes.equals(Mistakes.NONE) ? "" : " --plant " + mistakes);
+        return "tools/simulate.sh --seed " + seed + (mistakes.equals(Mistakes.NONE) ? "" : " --plant " + mistakes.toString().replaceAll("[\\[\\] ]", ""));
     }
 }
