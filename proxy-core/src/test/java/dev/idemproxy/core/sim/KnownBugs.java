@@ -19,7 +19,7 @@ final class KnownBugs {
      * 504 ambiguous-outcome stored by a takeover, seed 5881; another execution's response, seed
      * 3299). When the other claim is the waiter's own poll, it is then dropped: a fresh claim is
      * released, so the key is free and the next duplicate executes the call again (seed 2834: a
-     * POST executed twice), and a takeover is kept, never ended, and lapses (seed 10).
+     * POST executed twice), and a takeover is kept, never ended, and lapses.
      * Recognised as: a replay of, or an execution after, a call whose only ends the store refused.
      */
     static final String OUTCOME_BEFORE_WRITE = "outcome-before-write";
