@@ -3,7 +3,7 @@
 #   tools/simulate.sh                 20,000 schedules (what CI runs), seeds 1..20000
 #   tools/simulate.sh --seeds N       N schedules
 #   tools/simulate.sh --first S       start at seed S (with --seeds)
-#   tools/simulate.sh --long          1,000,000 schedules
+#   tools/simulate.sh --long          1,000,000 schedules, going on past failures (each listed)
 #   tools/simulate.sh --seed S        replay one schedule, its whole trace printed
 #   tools/simulate.sh --plant M[,M]   with mistakes planted (RELEASE_UNKNOWN_OUTCOME,
 #                                     SKIP_FENCING_ON_COMPLETE, ANSWER_TWICE), as a replay asks
@@ -16,11 +16,12 @@ seeds=20000
 first=1
 seed=""
 plant=""
+keep=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --seeds) seeds="$2"; shift 2 ;;
     --first) first="$2"; shift 2 ;;
-    --long) seeds=1000000; shift ;;
+    --long) seeds=1000000; keep=true; shift ;;
     --seed) seed="$2"; shift 2 ;;
     --plant) plant="$2"; shift 2 ;;
     -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
@@ -44,16 +45,16 @@ fi
 
 set +e
 mvn "${flags[@]}" test -Dtest='SimulationTest#everyScheduleHoldsEveryInvariant' -Dsim.seeds="$seeds" -Dsim.first="$first" \
-  -Dsim.progress=true >"$out" 2>&1
+  -Dsim.progress=true -Dsim.keepGoing="$keep" >"$out" 2>&1
 rc=$?
 set -e
-grep -E '^(known bug|progress:)' "$out" || true
+grep -E '^(known bug|progress:)' "$out" | sort -u || true
 if [ $rc -eq 0 ]; then
   grep -E '^[0-9]+ schedules, 0 violations' "$out" | sed -E 's/ \([0-9]+ ms\)$//' | tail -1
   exit 0
 fi
 if grep -q -E '^seed [0-9]+ broke' "$out"; then
-  sed -n -E '/^seed [0-9]+ broke/,/^replay: /p' "$out" | head -40
+  awk '/^[0-9]+ failing seeds:$/ || /^seed [0-9]+ broke/ {p = 1} p {print} p && /^replay: / {exit}' "$out"
   exit 1
 fi
 cat "$out" >&2

@@ -23,12 +23,18 @@ final class Simulation {
         }
     }
 
-    /** Seeds run, the first that failed (null when none did), and per known bug the seeds that showed it. */
-    record Summary(long schedules, Result failed, long millis, java.util.Map<String, List<Long>> knownBugs) {}
+    /**
+     * Seeds run, the first that failed (null when none did), per known bug the seeds that showed
+     * it, and (a run that goes on past failures) every seed that failed, its first violation.
+     */
+    record Summary(long schedules, Result failed, long millis, java.util.Map<String, List<Long>> knownBugs,
+            java.util.Map<Long, String> failures) {}
 
     private final Mistakes mistakes;
     /** Print a line every 50,000 schedules (a long run). */
     private final boolean progress = Boolean.getBoolean("sim.progress");
+    /** Go on past failing seeds, each noted (a long run's census); else stop at the first. */
+    private final boolean keepGoing = Boolean.getBoolean("sim.keepGoing");
     private final ProxyMetrics metrics = new ProxyMetrics(new SimpleMeterRegistry());
 
     Simulation(Mistakes mistakes) {
@@ -61,6 +67,8 @@ final class Simulation {
     Summary run(long first, long count) {
         long start = System.nanoTime();
         java.util.Map<String, List<Long>> known = new java.util.TreeMap<>();
+        java.util.Map<Long, String> failures = new java.util.TreeMap<>();
+        Result firstFailed = null;
         for (long i = 0; i < count; i++) {
             Result r = runOne(first + i, false);
             r.knownBugs().keySet().forEach(k -> known.computeIfAbsent(k, x -> new java.util.ArrayList<>()).add(r.seed()));
@@ -68,10 +76,14 @@ final class Simulation {
                 System.out.printf("progress: %d schedules, %d s%n", i + 1, (System.nanoTime() - start) / 1_000_000_000L);
             }
             if (!r.ok()) {
-                return new Summary(i + 1, r, (System.nanoTime() - start) / 1_000_000, known);
+                firstFailed = firstFailed == null ? r : firstFailed;
+                failures.put(r.seed(), r.violations().get(0));
+                if (!keepGoing) {
+                    return new Summary(i + 1, r, (System.nanoTime() - start) / 1_000_000, known, failures);
+                }
             }
         }
-        return new Summary(count, null, (System.nanoTime() - start) / 1_000_000, known);
+        return new Summary(count, firstFailed, (System.nanoTime() - start) / 1_000_000, known, failures);
     }
 
     /** The line that replays {@code seed} verbosely. */

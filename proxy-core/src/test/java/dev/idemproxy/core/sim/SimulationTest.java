@@ -98,7 +98,13 @@ class SimulationTest {
         if (s.failed() == null) {
             return known + (s.schedules() + " schedules, 0 violations (" + s.millis() + " ms)");
         }
-        return known + "seed " + s.failed().seed() + " broke " + s.failed().violations().size() + " invariant(s) after " + s.schedules()
+        StringBuilder all = new StringBuilder();
+        if (s.failures().size() > 1) {
+            all.append(s.failures().size()).append(" failing seeds:\n");
+            s.failures().forEach((seed, v) -> all.append("  ").append(seed).append(": ").append(v, 0, Math.min(v.length(), 200))
+                    .append('\n'));
+        }
+        return known.toString() + all + "seed " + s.failed().seed() + " broke " + s.failed().violations().size() + " invariant(s) after " + s.schedules()
                 + " schedules:\n  " + String.join("\n  ", s.failed().violations()) + "\nreplay: "
                 + Simulation.replayCommand(s.failed().seed(), m);
     }
