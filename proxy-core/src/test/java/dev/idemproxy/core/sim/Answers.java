@@ -13,13 +13,28 @@ final class Answers {
     private Answers() {}
 
     static void check(World w) {
+        java.util.Map<String, byte[]> replays = new java.util.HashMap<>();
         for (SimClient c : w.clients) {
             for (SimClient.Sent s : c.sent()) {
                 once(w, s);
                 for (HttpBytes.Message m : s.answers) {
                     asStored(w, s, m);
+                    sameBytes(w, s, m, replays);
                 }
             }
+        }
+    }
+
+    /** Every replay of one plain HTTP call is the same bytes, head and body. */
+    private static void sameBytes(World w, SimClient.Sent s, HttpBytes.Message m, java.util.Map<String, byte[]> replays) {
+        String callId = m.header("X-Call-Id");
+        if (s.intent.tool() != null || m.cut() || callId == null || !"true".equals(m.header("Idempotent-Replayed"))) {
+            return;
+        }
+        byte[] first = replays.putIfAbsent(callId, m.raw());
+        if (first != null && !Arrays.equals(first, m.raw())) {
+            w.violation("two replays of call " + callId + " differ: " + new String(first, java.nio.charset.StandardCharsets.ISO_8859_1)
+                    + " / " + new String(m.raw(), java.nio.charset.StandardCharsets.ISO_8859_1));
         }
     }
 
