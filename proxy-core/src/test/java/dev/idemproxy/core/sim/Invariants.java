@@ -2,6 +2,7 @@ package dev.idemproxy.core.sim;
 
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.StorePolicy;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -47,6 +48,12 @@ final class Invariants {
     private static void executedAtMostOnce(World w) {
         for (Map.Entry<String, List<Ledger.Execution>> e : w.ledger.byIntent().entrySet()) {
             List<Ledger.Execution> l = e.getValue();
+            for (Ledger.Execution x : l) {
+                // Every POST and PUT on /orders is protected: under onUnavailable: reject none runs without a claim.
+                if (x.route().equals(SimRoutes.ORDERS) && w.onUnavailable == StorePolicy.OnUnavailable.REJECT && unprotected(w, x)) {
+                    w.violation("executed without a claim: " + x);
+                }
+            }
             for (int i = 1; i < l.size(); i++) {
                 Ledger.Execution before = l.get(i - 1);
                 Ledger.Execution now = l.get(i);
