@@ -10,10 +10,10 @@ import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.RecordKey;
-import dev.idemproxy.core.store.StoreRetries;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.EventLoop;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,10 +44,9 @@ public final class CallRecorder {
     /** What a credential header not kept for replays is stored as. */
     public static final String REDACTED = Redactor.MASK;
     /** The reason of a call whose client left before it was forwarded. */
-    public static final String CLIENT_GONE = "client_gone";
+    public static final String CLIENT_GONE = dev.idemproxy.core.retry.RetryReason.CLIENT_GONE.spelling();
     private static final Logger LOG = LoggerFactory.getLogger(CallRecorder.class);
     /** In a store outage every call's writes fail: a line per 10 s for each kind, with the count held back. */
-    private static final LogThrottle RETRY_LOG = LogThrottle.every(java.time.Duration.ofSeconds(10));
     private static final LogThrottle GAVE_UP_LOG = LogThrottle.every(java.time.Duration.ofSeconds(10));
 
     /** Headers the proxy itself set on the forwarded request; the client's request had its own or none. */
@@ -60,6 +59,8 @@ public final class CallRecorder {
     /** The jitter of the pauses between tries of a write the store did not take. */
     private final RandomGenerator random;
     private final dev.idemproxy.core.metrics.ProxyMetrics metrics;
+    /** Where a settled call's receipt and dead letter are written, and tried again while the store fails. */
+    private final StoreWrites writes;
 
     /**
      * @param receipts    null: nothing is recorded
@@ -70,6 +71,7 @@ public final class CallRecorder {
     public CallRecorder(ReceiptStore receipts, DeadLetterStore deadLetters, Redactor redactor, Clock clock,
             RandomGenerator random, dev.idemproxy.core.metrics.ProxyMetrics metrics) {
         this.random = random;
+        this.writes = new StoreWrites(random);
         if ((receipts == null) != (deadLetters == null)) {
             throw new IllegalArgumentException("receipts and deadLetters: both or neither (expected: one backend's stores)");
         }
@@ -79,6 +81,11 @@ public final class CallRecorder {
         refreshDeadLetterCount();
         this.clock = clock;
         this.redactor = java.util.Objects.requireNonNull(redactor, "redactor");
+    }
+
+    /** The retrier of the call's writes, the record's end included. */
+    StoreWrites writes() {
+        return writes;
     }
 
     /** Sets {@code idemproxy_dlq_entries} from the store's own count (entries deleted through the admin API included). */
@@ -134,7 +141,7 @@ public final class CallRecorder {
      * @param owner the owner token of the call's claim of {@code recordKey} (null: a call without a
      *              record), kept in its dead letter so that a release fences exactly this execution
      */
-    public ReceiptPut settled(ProxyCall call, CallIdentity id, RecordKey recordKey, String owner, Instant createdAt,
+    ReceiptPut settled(EventLoop loop, ProxyCall call, CallIdentity id, RecordKey recordKey, String owner, Instant createdAt,
             CallSettlement s, boolean writeReceipt) {
         if (receipts == null) {
             return null;
@@ -151,13 +158,13 @@ public final class CallRecorder {
                 failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now, call.label());
         java.time.Duration ttl = call.route().idempotency().ttl();
         if (writeReceipt) {
-            writeRetrying(() -> receipts.putReceipt(receipt, ttl), id, "receipt", random, 1);
+            writes.write(loop, () -> receipts.putReceipt(receipt, ttl), id.callId(), "receipt");
         }
         if (failed && call.route().deadLetter().enabled()) {
             RecordKey rk = recordKey != null ? recordKey : new RecordKey(call.route().name(), "-", id.key() == null ? "" : id.key());
             DeadLetter entry = new DeadLetter(CallId.next(clock, random), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
                     s.attempts(), now, snapshot(call), owner);
-            writeRetrying(() -> deadLetters.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", random, 1);
+            writes.write(loop, () -> deadLetters.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id.callId(), "dead letter");
         }
         return new ReceiptPut(receipt, ttl);
     }
@@ -186,44 +193,6 @@ public final class CallRecorder {
         // The target as the client sent it (the forwarded one carries the upstream's base path), so a
         // replay through the proxy matches the same route.
         return new StoredRequest(call.request().method().name().toUpperCase(Locale.ROOT), call.pathAndQuery(), headers, body);
-    }
-
-    /**
-     * A settled call's receipt and dead letter must not be lost to a store outage: a failed write
-     * is tried again with growing pauses ({@link StoreRetries#WRITES}: about ten minutes in all),
-     * off the event loops. Both writes replace by id, so a repeat is harmless.
-     *
-     * @param random the jitter of the pauses
-     * @param n      the try about to be made, from 1
-     */
-    static void writeRetrying(java.util.function.Supplier<java.util.concurrent.CompletionStage<?>> op, CallIdentity id,
-            String what, RandomGenerator random, int n) {
-        java.util.concurrent.CompletionStage<?> stage;
-        try {
-            stage = op.get();
-        } catch (RuntimeException e) {
-            stage = java.util.concurrent.CompletableFuture.failedFuture(e);
-        }
-        stage.whenComplete((v, err) -> {
-            if (err == null) {
-                return;
-            }
-            if (!StoreRetries.WRITES.triesAfter(n)) {
-                long held = GAVE_UP_LOG.pass();
-                if (held >= 0) {
-                    LOG.error("[call={}] gave up writing the {}: {}{}", id.callId(), what, err.toString(), LogThrottle.more(held));
-                }
-                return;
-            }
-            long held = RETRY_LOG.pass();
-            if (held >= 0) {
-                LOG.warn("[call={}] could not write the {} (try {}): {}; trying again{}", id.callId(), what, n, err.toString(),
-                        LogThrottle.more(held));
-            }
-            long pause = StoreRetries.WRITES.pauseAfter(n, random).toNanos();
-            java.util.concurrent.CompletableFuture.delayedExecutor(pause, java.util.concurrent.TimeUnit.NANOSECONDS)
-                    .execute(() -> writeRetrying(op, id, what, random, n + 1));
-        });
     }
 
     private static void write(java.util.concurrent.CompletionStage<?> op, CallIdentity id, String what) {

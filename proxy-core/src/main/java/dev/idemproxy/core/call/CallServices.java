@@ -42,6 +42,8 @@ public final class CallServices {
     private final ReplayAuthority replays = new ReplayAuthority(new java.security.SecureRandom());
     private final dev.idemproxy.core.receipt.ReceiptClient receipts;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
+    /** Who watches each protected call (its tries, its trace); nobody unless set. */
+    private volatile CallWatchers watchers = CallWatchers.NONE;
     /** Each MCP route's dialect, by route name: its tool catalogue and calls in flight outlive a reload. */
     private final ConcurrentHashMap<String, McpDialect> mcpDialects = new ConcurrentHashMap<>();
     /** Mistakes planted for the simulation to find; {@link Mistakes#NONE} in production. */
@@ -191,6 +193,16 @@ public final class CallServices {
 
     public RouteRetryBudget routeBudget(Route route) {
         return routeBudgets.computeIfAbsent(route.name(), n -> new RouteRetryBudget(routeBudgetPolicy, ticker));
+    }
+
+    /** Who watches each protected call. */
+    public CallWatchers watchers() {
+        return watchers;
+    }
+
+    /** Sets who watches each protected call from now on (the tries kept with receipts, traces). */
+    public void watchers(CallWatchers w) {
+        this.watchers = requireNonNull(w, "watchers");
     }
 
     /** Where the per-task retry budget is counted. */

@@ -256,7 +256,7 @@ public final class McpDialect implements CallDialect {
             return;  // not a tool call: initialize, tools/list, notifications, GET streams, DELETE
         }
         String word;
-        if (call.plan().kind() == CallPlan.Kind.PASS) {
+        if (call.plan() instanceof CallPlan.Pass) {
             word = f.batch() ? "unprotected_batch" : "unprotected";
         } else {
             word = switch (outcome) {

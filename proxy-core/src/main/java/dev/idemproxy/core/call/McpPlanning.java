@@ -53,12 +53,12 @@ final class McpPlanning implements CallDialect.Planner {
             McpToolCall tool = p.call();
             McpFacts facts = new McpFacts(tool.rawId(), p.toolLabel(), p.repeatHarmless(), cancelKey(scope, request, tool.rawId()),
                     McpInFlight.sessionKey(scope, request.header(SESSION_HEADER)), false);
-            return CallPlan.protect(new RecordKey(route.name(), scope, p.key().storeKey()), p.fingerprint().value(),
-                    p.key().headerValue(), p.key().derived(), route.mcp().window(), tool.tool(), facts);
+            return new CallPlan.Protect(new RecordKey(route.name(), scope, p.key().storeKey()), p.fingerprint().value(),
+                    p.key().headerValue(), route.mcp().window(), tool.tool(), facts, null);
         }
         if (plan instanceof McpPlan.Reject r) {
             JsonRpcAnswer a = r.answer();
-            return CallPlan.answer(new ReadyAnswer(a.status(), JsonRpcAnswer.CONTENT_TYPE, a.body(), r.reason()), null,
+            return new CallPlan.Answer(new ReadyAnswer(a.status(), JsonRpcAnswer.CONTENT_TYPE, a.body(), r.reason()), null,
                     new McpFacts(null, r.toolLabel(), false, null, null, false));
         }
         McpPlan.PassThrough pass = (McpPlan.PassThrough) plan;
@@ -67,21 +67,22 @@ final class McpPlanning implements CallDialect.Planner {
             String session = McpInFlight.sessionKey(scopes.of(policy.scope(), request).hash(), request.header(SESSION_HEADER));
             java.util.concurrent.CompletableFuture<Void> quiet = dialect.inFlight().quiet(session);
             if (quiet == null) {
-                return CallPlan.pass(null, null, McpFacts.NONE);
+                return new CallPlan.Pass(null, null, null, McpFacts.NONE);
             }
             // Bounded, should a call never settle: its attempts end by timeouts.total, its record soon after.
             long bound = route.timeouts().total().plus(DELETE_MARGIN).toMillis();
-            return CallPlan.passAfter(quiet.completeOnTimeout(null, bound, java.util.concurrent.TimeUnit.MILLISECONDS), McpFacts.NONE);
+            return new CallPlan.Pass(null, null, quiet.completeOnTimeout(null, bound, java.util.concurrent.TimeUnit.MILLISECONDS),
+                    McpFacts.NONE);
         }
         McpMessage m = pass.message();
         String cancelled = pass.cancelledRequest();
         if (cancelled != null && dialect.inFlight().contains(cancelKey(scopes.of(policy.scope(), request).hash(), request, cancelled))) {
-            return CallPlan.answer(ACCEPTED, null, McpFacts.NONE);
+            return new CallPlan.Answer(ACCEPTED, null, McpFacts.NONE);
         }
         ResponseObserver observer = pass.observesToolsList()
                 ? new ToolsListObserver(dialect.catalogue(), pass.toolsListCursor(), m.rawId(), policy.maxResponseBody()) : null;
         String tool = m != null && m.isToolCall() ? m.toolCall().tool() : null;
-        return CallPlan.pass(tool, observer, new McpFacts(null, pass.toolLabel(), false, null, null, pass.isBatch()));
+        return new CallPlan.Pass(tool, observer, null, new McpFacts(null, pass.toolLabel(), false, null, null, pass.isBatch()));
     }
 
     /**
@@ -92,18 +93,17 @@ final class McpPlanning implements CallDialect.Planner {
     public CallPlan planReplay(ProxyCall call, RequestView request, RecordKey record) {
         McpMessage m = dev.idemproxy.core.mcp.McpMessageReader.read(request.body());
         if (!m.isToolCall()) {
-            return CallPlan.reject(Problem.BAD_REQUEST, "a DLQ replay on an MCP route must be a tools/call");
+            return new CallPlan.Reject(Problem.BAD_REQUEST, "a DLQ replay on an MCP route must be a tools/call");
         }
         Route route = call.route();
         McpToolCall tool = m.toolCall();
-        boolean clientKey = record.key().startsWith("c:");
-        String sent = clientKey ? record.key().substring(2) : record.key();
+        String sent = dev.idemproxy.core.idempotency.StoredKey.shown(record.key());
         String fingerprint = dev.idemproxy.core.mcp.McpKeys.fingerprint(request, tool).value();
         McpFacts facts = new McpFacts(tool.rawId(), dialect.catalogue().label(tool.tool()),
                 dev.idemproxy.core.mcp.McpOutcomes.repeatHarmless(route.isTaggedIdempotent(), dialect.catalogue(), tool.tool()),
                 cancelKey(record.scopeHash(), request, tool.rawId()),
                 McpInFlight.sessionKey(record.scopeHash(), request.header(SESSION_HEADER)), false);
-        return CallPlan.protect(record, fingerprint, sent, record.key().startsWith("d:"), route.mcp().window(), tool.tool(), facts);
+        return new CallPlan.Protect(record, fingerprint, sent, route.mcp().window(), tool.tool(), facts, null);
     }
 
     private static String cancelKey(String scope, RequestView request, String rawId) {

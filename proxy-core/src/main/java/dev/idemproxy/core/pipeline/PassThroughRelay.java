@@ -19,7 +19,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
-import dev.idemproxy.core.call.OnLoop;
+import dev.idemproxy.core.call.CallPlan;
 import java.util.ArrayDeque;
 
 /**
@@ -77,7 +77,7 @@ final class PassThroughRelay implements UpstreamListener {
         failed = false;
         call = c;
         long seq = ++callSeq;
-        observer = c.plan() == null ? null : c.plan().observer();
+        observer = c.plan() instanceof CallPlan.Pass p ? p.observer() : null;
         head = c.request();
         if (c.body() != null) {
             head = UpstreamHead.buffered(c);

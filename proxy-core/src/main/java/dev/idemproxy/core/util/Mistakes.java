@@ -16,7 +16,7 @@ public final class Mistakes {
         RELEASE_UNKNOWN_OUTCOME,
         /** The memory store completes a record whatever its owner token (no fencing on completion). */
         SKIP_FENCING_ON_COMPLETE,
-        /** A call the gate refused (409, 422, 503) is answered and passed on as well: a missing return. */
+        /** A call the claim refused (409, 422, 503) gets its refusal written twice. */
         ANSWER_TWICE
     }
 

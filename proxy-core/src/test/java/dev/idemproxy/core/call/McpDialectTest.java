@@ -43,9 +43,9 @@ class McpDialectTest {
     void aProtectedToolCallClaimsARecordInItsScopeWithTheMcpWindowAndCarriesItsTool() {
         TestRequest request = post(toolCall("7", "create_ticket", "{\"a\":1}"));
         ProxyCall call = mcp.planned(request);
-        CallPlan plan = call.plan();
+        assertThat(call.plan()).isInstanceOf(CallPlan.Protect.class);
+        CallPlan.Protect plan = (CallPlan.Protect) call.plan();
 
-        assertThat(plan.kind()).isEqualTo(CallPlan.Kind.PROTECT);
         assertThat(plan.record().route()).isEqualTo("tools");
         assertThat(plan.record().scopeHash()).isEqualTo(Scope.of(List.of(RequestPart.parse("header:Authorization")), request).hash());
         assertThat(plan.record().key()).startsWith("d:");
@@ -64,23 +64,25 @@ class McpDialectTest {
         dev.idemproxy.core.store.RecordKey original = new dev.idemproxy.core.store.RecordKey("tools", "0".repeat(32), "d:abc");
         TestRequest stored = post(toolCall("9", "set_flag", "{\"f\":1}"));
         ProxyCall call = mcp.call("POST");
-        CallPlan plan = dialect.planner(null).planReplay(call, stored, original);
-        call.plan(plan);
+        CallPlan replayed = dialect.planner(null).planReplay(call, stored, original);
+        call.plan(replayed);
 
-        assertThat(plan.kind()).isEqualTo(CallPlan.Kind.PROTECT);
+        assertThat(replayed).isInstanceOf(CallPlan.Protect.class);
+        CallPlan.Protect plan = (CallPlan.Protect) replayed;
         assertThat(plan.record()).isSameAs(original);
         assertThat(plan.derivedKey()).isTrue();
         assertThat(plan.headerValue()).isEqualTo("d:abc");
-        assertThat(plan.fingerprint()).isEqualTo(mcp.planned(stored).plan().fingerprint());
+        assertThat(plan.fingerprint()).isEqualTo(((CallPlan.Protect) mcp.planned(stored).plan()).fingerprint());
         assertThat(plan.label()).isEqualTo("set_flag");
         assertThat(dialect.repeatHarmless(call)).isTrue();
         assertThat(dialect.planner(null).planReplay(mcp.call("POST"), post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"),
-                original).rejected()).isTrue();
+                original)).isInstanceOf(CallPlan.Reject.class);
     }
 
     @Test
     void aClientKeyIsKeptForTheTtlNotTheWindow() {
-        CallPlan plan = mcp.planned(post(toolCall("7", "create_ticket", "{}")).withHeader("Idempotency-Key", "k-1")).plan();
+        CallPlan.Protect plan = (CallPlan.Protect) mcp.planned(post(toolCall("7", "create_ticket", "{}"))
+                .withHeader("Idempotency-Key", "k-1")).plan();
         assertThat(plan.record().key()).isEqualTo("c:k-1");
         assertThat(plan.headerValue()).isEqualTo("k-1");
         assertThat(plan.retention(Duration.ofHours(1))).isEqualTo(Duration.ofHours(1));
@@ -93,21 +95,22 @@ class McpDialectTest {
         CallPlan init = mcp.planned(post("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}")).plan();
         CallPlan note = mcp.planned(post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}")).plan();
 
-        assertThat(List.of(readOnly, list, init, note)).allSatisfy(p -> assertThat(p.kind()).isEqualTo(CallPlan.Kind.PASS));
+        assertThat(List.of(readOnly, list, init, note)).allSatisfy(p -> assertThat(p).isInstanceOf(CallPlan.Pass.class));
         assertThat(readOnly.label()).isEqualTo("search_docs");
-        assertThat(list.observer()).isInstanceOf(ToolsListObserver.class);
-        assertThat(readOnly.observer()).isNull();
-        assertThat(init.observer()).isNull();
+        assertThat(((CallPlan.Pass) list).observer()).isInstanceOf(ToolsListObserver.class);
+        assertThat(((CallPlan.Pass) readOnly).observer()).isNull();
+        assertThat(((CallPlan.Pass) init).observer()).isNull();
     }
 
     @Test
     void anUnreadableMessageIsAnsweredAtOnceWithItsJsonRpcError() {
         CallPlan plan = mcp.planned(post("{\"id\":1,")).plan();
-        assertThat(plan.kind()).isEqualTo(CallPlan.Kind.ANSWER);
-        assertThat(plan.answer().status()).isEqualTo(400);
-        assertThat(plan.answer().contentType()).isEqualTo("application/json");
-        assertThat(text(plan.answer().body())).contains("-32700", "urn:idemproxy:problem:bad-request");
-        assertThat(plan.answer().reason()).isEqualTo("invalid_message");
+        assertThat(plan).isInstanceOf(CallPlan.Answer.class);
+        ReadyAnswer answer = ((CallPlan.Answer) plan).answer();
+        assertThat(answer.status()).isEqualTo(400);
+        assertThat(answer.contentType()).isEqualTo("application/json");
+        assertThat(text(answer.body())).contains("-32700", "urn:idemproxy:problem:bad-request");
+        assertThat(answer.reason()).isEqualTo("invalid_message");
     }
 
     @Test
@@ -122,13 +125,14 @@ class McpDialectTest {
         dialect.settled(inFlight);
         CallPlan after = mcp.planned(post(cancel)).plan();
 
-        assertThat(before.kind()).isEqualTo(CallPlan.Kind.PASS);
-        assertThat(during.kind()).isEqualTo(CallPlan.Kind.ANSWER);
-        assertThat(during.answer().status()).isEqualTo(202);
-        assertThat(during.answer().body()).isEmpty();
-        assertThat(during.answer().reason()).isEqualTo("cancel_held");
-        assertThat(otherCaller.kind()).isEqualTo(CallPlan.Kind.PASS);
-        assertThat(after.kind()).isEqualTo(CallPlan.Kind.PASS);
+        assertThat(before).isInstanceOf(CallPlan.Pass.class);
+        assertThat(during).isInstanceOf(CallPlan.Answer.class);
+        ReadyAnswer held = ((CallPlan.Answer) during).answer();
+        assertThat(held.status()).isEqualTo(202);
+        assertThat(held.body()).isEmpty();
+        assertThat(held.reason()).isEqualTo("cancel_held");
+        assertThat(otherCaller).isInstanceOf(CallPlan.Pass.class);
+        assertThat(after).isInstanceOf(CallPlan.Pass.class);
     }
 
     @Test
@@ -138,16 +142,15 @@ class McpDialectTest {
         TestRequest delete = new TestRequest("DELETE", "/mcp", java.util.Map.of(), java.util.Map.of(), new byte[0])
                 .withHeader("Authorization", "Bearer a").withHeader("Mcp-Session-Id", "s-1");
 
-        CallPlan held = mcp.planned(delete).plan();
-        CallPlan free = mcp.planned(new TestRequest("DELETE", "/mcp", java.util.Map.of(), java.util.Map.of(), new byte[0])
+        CallPlan.Pass held = (CallPlan.Pass) mcp.planned(delete).plan();
+        CallPlan.Pass free = (CallPlan.Pass) mcp.planned(new TestRequest("DELETE", "/mcp", java.util.Map.of(), java.util.Map.of(), new byte[0])
                 .withHeader("Authorization", "Bearer a").withHeader("Mcp-Session-Id", "s-2")).plan();
 
-        assertThat(held.kind()).isEqualTo(CallPlan.Kind.PASS);
-        assertThat(held.forwardAfter().toCompletableFuture()).isNotDone();
-        assertThat(free.forwardAfter()).isNull();
+        assertThat(held.after().toCompletableFuture()).isNotDone();
+        assertThat(free.after()).isNull();
         dialect.settled(inFlight);
-        assertThat(held.forwardAfter().toCompletableFuture()).isDone();
-        assertThat(mcp.planned(delete).plan().forwardAfter()).as("nothing in flight any more").isNull();
+        assertThat(held.after().toCompletableFuture()).isDone();
+        assertThat(((CallPlan.Pass) mcp.planned(delete).plan()).after()).as("nothing in flight any more").isNull();
     }
 
     @Test

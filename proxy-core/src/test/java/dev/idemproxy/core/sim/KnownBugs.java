@@ -10,10 +10,11 @@ package dev.idemproxy.core.sim;
 final class KnownBugs {
     /**
      * Duplicates waiting in this process are answered from their owner's outcome before its
-     * write is known to have succeeded: {@code RecordedProtection.settle} marks the key settling
+     * write is known to have succeeded: {@code Recording.end} marks the key settling
      * ({@code InFlightWaiters.settling}) before the write, and a waiter whose poll answers in
-     * between takes the mark ({@code ClaimAttempt.onClaim}, the branch "A waiter's poll: the owner
-     * here may have settled meanwhile"). When the owner's lease had lapsed (its renewals held up
+     * between takes the mark ({@code Claiming.answered}, the branch "A waiter's poll: the owner
+     * here may have settled meanwhile"; before the rewrite, {@code RecordedProtection.settle} and
+     * {@code ClaimAttempt.onClaim}). When the owner's lease had lapsed (its renewals held up
      * in the store) and another claim took the record, the write is refused (fenced) and the
      * waiters got an outcome no record holds: later duplicates get the record's other answer (a
      * 504 ambiguous-outcome stored by a takeover, seed 5881; another execution's response, seed
@@ -29,9 +30,10 @@ final class KnownBugs {
 
     /**
      * A claim that was never forwarded (its client left before the claim was answered,
-     * {@code ClaimAttempt.releaseOrphanedClaim}; or a waiter's poll that claimed a key its owner had
-     * settled here, the fresh claim "ours to undo") is released once, and a release the store
-     * fails is only logged: the key stays claimed by a call that never ran until its lease lapses,
+     * {@code Claiming.releaseOrphanedClaim}, whose failure {@code Claiming.released} only logs; or a
+     * waiter's poll that claimed a key its owner had settled here, the fresh claim "ours to undo",
+     * released without looking at the answer) is released once, and a release the store fails is
+     * not tried again (before the rewrite, the same in {@code ClaimAttempt}): the key stays claimed by a call that never ran until its lease lapses,
      * and the next duplicate takes it over as an unknown outcome (takeover_unknown: 504
      * ambiguous-outcome stored for a call that never executed; on a route with a receipt
      * endpoint, a receipt check first). Recognised as a claim whose only ends were releases, one or

@@ -21,7 +21,7 @@ class PlantedMistakesTest {
     static final Map<Mistake, String> BREAKS = Map.of(
             Mistake.RELEASE_UNKNOWN_OUTCOME, "executed twice",
             Mistake.SKIP_FENCING_ON_COMPLETE, "fencing",
-            Mistake.ANSWER_TWICE, "an answer with no request waiting");
+            Mistake.ANSWER_TWICE, "an answer with no request waiting");  // the refusal's second copy
 
     @ParameterizedTest
     @EnumSource(Mistake.class)

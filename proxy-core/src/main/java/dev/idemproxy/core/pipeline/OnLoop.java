@@ -1,4 +1,4 @@
-package dev.idemproxy.core.call;
+package dev.idemproxy.core.pipeline;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
@@ -8,7 +8,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
 
 /**
- * The one way an asynchronous result reaches a call: on its channel's event loop. A store's stage
+ * How an asynchronous result reaches a pass-through call or the gate's held message: on its channel's event loop
+ * (a protected call has its own door, {@code call.Door}). A store's stage
  * completes on the store's thread (or is already complete when returned); an upstream's future
  * completes on the loop. Either way {@code then} runs on {@code loop}: at once when the result is
  * already there and the caller is on the loop (so a near-cache replay leaves with the reads of the
@@ -16,10 +17,10 @@ import java.util.function.BiConsumer;
  * {@code then} throws). {@code then} gets the value or the failure (a {@link CompletionException}
  * is unwrapped). Stateless.
  */
-public final class OnLoop {
+final class OnLoop {
     private OnLoop() {}
 
-    public static <T> void then(CompletionStage<T> stage, EventExecutor loop, BiConsumer<? super T, Throwable> then) {
+    static <T> void then(CompletionStage<T> stage, EventExecutor loop, BiConsumer<? super T, Throwable> then) {
         CompletableFuture<T> f = stage.toCompletableFuture();
         if (f.isDone() && loop.inEventLoop()) {
             T value = null;
@@ -38,7 +39,7 @@ public final class OnLoop {
                 failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure)));
     }
 
-    public static <T> void then(Future<T> future, EventExecutor loop, BiConsumer<? super T, Throwable> then) {
+    static <T> void then(Future<T> future, EventExecutor loop, BiConsumer<? super T, Throwable> then) {
         if (future.isDone() && loop.inEventLoop()) {
             then.accept(future.getNow(), future.cause());
             return;

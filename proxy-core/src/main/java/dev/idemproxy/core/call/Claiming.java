@@ -1,0 +1,309 @@
+package dev.idemproxy.core.call;
+
+import dev.idemproxy.core.util.Mistakes;
+import dev.idemproxy.core.call.CallEvent.TimerKind;
+import dev.idemproxy.core.metrics.CallOutcome;
+import dev.idemproxy.core.store.ClaimAnswerLostException;
+import dev.idemproxy.core.store.ClaimContext;
+import dev.idemproxy.core.store.ClaimResult;
+import dev.idemproxy.core.store.OwnedClaim;
+import dev.idemproxy.core.store.StorePolicy;
+import dev.idemproxy.core.util.LogThrottle;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The claim phase of a recorded {@link ProtectedCall}: claims the record, reads the store's answer
+ * through {@link ClaimSteps} and says what the call does next ({@link Next}). A duplicate of an
+ * in-flight call waits: woken by its owner when that settles in this process
+ * ({@link InFlightWaiters}), and polling the store for an owner elsewhere, until
+ * {@code waitTimeout}. A client that leaves meanwhile abandons the call: a claim that still
+ * succeeds is released at once (nothing was forwarded), so its retries do not wait out its lease.
+ * Not thread-safe: used on the call's event loop.
+ */
+final class Claiming {
+    private static final Logger LOG = LoggerFactory.getLogger(Claiming.class);
+    /** A store outage fails every call: one line per 10 s says so (each call's own line says what it got). */
+    private static final LogThrottle STORE_DOWN_LOG = LogThrottle.every(Duration.ofSeconds(10));
+    private static final long POLL_MILLIS = 100;
+
+    /** Where the claim leads. */
+    enum Kind {
+        CLAIMING(CallPhase.CLAIMING), WAITING(CallPhase.WAITING), ABANDONED(CallPhase.ABANDONED), REPLAYED(CallPhase.REPLAYED),
+        REFUSED(CallPhase.REFUSED), FORWARD(CallPhase.FORWARDING), UNPROTECTED(CallPhase.FORWARDING);
+
+        final CallPhase phase;
+
+        Kind(CallPhase phase) {
+            this.phase = phase;
+        }
+    }
+
+    /** What the call does next: for {@link Kind#FORWARD}, with its record and the call whose lapsed claim it took over (or null). */
+    record Next(Kind kind, Recording recording, String prior) {
+        static final Next CLAIMING = new Next(Kind.CLAIMING, null, null);
+        static final Next WAITING = new Next(Kind.WAITING, null, null);
+        static final Next ABANDONED = new Next(Kind.ABANDONED, null, null);
+        static final Next REPLAYED = new Next(Kind.REPLAYED, null, null);
+        static final Next REFUSED = new Next(Kind.REFUSED, null, null);
+        static final Next UNPROTECTED = new Next(Kind.UNPROTECTED, null, null);
+    }
+
+    private final ProxyCall call;
+    private final CallPlan.Protect plan;
+    private final CallIdentity identity;
+    private final Instant createdAt;
+    private final CallServices services;
+    private final Door door;
+    /**
+     * This execution's owner token: its claim, every later write to the record, and a dead letter's
+     * release name it. Its own, not the call id: a DLQ replay of the call claims under the same call
+     * id while the original's end may still be on its way.
+     */
+    private final String owner;
+    private final long waitUntil;
+    /** The fingerprint claimed with: the plan's, or once {@link #legacyAsked}, the legacy one. */
+    private String fingerprint;
+    private boolean legacyAsked;
+    /** Registered with the waiters while the call waits for an owner here; null otherwise. */
+    private Consumer<ClaimResult> wake;
+    private ScheduledFuture<?> poll;
+    /** It has waited for an owner here: a poll's answer is checked against that owner's outcome. */
+    private boolean waited;
+    /** The owner's outcome, handed over while a poll was on its way. */
+    private ClaimResult settled;
+    /** What the gate answers: a replay's stored answer, or a refusal. */
+    private ClaimResult.Completed done;
+    private ClaimSteps.Refuse refusal;
+
+    Claiming(ProxyCall call, CallPlan.Protect plan, CallIdentity identity, Instant createdAt, CallServices services, Door door) {
+        this.call = call;
+        this.plan = plan;
+        this.identity = identity;
+        this.createdAt = createdAt;
+        this.services = services;
+        this.door = door;
+        this.owner = CallId.owner(identity.callId(), services.random());
+        this.fingerprint = plan.fingerprint();
+        this.waitUntil = services.ticker().nanos() + call.route().idempotency().waitTimeout().toNanos();
+    }
+
+    /**
+     * Claims the record. The claim keeps the record, should its owner die mid-call, as long as the
+     * outcome would have been kept: a duplicate within that time takes it over as an unknown outcome.
+     */
+    void claim() {
+        ClaimContext ctx = new ClaimContext(identity.callId(), retention(),
+                services.recorder().startReceipt(call, identity, createdAt));
+        door.when(services.records().claim(plan.record(), fingerprint, owner, call.route().idempotency().lease(), ctx),
+                CallEvent.ClaimAnswered::new);
+    }
+
+    private Duration retention() {
+        return plan.retention(call.route().idempotency().ttl());
+    }
+
+    /** An event of the claim phase {@code phase}; the next step, or null to stay. */
+    Next on(CallEvent e, CallPhase phase) {
+        if (e instanceof CallEvent.ClaimAnswered a) {
+            return answered(a.result(), a.failure(), phase != CallPhase.ABANDONED);
+        }
+        if (phase == CallPhase.ABANDONED) {
+            if (e instanceof CallEvent.Released r) {
+                released(r.failure());
+            } else {
+                CallEvent.drop(e);
+            }
+            return null;
+        }
+        if (e == CallEvent.Signal.CLIENT_GONE) {
+            stopWaiting();
+            call.releaseBody();
+            return Next.ABANDONED;
+        }
+        if (e instanceof CallEvent.OwnerSettled s) {
+            wake = null;  // used up
+            if (s.outcome() == null) {
+                return phase == CallPhase.WAITING ? poll() : null;  // released: claim again (a poll on its way does)
+            }
+            if (phase == CallPhase.CLAIMING) {
+                settled = s.outcome();  // the poll on its way answers with it
+                return null;
+            }
+            return answered(s.outcome(), null, true);
+        }
+        if (e instanceof CallEvent.Timer t && t.kind() == TimerKind.POLL && phase == CallPhase.WAITING) {
+            return poll();
+        }
+        CallEvent.drop(e);
+        return null;
+    }
+
+    /** A poll of the store; the waiter stays registered meanwhile, so the owner's wake-up cannot slip past. */
+    private Next poll() {
+        if (poll != null) {
+            poll.cancel(false);
+            poll = null;
+        }
+        ClaimResult known = services.waiters().settled(plan.record());
+        if (waited && known != null) {
+            return answered(known, null, true);
+        }
+        claim();
+        return Next.CLAIMING;
+    }
+
+    private Next answered(ClaimResult answered, Throwable error, boolean live) {
+        ClaimResult result = answered;
+        if (waited && live && (result instanceof ClaimResult.InFlight || result instanceof ClaimResult.Claimed)) {
+            // A waiter's poll: the owner here may have settled meanwhile, and the store dropped its record since.
+            ClaimResult known = settled != null ? settled : services.waiters().settled(plan.record());
+            if (known != null) {
+                if (result instanceof ClaimResult.Claimed c && !c.takeover()) {
+                    services.records().release(plan.record(), owner);  // the fresh claim is ours to undo
+                }
+                result = known;
+            }
+        }
+        if (!(result instanceof ClaimResult.InFlight) || error != null) {
+            stopWaiting();
+        }
+        if (error instanceof ClaimAnswerLostException lost
+                && (!live || services.onUnavailable() != StorePolicy.OnUnavailable.PASSTHROUGH)) {
+            // Nothing is forwarded for this claim (its client left, or it is answered 503), so a
+            // claim the store may have written without answering is undone once the store answers
+            // again, instead of holding the key for a lease. Under passthrough the call goes on.
+            services.records().releaseLostClaim(plan.record(), owner, lost);
+        }
+        if (!live) {
+            // A fresh claim whose client left is released; a takeover is not: the earlier owner
+            // may have executed, so its record stays for the next duplicate's takeover rules.
+            if (error == null && result instanceof ClaimResult.Claimed c && !c.takeover()) {
+                releaseOrphanedClaim();
+            }
+            return null;
+        }
+        if (error != null) {
+            logStoreDown(error);
+        }
+        ClaimSteps.Step step = ClaimSteps.next(result, error, call.route().idempotency(), plan.legacyFingerprint() != null
+                && !legacyAsked, services.onUnavailable(), services.ticker().nanos() - waitUntil >= 0);
+        if (step instanceof ClaimSteps.Hold h) {
+            return new Next(Kind.FORWARD, recording(), h.claimed().takeover()
+                    ? (h.claimed().previousCallId() == null ? "unknown" : h.claimed().previousCallId()) : null);
+        }
+        if (step instanceof ClaimSteps.Replay r) {
+            done = r.done();
+            return Next.REPLAYED;
+        }
+        if (step instanceof ClaimSteps.Refuse r) {
+            stopWaiting();
+            if (r.conflict() != null) {
+                services.metrics().keyConflict(call.route().name(), r.conflict());
+            }
+            refusal = r;
+            return Next.REFUSED;
+        }
+        if (step instanceof ClaimSteps.Wait) {
+            return waitForOwner();
+        }
+        if (step == ClaimSteps.Simple.ASK_LEGACY) {
+            legacyAsked = true;
+            fingerprint = plan.legacyFingerprint().get();
+            claim();
+            return Next.CLAIMING;
+        }
+        return Next.UNPROTECTED;
+    }
+
+    /** Wait: woken by the owner when it settles in this process, and poll for one elsewhere. */
+    private Next waitForOwner() {
+        if (wake == null) {
+            Consumer<ClaimResult> w = ownerOutcome -> door.enter(new CallEvent.OwnerSettled(ownerOutcome));
+            waited = true;
+            ClaimResult already = services.waiters().await(plan.record(), w);
+            if (already != null) {
+                return answered(already, null, true);  // the owner here settled between the store's answer and now
+            }
+            wake = w;
+        }
+        long untilDeadline = TimeUnit.NANOSECONDS.toMillis(waitUntil - services.ticker().nanos());
+        long pause = Math.max(1, Math.min(POLL_MILLIS, untilDeadline));
+        poll = door.after(TimeUnit.MILLISECONDS.toNanos(pause), new CallEvent.Timer(TimerKind.POLL, 0));
+        return Next.WAITING;
+    }
+
+    private Recording recording() {
+        OwnedClaim claim = new OwnedClaim(owner, identity.callId(), fingerprint, createdAt, retention());
+        return new Recording(services, door, plan.record(), claim, call.route().idempotency(),
+                plan.derivedKey() ? plan.window() : null);
+    }
+
+    /** Answers the duplicate with the stored response of the call it repeats. */
+    void replay(ClientSide client, CallWatch watch) {
+        watch.replayed(done);
+        call.releaseBody();
+        FullHttpResponse replayed = call.dialect().replay(client.alloc(), call, done.response(), done.callId(), done.attempts());
+        call.addBytesOut(replayed.content().readableBytes());
+        services.log().finished(call, CallOutcome.REPLAYED, done.response().status(), done.callId(), identity.bizId(),
+                identity.key(), done.attempts(), null);
+        client.answer(replayed);
+    }
+
+    /** Answers the call with its refusal, after its line (rejected, with the problem's name as reason). */
+    void refuse(ClientSide client, CallWatch watch) {
+        watch.refused(refusal.problem(), refusal.callId());
+        call.releaseBody();
+        FullHttpResponse resp = call.dialect().problem(client.alloc(), call, refusal.problem(), refusal.detail(), refusal.callId());
+        call.addBytesOut(resp.content().readableBytes());
+        services.log().finished(call, CallOutcome.REJECTED, refusal.problem().status(), refusal.callId(), identity.bizId(),
+                identity.key(), 0, refusal.problem().spelling());
+        if (services.mistakes().has(Mistakes.Mistake.ANSWER_TWICE)) {  // planted only: the refusal written twice
+            client.answer(resp.retainedDuplicate());
+        }
+        client.answer(resp);
+    }
+
+    /**
+     * The client left while its claim was on the way: nothing was forwarded, so the key is
+     * released at once rather than held until its lease lapses, which would keep every retry of
+     * the call waiting and then failing with 409.
+     */
+    private void releaseOrphanedClaim() {
+        services.recorder().abandoned(call, identity, createdAt);  // the claim wrote it as PROCESSING
+        door.when(services.records().release(plan.record(), owner), (ok, err) -> new CallEvent.Released(err));
+    }
+
+    /** The orphaned claim's release answered: local waiters claim again. */
+    private void released(Throwable failure) {
+        if (failure != null) {
+            LOG.warn("[call={}] could not release the key of a call whose client left before it was claimed: {}",
+                    identity.callId(), failure.toString());
+        }
+        services.waiters().wake(plan.record(), null, door.loop());
+    }
+
+    private void logStoreDown(Throwable error) {
+        long held = STORE_DOWN_LOG.pass();
+        if (held >= 0) {
+            LOG.warn("[call={}] idempotency store unavailable: {}{}", identity.callId(), error.toString(), LogThrottle.more(held));
+        }
+    }
+
+    private void stopWaiting() {
+        if (wake != null) {
+            services.waiters().forget(plan.record(), wake);
+            wake = null;
+        }
+        if (poll != null) {
+            poll.cancel(false);
+            poll = null;
+        }
+    }
+}
