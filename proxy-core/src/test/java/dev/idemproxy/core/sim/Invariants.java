@@ -96,7 +96,7 @@ final class Invariants {
 
     /**
      * A takeover whose client left before its claim was answered is left in flight on purpose
-     * (ClaimAttempt: the earlier owner may have executed, so the record waits for the next
+     * (Claiming: the earlier owner may have executed, so the record waits for the next
      * duplicate's takeover rules): still held by it at the end, or taken over again by a later
      * duplicate, it is not a claim that never ended. (KnownBugs.OUTCOME_BEFORE_WRITE leaves such a
      * takeover too; it is caught by the replay it answers: KnownBugs.OUTCOME_BEFORE_WRITE.)
