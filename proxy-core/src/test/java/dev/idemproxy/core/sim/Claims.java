@@ -26,6 +26,8 @@ final class Claims {
         boolean answered;
         int endsIssued;
         int releasesIssued;
+        /** The last end issued was answered to the engine (not failed before its write, nor its answer lost). */
+        boolean lastEndAnswered;
         final List<End> ends = new ArrayList<>(2);
 
         Claim(String owner, String callId, RecordKey key, int proxy, boolean takeover) {
@@ -69,6 +71,7 @@ final class Claims {
         Claim c = byOwner.get(owner);
         if (c != null) {
             c.endsIssued++;
+            c.lastEndAnswered = false;
             if (end == End.RELEASED) {
                 c.releasesIssued++;
             }
@@ -103,10 +106,21 @@ final class Claims {
         return false;
     }
 
-    /** Whether an answered claim of a proxy that did not crash has issued an end that the store has not applied yet. */
+    /** The last end {@code owner} issued reached the engine with an answer. */
+    void endAnswered(String owner) {
+        Claim c = byOwner.get(owner);
+        if (c != null) {
+            c.lastEndAnswered = true;
+        }
+    }
+
+    /**
+     * Whether an answered claim of a proxy that did not crash has issued an end that the engine
+     * has not had an answer to yet (it may try again).
+     */
     boolean endPending(java.util.function.IntPredicate crashed) {
         for (Claim c : byOwner.values()) {
-            if (c.answered && !crashed.test(c.proxy) && c.endsIssued > 0 && c.ends.isEmpty()) {
+            if (c.answered && !crashed.test(c.proxy) && c.endsIssued > 0 && !c.lastEndAnswered) {
                 return true;
             }
         }

@@ -74,6 +74,11 @@ final class FaultyRecordStore extends ForwardingRecordStore {
             if (trace.verbose()) {
                 trace.note("  claim of " + ctx.callId() + " answered " + r + (f == Fault.NONE ? "" : " (lost: " + f + ")"));
             }
+            if (f == Fault.LOST_AFTER && r instanceof ClaimResult.Claimed c && c.takeover()) {
+                // ClaimAnswerLostException's contract: only a fresh claim can be written unanswered that way
+                // (Redis: SET NX); a takeover's lost answer is a plain outage (its Lua script's reply lost)
+                return CompletableFuture.failedFuture(new StoreUnavailableException("simulated: the takeover's answer was lost"));
+            }
             if (f == Fault.LOST_AFTER) {
                 return CompletableFuture.failedFuture(new ClaimAnswerLostException("simulated: the claim's answer was lost",
                         null, lease.plus(ctx.retention())));
@@ -126,9 +131,11 @@ final class FaultyRecordStore extends ForwardingRecordStore {
                 trace.note("  " + end + " by " + owner + " over " + (before == null ? "nothing" : before.state() + " of " + before.owner())
                         + ": " + done.toCompletableFuture().join());
             }
-            return f == Fault.LOST_AFTER
-                    ? CompletableFuture.failedFuture(new StoreUnavailableException("simulated: the write's answer was lost"))
-                    : done;
+            if (f == Fault.LOST_AFTER) {
+                return CompletableFuture.failedFuture(new StoreUnavailableException("simulated: the write's answer was lost"));
+            }
+            claims.endAnswered(owner);
+            return done;
         });
     }
 

@@ -86,7 +86,7 @@ final class Invariants {
             }
             if (c.ends.isEmpty() && c.endsIssued > 0 && c.releasesIssued == c.endsIssued && c.endsIssued < 3) {
                 w.knownBug(KnownBugs.ORPHAN_RELEASE_NOT_RETRIED, c.toString());
-            } else if (c.ends.isEmpty() && !(c.takeover && c.endsIssued == 0 && (heldBy(w, c) || w.claims.takenOverLater(c)))) {
+            } else if (c.ends.isEmpty() && !(c.takeover && c.endsIssued == 0 && (heldBy(w, c) || w.claims.takenOverLater(c) || absent(w, c)))) {
                 w.violation("a claim never ended: " + c);
             } else if (c.successfulEnds() > 1) {
                 w.violation("a claim ended more than once: " + c);
@@ -97,10 +97,14 @@ final class Invariants {
     /**
      * A takeover whose client left before its claim was answered is left in flight on purpose
      * (Claiming: the earlier owner may have executed, so the record waits for the next
-     * duplicate's takeover rules): still held by it at the end, or taken over again by a later
-     * duplicate, it is not a claim that never ended. (KnownBugs.OUTCOME_BEFORE_WRITE leaves such a
+     * duplicate's takeover rules): still held by it at the end, taken over again by a later
+     * duplicate, or expired, it is not a claim that never ended. (KnownBugs.OUTCOME_BEFORE_WRITE leaves such a
      * takeover too; it is caught by the replay it answers: KnownBugs.OUTCOME_BEFORE_WRITE.)
      */
+    private static boolean absent(World w, Claims.Claim c) {
+        return w.shared.records().get(c.key).toCompletableFuture().join().isEmpty();
+    }
+
     private static boolean heldBy(World w, Claims.Claim c) {
         IdempotencyRecord r = w.shared.records().get(c.key).toCompletableFuture().join().orElse(null);
         return r != null && r.state() == IdempotencyRecord.State.IN_FLIGHT && r.owner().equals(c.owner);

@@ -76,13 +76,23 @@ class SimulationTest {
         }
     }
 
-    /** {@code -Dsim.profile=N}: the time and steps of each of the first N seeds (to find slow schedules). */
+    /** {@code -Dsim.profile=N} or {@code -Dsim.list=S1,S2}: the time, steps and violations of each seed (to look into many at once). */
     @Test
     void profileSeeds() {
         long n = Long.getLong("sim.profile", 0);
-        org.junit.jupiter.api.Assumptions.assumeTrue(n > 0, "no -Dsim.profile");
+        String list = System.getProperty("sim.list", "");
+        org.junit.jupiter.api.Assumptions.assumeTrue(n > 0 || !list.isEmpty(), "no -Dsim.profile or -Dsim.list");
         Simulation sim = new Simulation(planted());
+        java.util.List<Long> seeds = new java.util.ArrayList<>();
+        for (String x : list.split(",")) {
+            if (!x.isBlank()) {
+                seeds.add(Long.parseLong(x.trim()));
+            }
+        }
         for (long seed = FIRST; seed < FIRST + n; seed++) {
+            seeds.add(seed);
+        }
+        for (long seed : seeds) {
             long t = System.nanoTime();
             Simulation.Result r = sim.runOne(seed, false);
             System.out.printf("seed %d: %d ms, %d steps, %d violation(s)%n", seed, (System.nanoTime() - t) / 1_000_000, r.steps(),
