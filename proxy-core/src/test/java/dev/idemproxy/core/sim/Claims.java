@@ -53,6 +53,17 @@ final class Claims {
     /** Call ids the store told the engine it claimed for (forwarded under a claim). */
     private final Map<String, Claim> byCall = new HashMap<>();
     private final List<String> violations = new ArrayList<>();
+    /** What each call's completion stored, by call id (the record itself may expire before the run ends). */
+    private final Map<String, dev.idemproxy.core.store.StoredResponse> stored = new HashMap<>();
+
+    void stored(String callId, dev.idemproxy.core.store.StoredResponse response) {
+        stored.put(callId, response);
+    }
+
+    /** What the completion of {@code callId} stored, or null. */
+    dev.idemproxy.core.store.StoredResponse storedBy(String callId) {
+        return stored.get(callId);
+    }
 
     void claimed(String owner, String callId, RecordKey key, int proxy, boolean takeover) {
         Claim c = new Claim(owner, callId, key, proxy, takeover);

@@ -103,7 +103,13 @@ final class FaultyRecordStore extends ForwardingRecordStore {
     @Override
     public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
-        return end(key, claim.owner(), Claims.End.STORED, () -> delegate.complete(key, claim, response, attempts, ttl, receipt));
+        return end(key, claim.owner(), Claims.End.STORED, () -> delegate.complete(key, claim, response, attempts, ttl, receipt)
+                .thenApply(done -> {
+                    if (done) {
+                        claims.stored(claim.callId(), response);
+                    }
+                    return done;
+                }));
     }
 
     @Override
