@@ -6,7 +6,7 @@ import static dev.idemproxy.app.config.ConfigDescriber.sorted;
 
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.KeyPolicy;
-import dev.idemproxy.core.mcp.McpPolicy;
+import dev.idemproxy.core.route.McpPolicy;
 import dev.idemproxy.core.retry.BackoffPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
 import dev.idemproxy.core.route.Route;

@@ -85,6 +85,12 @@ final class AnswerRelay {
         held = new HeldResponse(resp);
     }
 
+    /** The class of an answer that grew too large to judge whole: unknown (it may have executed). */
+    static AttemptOutcome unjudged(HeldAnswer h) {
+        return AttemptOutcome.judged(h.head.status().code(), dev.idemproxy.core.retry.OutcomeClass.UNKNOWN, null,
+                "larger than maxResponseBody, not judged");
+    }
+
     /** The answer kept whole, or null. */
     HeldAnswer whole() {
         return whole;

@@ -1,6 +1,9 @@
 package dev.idemproxy.core.call;
 
 import dev.idemproxy.core.problem.Problem;
+import dev.idemproxy.core.retry.FailureClass;
+import dev.idemproxy.core.retry.OutcomeClass;
+import dev.idemproxy.core.retry.RetryReason;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.retry.TaskBudgetDecision;
 import dev.idemproxy.core.store.StoredResponse;
@@ -26,6 +29,17 @@ final class Answering {
     Answering(CallContext cx, AnswerRelay relay) {
         this.cx = cx;
         this.relay = relay;
+    }
+
+    /**
+     * The call took over the lapsed claim of {@code prior}, which may have executed, and may not
+     * repeat it with no receipt endpoint to ask: its outcome stays ambiguous, stored and
+     * dead-lettered, never re-executed.
+     */
+    Verdict takenOver(String prior) {
+        return problem(RetryDecision.store(RetryReason.TAKEOVER_UNKNOWN, OutcomeClass.UNKNOWN, true, Problem.AMBIGUOUS_OUTCOME),
+                Problem.AMBIGUOUS_OUTCOME, "took over the lapsed claim of call " + prior
+                        + ", which may have executed; resolve it through the DLQ", 0, null);
     }
 
     /**
@@ -72,8 +86,42 @@ final class Answering {
                 cx.identity().callId()), false);
     }
 
+    /**
+     * A stop decided after an attempt ({@code t}): the held answer goes as it came, an answer kept
+     * whole goes as it came unless the decision answers a problem, a failure answers its problem.
+     */
+    Verdict stop(Decisions.Taken t, Attempt attempt, TaskBudgetDecision task) {
+        RetryDecision d = t.decision();
+        switch (t.then()) {
+            case HEAD:
+                return held(d, attempt, task);
+            case FAILURE:
+                return problem(d, d.answerProblem().orElse(t.attempt().outcome().failure() == FailureClass.CONNECT_FAILURE
+                        ? Problem.UPSTREAM_UNREACHABLE : Problem.UPSTREAM_RESET), t.detail(), attempt.number(), task);
+            default:  // WHOLE, AFTER_RECEIPT
+                if (relay.whole() != null && d.answerProblem().isEmpty()) {
+                    return whole(d, attempt.number(), task);
+                }
+                relay.forgetWhole();
+                return problem(d, d.answerProblem().orElse(Problem.AMBIGUOUS_OUTCOME), t.detail(), attempt.number(), task);
+        }
+    }
+
+    /** The receipt check ended the call: the answer kept whole as it came, the receipt's result, or a problem. */
+    Verdict receipt(ReceiptCheck.Step step, int attempts, TaskBudgetDecision task) {
+        if (step instanceof ReceiptCheck.AnswerKept k) {
+            return whole(k.decision(), attempts, task);
+        }
+        relay.forgetWhole();
+        if (step instanceof ReceiptCheck.Answer a) {
+            return receipt(a.decision(), a.answer(), attempts);
+        }
+        ReceiptCheck.Fail f = (ReceiptCheck.Fail) step;
+        return problem(f.decision(), f.problem(), f.detail(), attempts, task);
+    }
+
     /** The receipt settled the call: its result is the answer, as the call's own (not marked replayed). */
-    Verdict receipt(RetryDecision d, StoredResponse answer, int attempts) {
+    private Verdict receipt(RetryDecision d, StoredResponse answer, int attempts) {
         follow(d, answer.status());
         FullHttpResponse resp = Replays.response(cx.client().alloc(), answer, cx.identity().callId(), attempts, false);
         resp.headers().remove(CallIdentity.IDEMPOTENT_REPLAYED);

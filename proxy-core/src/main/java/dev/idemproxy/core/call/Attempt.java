@@ -2,6 +2,9 @@ package dev.idemproxy.core.call;
 
 import dev.idemproxy.core.call.CallEvent.Timer;
 import dev.idemproxy.core.call.CallEvent.TimerKind;
+import dev.idemproxy.core.retry.AttemptOutcome;
+import dev.idemproxy.core.retry.FailureClass;
+import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -124,6 +127,34 @@ final class Attempt implements UpstreamListener {
         h.set(CallIdentity.X_REQUEST_TIMEOUT_MS, Long.toString(Math.max(0, cx.deadline().remainingMillis())));
         cx.watch().upstreamRequest(n, h);
         return req;
+    }
+
+    /** The request of {@code f.attempt()} could not be written: true when that is this attempt's, whose connection is then given up. */
+    boolean sendFailed(CallEvent.SendFailed f) {
+        if (f.attempt() != number || conn == null) {
+            return false;
+        }
+        releaseConn(false);
+        return true;
+    }
+
+    /** The attempt's time ran out: its connection is given up; a read-timeout when the request went, else a connect failure. */
+    FailureClass timedOut() {
+        boolean sent = conn != null;
+        releaseConn(false);
+        return sent ? FailureClass.READ_TIMEOUT : FailureClass.CONNECT_FAILURE;
+    }
+
+    /** The attempt ended with {@code outcome}: its watch is told. */
+    void ended(AttemptOutcome outcome) {
+        cx.watch().tryEnded(number, outcome, cx.services().ticker().nanos());
+    }
+
+    /** A retry after {@code d}'s delay: logged, and the next attempt timed. */
+    void retryAfter(RetryDecision d) {
+        cx.services().log().retry(cx.call().route().name(), cx.identity().callId(), cx.identity().bizId(), number, d.spelling(),
+                d.delay().toMillis());
+        cx.door().after(d.delay().toNanos(), new Timer(TimerKind.BACKOFF, number));
     }
 
     /** Pauses or resumes reading the answer (back-pressure from the client). */

@@ -122,7 +122,7 @@ public final class CallRecorder {
 
     /**
      * Ends the receipt of a call whose client left before it was forwarded (its claim, which wrote
-     * the PROCESSING receipt, was released): FAILED, reason {@value #CLIENT_GONE}, no attempts.
+     * the PROCESSING receipt, was released): FAILED, reason {@code client_gone}, no attempts.
      */
     public void abandoned(ProxyCall call, CallIdentity id, Instant createdAt) {
         if (receipts != null) {
@@ -135,7 +135,7 @@ public final class CallRecorder {
     /**
      * Writes the dead letter of a call that ended unsuccessfully and, when {@code writeReceipt}, its
      * final receipt; returns that receipt (null without a store), which otherwise the call's
-     * {@link RecordedProtection} writes with its record. Must be called before the call's body is
+     * call's {@link Recording} writes with its record. Must be called before the call's body is
      * released: a dead letter keeps a copy.
      *
      * @param owner the owner token of the call's claim of {@code recordKey} (null: a call without a

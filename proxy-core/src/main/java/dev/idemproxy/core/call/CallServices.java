@@ -44,8 +44,8 @@ public final class CallServices {
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
     /** Who watches each protected call (its tries, its trace); nobody unless set. */
     private volatile CallWatchers watchers = CallWatchers.NONE;
-    /** Each MCP route's dialect, by route name: its tool catalogue and calls in flight outlive a reload. */
-    private final ConcurrentHashMap<String, McpDialect> mcpDialects = new ConcurrentHashMap<>();
+    /** Which dialect each route's calls speak (plain HTTP unless registered otherwise). */
+    private volatile Dialects dialects = Dialects.http();
     /** Mistakes planted for the simulation to find; {@link Mistakes#NONE} in production. */
     private final Mistakes mistakes;
 
@@ -178,17 +178,14 @@ public final class CallServices {
         return new CallIdentity(callId, keyHeader, key, taskId(call.request()), bizId);
     }
 
-    /**
-     * The dialect calls on {@code route} speak: {@link HttpDialect#INSTANCE}, or for an MCP route
-     * ({@link Route#isMcp()}) the route's own {@link McpDialect}, one per route name, kept across
-     * reloads.
-     */
+    /** The dialect calls on {@code route} speak ({@link Dialects}). */
     public CallDialect dialect(Route route) {
-        if (!route.isMcp()) {
-            return HttpDialect.INSTANCE;
-        }
-        McpDialect d = mcpDialects.get(route.name());
-        return d != null ? d : mcpDialects.computeIfAbsent(route.name(), n -> new McpDialect(n, metrics()));
+        return dialects.of(route);
+    }
+
+    /** Sets which dialects the engine speaks besides plain HTTP (the wiring registers MCP's). */
+    public void dialects(Dialects d) {
+        this.dialects = requireNonNull(d, "dialects");
     }
 
     public RouteRetryBudget routeBudget(Route route) {

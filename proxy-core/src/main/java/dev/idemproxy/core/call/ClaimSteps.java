@@ -41,6 +41,28 @@ final class ClaimSteps {
         UNPROTECTED
     }
 
+    /** Where the claim leads the call. */
+    enum Kind {
+        CLAIMING(CallPhase.CLAIMING), WAITING(CallPhase.WAITING), ABANDONED(CallPhase.ABANDONED), REPLAYED(CallPhase.REPLAYED),
+        REFUSED(CallPhase.REFUSED), FORWARD(CallPhase.FORWARDING), UNPROTECTED(CallPhase.FORWARDING);
+
+        final CallPhase phase;
+
+        Kind(CallPhase phase) {
+            this.phase = phase;
+        }
+    }
+
+    /** What the call does next: for {@link Kind#FORWARD}, with its record and the call whose lapsed claim it took over (or null). */
+    record Next(Kind kind, Recording recording, String prior) {
+        static final Next CLAIMING = new Next(Kind.CLAIMING, null, null);
+        static final Next WAITING = new Next(Kind.WAITING, null, null);
+        static final Next ABANDONED = new Next(Kind.ABANDONED, null, null);
+        static final Next REPLAYED = new Next(Kind.REPLAYED, null, null);
+        static final Next REFUSED = new Next(Kind.REFUSED, null, null);
+        static final Next UNPROTECTED = new Next(Kind.UNPROTECTED, null, null);
+    }
+
     private ClaimSteps() {
     }
 

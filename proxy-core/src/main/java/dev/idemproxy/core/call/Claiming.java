@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The claim phase of a recorded {@link ProtectedCall}: claims the record, reads the store's answer
- * through {@link ClaimSteps} and says what the call does next ({@link Next}). A duplicate of an
+ * through {@link ClaimSteps} and says what the call does next ({@link ClaimSteps.Next}). A duplicate of an
  * in-flight call waits: woken by its owner when that settles in this process
  * ({@link InFlightWaiters}), and polling the store for an owner elsewhere, until
  * {@code waitTimeout}. A client that leaves meanwhile abandons the call: a claim that still
@@ -32,28 +32,6 @@ final class Claiming {
     /** A store outage fails every call: one line per 10 s says so (each call's own line says what it got). */
     private static final LogThrottle STORE_DOWN_LOG = LogThrottle.every(Duration.ofSeconds(10));
     private static final long POLL_MILLIS = 100;
-
-    /** Where the claim leads. */
-    enum Kind {
-        CLAIMING(CallPhase.CLAIMING), WAITING(CallPhase.WAITING), ABANDONED(CallPhase.ABANDONED), REPLAYED(CallPhase.REPLAYED),
-        REFUSED(CallPhase.REFUSED), FORWARD(CallPhase.FORWARDING), UNPROTECTED(CallPhase.FORWARDING);
-
-        final CallPhase phase;
-
-        Kind(CallPhase phase) {
-            this.phase = phase;
-        }
-    }
-
-    /** What the call does next: for {@link Kind#FORWARD}, with its record and the call whose lapsed claim it took over (or null). */
-    record Next(Kind kind, Recording recording, String prior) {
-        static final Next CLAIMING = new Next(Kind.CLAIMING, null, null);
-        static final Next WAITING = new Next(Kind.WAITING, null, null);
-        static final Next ABANDONED = new Next(Kind.ABANDONED, null, null);
-        static final Next REPLAYED = new Next(Kind.REPLAYED, null, null);
-        static final Next REFUSED = new Next(Kind.REFUSED, null, null);
-        static final Next UNPROTECTED = new Next(Kind.UNPROTECTED, null, null);
-    }
 
     private final ProxyCall call;
     private final CallPlan.Protect plan;
@@ -110,7 +88,7 @@ final class Claiming {
     }
 
     /** An event of the claim phase {@code phase}; the next step, or null to stay. */
-    Next on(CallEvent e, CallPhase phase) {
+    ClaimSteps.Next on(CallEvent e, CallPhase phase) {
         if (e instanceof CallEvent.ClaimAnswered a) {
             return answered(a.result(), a.failure(), phase != CallPhase.ABANDONED);
         }
@@ -125,7 +103,7 @@ final class Claiming {
         if (e == CallEvent.Signal.CLIENT_GONE) {
             stopWaiting();
             call.releaseBody();
-            return Next.ABANDONED;
+            return ClaimSteps.Next.ABANDONED;
         }
         if (e instanceof CallEvent.OwnerSettled s) {
             wake = null;  // used up
@@ -146,7 +124,7 @@ final class Claiming {
     }
 
     /** A poll of the store; the waiter stays registered meanwhile, so the owner's wake-up cannot slip past. */
-    private Next poll() {
+    private ClaimSteps.Next poll() {
         if (poll != null) {
             poll.cancel(false);
             poll = null;
@@ -156,10 +134,10 @@ final class Claiming {
             return answered(known, null, true);
         }
         claim();
-        return Next.CLAIMING;
+        return ClaimSteps.Next.CLAIMING;
     }
 
-    private Next answered(ClaimResult answered, Throwable error, boolean live) {
+    private ClaimSteps.Next answered(ClaimResult answered, Throwable error, boolean live) {
         ClaimResult result = answered;
         if (waited && live && (result instanceof ClaimResult.InFlight || result instanceof ClaimResult.Claimed)) {
             // A waiter's poll: the owner here may have settled meanwhile, and the store dropped its record since.
@@ -195,12 +173,12 @@ final class Claiming {
         ClaimSteps.Step step = ClaimSteps.next(result, error, call.route().idempotency(), plan.legacyFingerprint() != null
                 && !legacyAsked, services.onUnavailable(), services.ticker().nanos() - waitUntil >= 0);
         if (step instanceof ClaimSteps.Hold h) {
-            return new Next(Kind.FORWARD, recording(), h.claimed().takeover()
+            return new ClaimSteps.Next(ClaimSteps.Kind.FORWARD, recording(), h.claimed().takeover()
                     ? (h.claimed().previousCallId() == null ? "unknown" : h.claimed().previousCallId()) : null);
         }
         if (step instanceof ClaimSteps.Replay r) {
             done = r.done();
-            return Next.REPLAYED;
+            return ClaimSteps.Next.REPLAYED;
         }
         if (step instanceof ClaimSteps.Refuse r) {
             stopWaiting();
@@ -208,7 +186,7 @@ final class Claiming {
                 services.metrics().keyConflict(call.route().name(), r.conflict());
             }
             refusal = r;
-            return Next.REFUSED;
+            return ClaimSteps.Next.REFUSED;
         }
         if (step instanceof ClaimSteps.Wait) {
             return waitForOwner();
@@ -217,13 +195,13 @@ final class Claiming {
             legacyAsked = true;
             fingerprint = plan.legacyFingerprint().get();
             claim();
-            return Next.CLAIMING;
+            return ClaimSteps.Next.CLAIMING;
         }
-        return Next.UNPROTECTED;
+        return ClaimSteps.Next.UNPROTECTED;
     }
 
     /** Wait: woken by the owner when it settles in this process, and poll for one elsewhere. */
-    private Next waitForOwner() {
+    private ClaimSteps.Next waitForOwner() {
         if (wake == null) {
             Consumer<ClaimResult> w = ownerOutcome -> door.enter(new CallEvent.OwnerSettled(ownerOutcome));
             waited = true;
@@ -236,7 +214,7 @@ final class Claiming {
         long untilDeadline = TimeUnit.NANOSECONDS.toMillis(waitUntil - services.ticker().nanos());
         long pause = Math.max(1, Math.min(POLL_MILLIS, untilDeadline));
         poll = door.after(TimeUnit.MILLISECONDS.toNanos(pause), new CallEvent.Timer(TimerKind.POLL, 0));
-        return Next.WAITING;
+        return ClaimSteps.Next.WAITING;
     }
 
     private Recording recording() {

@@ -8,22 +8,18 @@ import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.retry.AttemptOutcome;
 import dev.idemproxy.core.retry.FailureClass;
 import dev.idemproxy.core.retry.FinishedAttempt;
-import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
-import dev.idemproxy.core.retry.RetryReason;
 import dev.idemproxy.core.upstream.MalformedResponseException;
 import io.netty.handler.codec.http.HttpResponse;
 
 /**
- * The forwarding of a {@link ProtectedCall}: the sub-machine of its {@code FORWARDING} phase. Each
- * attempt sends the buffered request ({@link Attempt}); its answer is judged through the call's
- * dialect, {@link Decisions} says what follows (retry after a delay, or stop and how), a receipt
- * is checked before an unsafe retry ({@link ReceiptCheck}), and the final answer streams through
- * the {@link AnswerRelay}. When the call's end is decided it returns a {@link Verdict}
- * ({@link Answering}) to the call, which records it and only then lets the answer's end go;
- * until then it returns null. It computes no delay and classifies nothing itself.
- *
- * <p>Every event reaches it from the call's door, on the call's loop. Not thread-safe.
+ * The forwarding of a {@link ProtectedCall}, the sub-machine of its {@code FORWARDING} phase
+ * ({@link ForwardingPhase}): each attempt sends the buffered request ({@link Attempt}); its answer
+ * is judged through the call's dialect, {@link Decisions} says what follows, a receipt is checked
+ * before an unsafe retry ({@link ReceiptCheck}), and the final answer streams through the
+ * {@link AnswerRelay}. Once the call's end is decided it returns the {@link Verdict}
+ * ({@link Answering}) to the call; until then null. It computes no delay and classifies nothing
+ * itself. Every event comes from the call's door, on its loop. Not thread-safe.
  */
 final class Forwarding {
     private final CallContext cx;
@@ -42,15 +38,7 @@ final class Forwarding {
         this.answering = new Answering(cx, relay);
     }
 
-    ForwardingPhase phase() {
-        return phase;
-    }
-
-    /**
-     * Starts: the first attempt (after reading the task's budget), or, for a call that took over the
-     * lapsed claim of {@code prior} (which may have executed) and may not repeat it, a receipt check
-     * of that call, else an ambiguous end: stored, dead-lettered, never re-executed.
-     */
+    /** Starts the attempts; a call that took over {@code prior}'s lapsed claim and may not repeat it asks its receipt first. */
     Verdict start(String prior) {
         if (prior == null || cx.repeatHarmless()) {
             return firstAttempt();
@@ -58,9 +46,7 @@ final class Forwarding {
         if (cx.call().route().receipt() != null) {
             return check(ReceiptCheck.ofPrior(prior));
         }
-        return end(answering.problem(RetryDecision.store(RetryReason.TAKEOVER_UNKNOWN, OutcomeClass.UNKNOWN, true,
-                Problem.AMBIGUOUS_OUTCOME), Problem.AMBIGUOUS_OUTCOME, "took over the lapsed claim of call " + prior
-                + ", which may have executed; resolve it through the DLQ", attempt.number(), null));
+        return end(answering.takenOver(prior));
     }
 
     private Verdict firstAttempt() {
@@ -74,7 +60,8 @@ final class Forwarding {
 
     private Verdict nextAttempt() {
         if (cx.deadline().expired()) {
-            return problem(null, Problem.DEADLINE_EXCEEDED, "the deadline expired before attempt " + (attempt.number() + 1));
+            return end(answering.problem(null, Problem.DEADLINE_EXCEEDED, "the deadline expired before attempt "
+                    + (attempt.number() + 1), attempt.number(), decisions.task()));
         }
         relay.newAttempt();
         move(ForwardingPhase.CONNECTING);
@@ -98,15 +85,12 @@ final class Forwarding {
             attempt.read(true);
         } else if (e instanceof CallEvent.Connected c) {
             return connected(c);
-        } else if (e instanceof CallEvent.SendFailed f) {
-            if (f.attempt() == attempt.number() && !relay.answering() && attempt.conn() != null) {
-                attempt.releaseConn(false);
-                return failed(FailureClass.RESET_BEFORE_REQUEST, MalformedResponseException.describe(f.cause()), true);
-            }
+        } else if (e instanceof CallEvent.SendFailed f && !relay.answering() && attempt.sendFailed(f)) {
+            return failed(FailureClass.RESET_BEFORE_REQUEST, MalformedResponseException.describe(f.cause()), true);
         } else if (e instanceof CallEvent.UpstreamClosed u) {
-            return upstreamClosed(u.cause());
+            return lost(FailureClass.RESET, u.cause());
         } else if (e == CallEvent.Signal.UPSTREAM_IDLE) {
-            return upstreamIdle();
+            return lost(FailureClass.IDLE_TIMEOUT, null);
         } else if (e instanceof Timer t && t.attempt() == attempt.number()) {
             return timer(t.kind());
         } else if (e instanceof CallEvent.BudgetRead b && phase == ForwardingPhase.READING_BUDGET) {
@@ -116,22 +100,18 @@ final class Forwarding {
             return go(decisions.tokenTaken(t.budget()));
         } else if (e instanceof CallEvent.ReceiptAnswered r && phase == ForwardingPhase.CHECKING_RECEIPT) {
             cx.watch().receipt(attempt.number(), r.answer());
-            return receipt(check.answered(r.answer(), relay.whole() != null, cx.call().route(), cx.deadline(),
-                    cx.services().random(), cx.identity().callId()));
+            return receipt(check.answered(r.answer(), cx));
         }
         return null;
     }
 
     private Verdict connected(CallEvent.Connected c) {
-        switch (attempt.connected(c)) {
-            case FAILED:
-                return failed(FailureClass.CONNECT_FAILURE, MalformedResponseException.describe(c.failure()), true);
-            case SENT:
-                move(ForwardingPhase.AWAITING_HEAD);
-                return null;
-            default:
-                return null;
+        Attempt.Connect connect = attempt.connected(c);
+        if (connect == Attempt.Connect.SENT) {
+            move(ForwardingPhase.AWAITING_HEAD);
         }
+        return connect != Attempt.Connect.FAILED ? null
+                : failed(FailureClass.CONNECT_FAILURE, MalformedResponseException.describe(c.failure()), true);
     }
 
     private Verdict timer(TimerKind kind) {
@@ -139,15 +119,14 @@ final class Forwarding {
             return nextAttempt();
         }
         if (kind == TimerKind.RECEIPT_POLL && phase == ForwardingPhase.CHECKING_RECEIPT) {
-            return receipt(check.query(cx, relay.whole() != null));
+            return receipt(check.query(cx));
         }
         if (kind != TimerKind.ATTEMPT || (phase != ForwardingPhase.CONNECTING && phase != ForwardingPhase.AWAITING_HEAD)) {
             return null;
         }
-        boolean sent = attempt.conn() != null;
-        attempt.releaseConn(false);
-        return sent ? failed(FailureClass.READ_TIMEOUT, "no response head within " + attempt.millis() + " ms", true)
-                : failed(FailureClass.CONNECT_FAILURE, "no connection within the attempt's time", true);
+        FailureClass f = attempt.timedOut();
+        return failed(f, f == FailureClass.READ_TIMEOUT ? "no response head within " + attempt.millis() + " ms"
+                : "no connection within the attempt's time", true);
     }
 
     private Verdict head(HttpResponse resp) {
@@ -161,7 +140,7 @@ final class Forwarding {
             return null;
         }
         AttemptOutcome answered = cx.dialect().classify(cx.call(), resp);
-        cx.watch().tryEnded(attempt.number(), answered, cx.services().ticker().nanos());
+        attempt.ended(answered);
         if (ReceiptCheck.applies(cx.call().route(), answered, cx.repeatHarmless())) {
             move(ForwardingPhase.HOLDING);
             relay.holdWhole(resp, answered);  // its body read to the end, then the check starts
@@ -180,14 +159,11 @@ final class Forwarding {
             case WHOLE_IN:
                 attempt.releaseConn(relay.reusable());
                 return judgeWhole(kept);
-            case TOO_LARGE_TO_JUDGE:
-                // It cannot be read, so it is unknown; it goes on to the client as it comes,
-                // counted as started: it is never retried, and its record is not retained.
+            case TOO_LARGE_TO_JUDGE:  // unknown, and under way to the client: never retried, its record not retained
                 attempt.read(false);
-                AttemptOutcome unread = AttemptOutcome.judged(kept.head.status().code(), OutcomeClass.UNKNOWN, null,
-                        "larger than maxResponseBody, not judged");
-                cx.watch().tryEnded(attempt.number(), unread, cx.services().ticker().nanos());
-                return decide(new FinishedAttempt(attempt.number(), unread, true, false), Then.HEAD, null);
+                AttemptOutcome unread = AnswerRelay.unjudged(kept);
+                attempt.ended(unread);
+                return decide(FinishedAttempt.started(attempt.number(), unread), Then.HEAD, null);
             case RECEIPT_WITHOUT_ANSWER:
                 attempt.releaseConn(false);
                 return check(ReceiptCheck.of(kept.outcome));
@@ -204,43 +180,33 @@ final class Forwarding {
         AttemptOutcome outcome = h.outcome;
         if (outcome == null) {
             outcome = cx.dialect().classifyHeld(cx.call(), h.head, h.body());
-            cx.watch().tryEnded(attempt.number(), outcome, cx.services().ticker().nanos());
+            attempt.ended(outcome);
         }
         if (ReceiptCheck.applies(cx.call().route(), outcome, cx.repeatHarmless())) {
-            return check(ReceiptCheck.of(outcome));  // the answer stays held: answered as it came if the check does not resolve
+            return check(ReceiptCheck.keepingAnswer(outcome));  // answered as it came if the check does not resolve
         }
         return decide(FinishedAttempt.of(attempt.number(), outcome), Then.WHOLE,
                 outcome + ": the upstream's answer held no response to judge the call by");
     }
 
-    private Verdict upstreamClosed(Throwable cause) {
+    /** The upstream closed the connection ({@code RESET}), or went silent ({@code IDLE_TIMEOUT}), mid-attempt. */
+    private Verdict lost(FailureClass how, Throwable cause) {
         HeldAnswer kept = relay.whole();
-        attempt.lost();
-        switch (relay.upstreamClosed()) {
-            case FAILED:
-                String why = cause == null ? "connection closed before a response" : MalformedResponseException.describe(cause);
-                return failed(FailureClass.RESET, why, !attempt.headCame());  // counted at its head if that came
-            case CUT:
-                return end(answering.cut("the upstream closed the connection mid-response", attempt.number()));
-            case RECEIPT_WITHOUT_ANSWER:
-                return check(ReceiptCheck.of(kept.outcome));
-            default:
-                return null;
-        }
-    }
-
-    private Verdict upstreamIdle() {
-        HeldAnswer kept = relay.whole();
-        AnswerRelay.Step step = relay.upstreamIdle();
-        if (step != AnswerRelay.Step.NONE) {
+        boolean silent = how == FailureClass.IDLE_TIMEOUT;
+        AnswerRelay.Step step = silent ? relay.upstreamIdle() : relay.upstreamClosed();
+        if (!silent) {
+            attempt.lost();
+        } else if (step != AnswerRelay.Step.NONE) {
             attempt.releaseConn(false);
         }
-        String silent = "the upstream went silent mid-answer for " + cx.call().route().timeouts().idle();
+        String idle = " for " + cx.call().route().timeouts().idle();
         switch (step) {
-            case FAILED:
-                return failed(FailureClass.IDLE_TIMEOUT, silent, false);
+            case FAILED:  // a closed attempt is counted under reset, unless it was counted at its head
+                return silent ? failed(how, "the upstream went silent mid-answer" + idle, false) : failed(how, cause == null
+                        ? "connection closed before a response" : MalformedResponseException.describe(cause), !attempt.headCame());
             case CUT:
-                return end(answering.cut(silent, attempt.number()));
+                return end(answering.cut(silent ? "the upstream went silent mid-response" + idle
+                        : "the upstream closed the connection mid-response", attempt.number()));
             case RECEIPT_WITHOUT_ANSWER:
                 return check(ReceiptCheck.of(kept.outcome));
             default:
@@ -252,7 +218,7 @@ final class Forwarding {
     private Verdict failed(FailureClass failure, String detail, boolean record) {
         attempt.failed(record ? failure.spelling() : null);
         AttemptOutcome outcome = AttemptOutcome.failed(failure);
-        cx.watch().tryEnded(attempt.number(), outcome, cx.services().ticker().nanos());
+        attempt.ended(outcome);
         if (ReceiptCheck.applies(cx.call().route(), outcome, cx.repeatHarmless())) {
             return check(ReceiptCheck.of(outcome));
         }
@@ -280,31 +246,19 @@ final class Forwarding {
                 relay.forgetWhole();
             }
             move(ForwardingPhase.BACKING_OFF);
-            cx.services().log().retry(cx.call().route().name(), cx.identity().callId(), cx.identity().bizId(), attempt.number(),
-                    d.spelling(), d.delay().toMillis());
-            cx.door().after(d.delay().toNanos(), new Timer(TimerKind.BACKOFF, attempt.number()));
+            attempt.retryAfter(d);
             return null;
         }
-        switch (t.then()) {
-            case HEAD:
-                move(ForwardingPhase.STREAMING);
-                return end(answering.held(d, attempt, decisions.task()));
-            case FAILURE:
-                return problem(d, d.answerProblem().orElse(t.attempt().outcome().failure() == FailureClass.CONNECT_FAILURE
-                        ? Problem.UPSTREAM_UNREACHABLE : Problem.UPSTREAM_RESET), t.detail());
-            default:  // WHOLE, AFTER_RECEIPT: the answer held whole as it came, unless the decision answers a problem
-                if (relay.whole() != null && d.answerProblem().isEmpty()) {
-                    return end(answering.whole(d, attempt.number(), decisions.task()));
-                }
-                relay.forgetWhole();
-                return problem(d, d.answerProblem().orElse(Problem.AMBIGUOUS_OUTCOME), t.detail());
+        if (t.then() == Then.HEAD) {
+            move(ForwardingPhase.STREAMING);
         }
+        return end(answering.stop(t, attempt, decisions.task()));
     }
 
     private Verdict check(ReceiptCheck c) {
         move(ForwardingPhase.CHECKING_RECEIPT);
         check = c;
-        return receipt(c.query(cx, relay.whole() != null));
+        return receipt(c.query(cx));
     }
 
     private Verdict receipt(ReceiptCheck.Step step) {
@@ -317,24 +271,12 @@ final class Forwarding {
         }
         if (step instanceof ReceiptCheck.NotFound n) {
             return check.prior != null ? firstAttempt()
-                    : decide(new FinishedAttempt(attempt.number(), check.outcome, false, true), Then.AFTER_RECEIPT, n.detail());
+                    : decide(FinishedAttempt.notFound(attempt.number(), check.outcome), Then.AFTER_RECEIPT, n.detail());
         }
-        if (step instanceof ReceiptCheck.AnswerKept k) {
-            return end(answering.whole(k.decision(), attempt.number(), decisions.task()));
-        }
-        relay.forgetWhole();
-        if (step instanceof ReceiptCheck.Answer a) {
-            return end(answering.receipt(a.decision(), a.answer(), attempt.number()));
-        }
-        ReceiptCheck.Fail f = (ReceiptCheck.Fail) step;
-        return problem(f.decision(), f.problem(), f.detail());
+        return end(answering.receipt(step, attempt.number(), decisions.task()));
     }
 
-    private Verdict problem(RetryDecision d, Problem p, String detail) {
-        return end(answering.problem(d, p, detail, attempt.number(), decisions.task()));
-    }
-
-    /** The call's end is decided (or, for null, not yet): nothing more is timed here. */
+    /** The call's end is decided (or, for null, not yet). */
     private Verdict end(Verdict v) {
         if (v != null) {
             move(ForwardingPhase.SETTLED);

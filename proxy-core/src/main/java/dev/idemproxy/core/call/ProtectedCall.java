@@ -126,7 +126,7 @@ public final class ProtectedCall {
     }
 
     /** The claim phase's step, if it took one. */
-    private void claimStep(Claiming.Next next) {
+    private void claimStep(ClaimSteps.Next next) {
         if (next == null) {
             return;
         }

@@ -16,7 +16,6 @@ import dev.idemproxy.core.store.StoredResponse;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.random.RandomGenerator;
 
 /**
  * "Query the receipt before retrying" (docs/idempotency.md): when an attempt's outcome is unknown
@@ -58,11 +57,14 @@ final class ReceiptCheck {
     final AttemptOutcome outcome;
     /** null: the check is about the call's own attempt; else about the earlier call whose claim was taken over. */
     final String prior;
+    /** Whether the upstream's answer (a 5xx) is kept whole meanwhile, to be answered as it came if the check does not resolve. */
+    private final boolean keptWhole;
     private int polls;
 
-    private ReceiptCheck(AttemptOutcome outcome, String prior) {
+    private ReceiptCheck(AttemptOutcome outcome, String prior, boolean keptWhole) {
         this.outcome = outcome;
         this.prior = prior;
+        this.keptWhole = keptWhole;
     }
 
     /** Whether a receipt check decides after {@code outcome} on {@code route}, for a call whose repeat is (not) harmless. */
@@ -70,14 +72,19 @@ final class ReceiptCheck {
         return route.receipt() != null && outcome.outcomeClass() == OutcomeClass.UNKNOWN && !repeatHarmless;
     }
 
-    /** A check of the call's own attempt, which ended with {@code outcome}. */
+    /** A check of the call's own attempt, which ended with {@code outcome} (no answer kept). */
     static ReceiptCheck of(AttemptOutcome outcome) {
-        return new ReceiptCheck(outcome, null);
+        return new ReceiptCheck(outcome, null, false);
+    }
+
+    /** A check of the call's own attempt, whose answer (of class {@code outcome}) is kept whole meanwhile. */
+    static ReceiptCheck keepingAnswer(AttemptOutcome outcome) {
+        return new ReceiptCheck(outcome, null, true);
     }
 
     /** A check of the earlier owner of a taken-over claim; NOT_FOUND lets this call start its attempts. */
     static ReceiptCheck ofPrior(String priorCallId) {
-        return new ReceiptCheck(AttemptOutcome.failed(FailureClass.RESET), priorCallId);
+        return new ReceiptCheck(AttemptOutcome.failed(FailureClass.RESET), priorCallId, false);
     }
 
     private URI url(Route route, CallIdentity id) {
@@ -93,24 +100,26 @@ final class ReceiptCheck {
     /**
      * The step after the receipt answered {@code a}.
      *
-     * @param keptWhole whether the upstream's answer (a 5xx) is kept whole meanwhile
      */
-    Step answered(ReceiptAnswer a, boolean keptWhole, Route route, Deadline deadline, RandomGenerator random, String callId) {
+    Step answered(ReceiptAnswer a, CallContext cx) {
+        Route route = cx.call().route();
+        Deadline deadline = cx.deadline();
         switch (a.status()) {
             case SUCCESS:
-                return new Answer(stop(RetryReason.RECEIPT_SUCCESS, OutcomeClass.EXECUTED, false, null), success(a.result(), callId));
+                return new Answer(stop(RetryReason.RECEIPT_SUCCESS, OutcomeClass.EXECUTED, false, null),
+                        success(a.result(), cx.identity().callId()));
             case NOT_FOUND:
                 return new NotFound("the receipt says the call was not found");
             case FAILED:
                 return new Fail(stop(RetryReason.RECEIPT_FAILED, OutcomeClass.EXECUTED, true, Problem.UPSTREAM_FAILED),
                         Problem.UPSTREAM_FAILED, "the upstream's receipt says the call failed");
             case PROCESSING:
-                Duration wait = new Backoff(route.retry().backoff(), random).delayBefore(++polls + 1);
-                return deadline.fits(wait) ? new Poll(wait) : unresolved(keptWhole, true, "still PROCESSING when the deadline came");
+                Duration wait = new Backoff(route.retry().backoff(), cx.services().random()).delayBefore(++polls + 1);
+                return deadline.fits(wait) ? new Poll(wait) : unresolved(true, "still PROCESSING when the deadline came");
             default:
                 // Unreadable; when the deadline has expired meanwhile (the query's time was cut
                 // short by it), the deadline ended the check, as the retry rules judge a failure then.
-                return unresolved(keptWhole, deadline.expired(), a.detail());
+                return unresolved(deadline.expired(), a.detail());
         }
     }
 
@@ -118,12 +127,11 @@ final class ReceiptCheck {
      * Asks the receipt endpoint; its answer comes back through the call's door
      * ({@link CallEvent.ReceiptAnswered}). A step at once, instead, when the deadline has expired.
      *
-     * @param keptWhole whether the upstream's answer (a 5xx) is kept whole meanwhile
      */
-    Step query(CallContext cx, boolean keptWhole) {
+    Step query(CallContext cx) {
         Route route = cx.call().route();
         if (cx.deadline().expired()) {
-            return unresolved(keptWhole, true, "the deadline expired before the receipt could be read");
+            return unresolved(true, "the deadline expired before the receipt could be read");
         }
         cx.door().when(cx.services().receipts().query(route, url(route, cx.identity()), cx.door().loop(),
                 queryTimeout(route, cx.deadline())), (a, never) -> new CallEvent.ReceiptAnswered(a));
@@ -131,7 +139,7 @@ final class ReceiptCheck {
     }
 
     /** @param atDeadline the deadline ended the check (no poll fits, or it expired before an answer) */
-    private Step unresolved(boolean keptWhole, boolean atDeadline, String detail) {
+    private Step unresolved(boolean atDeadline, String detail) {
         if (keptWhole) {
             return new AnswerKept(stop(RetryReason.RECEIPT_UNRESOLVED, OutcomeClass.UNKNOWN, true, null));
         }

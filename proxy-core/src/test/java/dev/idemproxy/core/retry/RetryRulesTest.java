@@ -318,7 +318,7 @@ class RetryRulesTest {
 
     @Test
     void aReceiptNotFoundMakesAnUnknownOutcomeSafeToRetry() {
-        FinishedAttempt a = new FinishedAttempt(1, failure(FailureClass.READ_TIMEOUT), false, true);
+        FinishedAttempt a = FinishedAttempt.notFound(1, failure(FailureClass.READ_TIMEOUT));
         RetryDecision d = decideOn(PLAIN, "POST", a, deadline, RetryBudgets.unlimited());
         assertThat(d.isRetry()).isTrue();
     }
@@ -350,13 +350,13 @@ class RetryRulesTest {
 
     @Test
     void nothingIsRetriedOnceResponseBytesReachedTheClient() {
-        FinishedAttempt safe = new FinishedAttempt(1, failure(FailureClass.IDLE_TIMEOUT), true, false);
+        FinishedAttempt safe = FinishedAttempt.started(1, failure(FailureClass.IDLE_TIMEOUT));
         RetryDecision d = decideOn(IDEMPOTENT, "GET", safe, deadline, RetryBudgets.unlimited());
         assertThat(d.isRetry()).isFalse();
         assertThat(d.reason()).isEqualTo(RetryReason.RESPONSE_STARTED);
         assertThat(d.releaseKey()).isTrue();
 
-        FinishedAttempt unsafe = new FinishedAttempt(1, failure(FailureClass.RESET), true, false);
+        FinishedAttempt unsafe = FinishedAttempt.started(1, failure(FailureClass.RESET));
         RetryDecision u = decideOn(PLAIN, "POST", unsafe, deadline, RetryBudgets.unlimited());
         assertThat(u.reason()).isEqualTo(RetryReason.RESPONSE_STARTED);
         assertThat(u.store()).isTrue();

@@ -1,6 +1,9 @@
 package dev.idemproxy.core.sim;
 
 import dev.idemproxy.core.call.CallServices;
+import dev.idemproxy.core.call.Dialects;
+import dev.idemproxy.core.mcp.McpDialects;
+import dev.idemproxy.core.route.McpPolicy;
 import dev.idemproxy.core.call.TaskBudgets;
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.pipeline.ProxyChannelInitializer;
@@ -58,6 +61,7 @@ final class SimProxy {
         this.services = new CallServices(w.upstream, new RetryRules(engine.split(), w.time), tasks, budgets,
                 RetryBudgetPolicy.DEFAULT, stores, onUnavailable, Redactor.BUILT_IN, engine, w.time, w.time, metrics, false,
                 mistakes);
+        services.dialects(Dialects.http().with(McpPolicy.class, new McpDialects(metrics)));  // as ProxyServer wires them
         this.initializer = new ProxyChannelInitializer(ServerPolicy.DEFAULT, state, services,
                 new DefaultChannelGroup(ImmediateEventExecutor.INSTANCE));
     }

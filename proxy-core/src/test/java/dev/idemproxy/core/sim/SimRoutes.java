@@ -4,7 +4,7 @@ import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.KeyPolicy;
 import dev.idemproxy.core.idempotency.RequestPart;
-import dev.idemproxy.core.mcp.McpPolicy;
+import dev.idemproxy.core.route.McpPolicy;
 import dev.idemproxy.core.retry.BackoffPolicy;
 import dev.idemproxy.core.retry.Jitter;
 import dev.idemproxy.core.retry.RetryPolicy;

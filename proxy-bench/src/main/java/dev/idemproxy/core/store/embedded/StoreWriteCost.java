@@ -41,7 +41,7 @@ import org.h2.mvstore.MVStore;
  * runs {@code rounds} rounds of {@code calls} more with {@code callers} concurrent callers. A call
  * is the store work the engine does for a protected POST with a new key: a claim that writes the
  * PROCESSING receipt, then a completion with the stored response that writes the final receipt
- * (as {@code RecordedProtection} and {@code CallRecorder} do), each awaited. Per round it prints:
+ * (as a protected call's {@code Recording} and {@code CallRecorder} do), each awaited. Per round it prints:
  * <ul>
  *   <li>the bytes MVStore wrote to the file per call (its FileStore's write counter: deterministic
  *       for a given sequence of commits, unaffected by other load on the machine) and the chunks

@@ -1,8 +1,11 @@
-package dev.idemproxy.core.call;
+package dev.idemproxy.core.mcp;
 
-import static dev.idemproxy.core.call.McpCalls.post;
-import static dev.idemproxy.core.call.McpCalls.text;
-import static dev.idemproxy.core.call.McpCalls.toolCall;
+import dev.idemproxy.core.call.CallPlan;
+import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.call.ReadyAnswer;
+import static dev.idemproxy.core.mcp.McpCalls.post;
+import static dev.idemproxy.core.mcp.McpCalls.text;
+import static dev.idemproxy.core.mcp.McpCalls.toolCall;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.idempotency.RequestPart;

@@ -1,4 +1,4 @@
-package dev.idemproxy.core.mcp;
+package dev.idemproxy.core.route;
 
 import static dev.idemproxy.core.util.Checks.positive;
 import static dev.idemproxy.core.util.Checks.requireArgument;
@@ -16,11 +16,16 @@ import java.util.Map;
  * @param tools   per-tool overrides by exact tool name
  * @param window  derived keys: the same tool and arguments within this long of the first call are duplicates
  */
-public record McpPolicy(boolean enabled, Protect protect, Map<String, ToolRule> tools, Duration window) {
+public record McpPolicy(boolean enabled, Protect protect, Map<String, ToolRule> tools, Duration window) implements DialectPolicy {
     /** The most per-tool overrides a route may name. */
     public static final int MAX_TOOL_RULES = 1000;
 
     public static final McpPolicy DISABLED = new McpPolicy(false, Protect.UNLESS_READ_ONLY, Map.of(), Duration.ofMinutes(10));
+
+    @Override
+    public String name() {
+        return "mcp";
+    }
 
     /** Which tools a route protects by default (docs/configuration.md {@code mcp.protect}). */
     public enum Protect {
@@ -74,12 +79,12 @@ public record McpPolicy(boolean enabled, Protect protect, Map<String, ToolRule> 
     /**
      * Whether a {@code tools/call} of {@code tool} is protected: its override if {@code tools}
      * names it; else {@code all} protects, {@code none} does not, and {@code unlessReadOnly}
-     * protects unless the catalogue's latest list marks it read-only (a tool the catalogue does
-     * not know, before any list or beyond its cap, is protected).
+     * protects unless {@code readOnly} says the tool is (the MCP route's tool catalogue: what the
+     * server's latest {@code tools/list} marks read-only; a tool it does not know is protected).
      */
-    public boolean protects(String tool, ToolCatalogue catalogue) {
+    public boolean protects(String tool, java.util.function.Predicate<String> readOnly) {
         requireNonNull(tool, "tool");
-        requireNonNull(catalogue, "catalogue");
+        requireNonNull(readOnly, "readOnly");
         if (!enabled) {
             return false;
         }
@@ -90,7 +95,7 @@ public record McpPolicy(boolean enabled, Protect protect, Map<String, ToolRule> 
         switch (protect) {
             case ALL: return true;
             case NONE: return false;
-            default: return !catalogue.isReadOnly(tool);
+            default: return !readOnly.test(tool);
         }
     }
 }

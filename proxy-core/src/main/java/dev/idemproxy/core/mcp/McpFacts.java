@@ -1,5 +1,7 @@
-package dev.idemproxy.core.call;
+package dev.idemproxy.core.mcp;
 
+import dev.idemproxy.core.call.CallDialect;
+import dev.idemproxy.core.call.CallPlan;
 /**
  * What the MCP dialect keeps about one planned message ({@link CallPlan#facts()}), for its own
  * later questions about the call. This class is immutable.

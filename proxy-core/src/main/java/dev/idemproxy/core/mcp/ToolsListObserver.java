@@ -1,7 +1,6 @@
-package dev.idemproxy.core.call;
+package dev.idemproxy.core.mcp;
 
-import dev.idemproxy.core.mcp.SseResponseCapture;
-import dev.idemproxy.core.mcp.ToolCatalogue;
+import dev.idemproxy.core.call.ResponseObserver;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponse;

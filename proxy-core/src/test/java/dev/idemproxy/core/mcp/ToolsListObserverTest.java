@@ -1,8 +1,7 @@
-package dev.idemproxy.core.call;
+package dev.idemproxy.core.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idemproxy.core.mcp.ToolCatalogue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpResponse;

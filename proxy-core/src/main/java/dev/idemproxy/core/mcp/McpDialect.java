@@ -1,18 +1,15 @@
-package dev.idemproxy.core.call;
+package dev.idemproxy.core.mcp;
 
+import dev.idemproxy.core.call.CallDialect;
+import dev.idemproxy.core.call.CallIdentity;
+import dev.idemproxy.core.call.CallPlan;
+import dev.idemproxy.core.call.HttpDialect;
+import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.call.Replays;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.metrics.ProxyMetrics;
-import dev.idemproxy.core.mcp.JsonRpcAnswer;
-import dev.idemproxy.core.mcp.JsonRpcResponse;
-import dev.idemproxy.core.mcp.McpErrors;
-import dev.idemproxy.core.mcp.McpMessageReader;
-import dev.idemproxy.core.mcp.McpOutcome;
-import dev.idemproxy.core.mcp.McpOutcomes;
-import dev.idemproxy.core.mcp.McpReplay;
-import dev.idemproxy.core.mcp.SseResponseCapture;
-import dev.idemproxy.core.mcp.ToolCatalogue;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.problem.ProblemResponses;
 import dev.idemproxy.core.retry.AttemptOutcome;

@@ -1,14 +1,14 @@
-package dev.idemproxy.core.call;
+package dev.idemproxy.core.mcp;
 
+import dev.idemproxy.core.call.CallDialect;
+import dev.idemproxy.core.call.CallPlan;
+import dev.idemproxy.core.call.ProxyCall;
+import dev.idemproxy.core.call.ReadyAnswer;
+import dev.idemproxy.core.call.ResponseObserver;
 import dev.idemproxy.core.idempotency.CanonicalJson;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.RequestView;
 import dev.idemproxy.core.idempotency.Scope;
-import dev.idemproxy.core.mcp.JsonRpcAnswer;
-import dev.idemproxy.core.mcp.McpMessage;
-import dev.idemproxy.core.mcp.McpPlan;
-import dev.idemproxy.core.mcp.McpPlanner;
-import dev.idemproxy.core.mcp.McpToolCall;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.store.RecordKey;

@@ -1,4 +1,4 @@
-package dev.idemproxy.core.call;
+package dev.idemproxy.core.mcp;
 
 import static java.util.Objects.requireNonNull;
 
