@@ -1,5 +1,6 @@
 package dev.idemproxy.core.call;
 
+import dev.idemproxy.core.util.Mistakes;
 import dev.idemproxy.core.call.CallEvent.TimerKind;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.store.ClaimAnswerLostException;
@@ -241,6 +242,9 @@ final class Claiming {
         call.addBytesOut(resp.content().readableBytes());
         services.log().finished(call, CallOutcome.REJECTED, refusal.problem().status(), refusal.callId(), identity.bizId(),
                 identity.key(), 0, refusal.problem().spelling());
+        if (services.mistakes().has(Mistakes.Mistake.ANSWER_TWICE)) {  // planted only: the refusal written twice
+            client.answer(resp.retainedDuplicate());
+        }
         client.answer(resp);
     }
 

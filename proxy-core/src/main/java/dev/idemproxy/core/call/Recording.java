@@ -1,6 +1,7 @@
 package dev.idemproxy.core.call;
 
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
+import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyRecord;
@@ -8,6 +9,7 @@ import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.util.Mistakes.Mistake;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
@@ -86,7 +88,8 @@ final class Recording {
             renewal.cancel(false);
         }
         RetryDecision d = s.decision();
-        boolean keep = s.truncated() || (d != null && d.store());
+        boolean planted = services.mistakes().has(Mistake.RELEASE_UNKNOWN_OUTCOME) && d != null && d.outcome() == OutcomeClass.UNKNOWN;
+        boolean keep = !planted && (s.truncated() || (d != null && d.store()));  // planted only: an unknown outcome released
         boolean completes = keep && s.response() != null;
         if (endReceipt != null && !completes) {
             writeReceipt(endReceipt);
