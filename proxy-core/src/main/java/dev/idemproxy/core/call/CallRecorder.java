@@ -133,6 +133,24 @@ public final class CallRecorder {
     }
 
     /**
+     * The final receipt of a call answered with the outcome of the call it waited for ({@code known}),
+     * whose record it then kept: SUCCESS or FAILED as that outcome's status is, reason
+     * {@code replayed}; null without a store.
+     */
+    ReceiptPut answeredFrom(ProxyCall call, CallIdentity id, Instant createdAt, dev.idemproxy.core.store.ClaimResult known) {
+        if (receipts == null) {
+            return null;
+        }
+        int status = known instanceof dev.idemproxy.core.store.ClaimResult.Completed c ? c.response().status()
+                : ((dev.idemproxy.core.store.ClaimResult.NotRetained) known).status();
+        int attempts = known instanceof dev.idemproxy.core.store.ClaimResult.Completed c ? c.attempts()
+                : ((dev.idemproxy.core.store.ClaimResult.NotRetained) known).attempts();
+        boolean executed = OutcomeClass.ofStatus(status) == OutcomeClass.EXECUTED;
+        return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), executed ? SUCCESS : FAILED,
+                "replayed", status, attempts, createdAt, clock.instant(), call.label()), call.route().idempotency().ttl());
+    }
+
+    /**
      * Writes the dead letter of a call that ended unsuccessfully and, when {@code writeReceipt}, its
      * final receipt; returns that receipt (null without a store), which otherwise the call's
      * call's {@link Recording} writes with its record. Must be called before the call's body is

@@ -86,9 +86,9 @@ public final class ProtectedCall {
         door.enter(Signal.CLIENT_GONE);
     }
 
-    /** Whether the call is done with its connection's request: it answered (or is writing its answer's end), or was abandoned. */
+    /** Whether the call is done with its connection: it answered (or is writing its answer's end), or was abandoned. */
     public boolean over() {
-        return phase.isFinal() || phase == CallPhase.RECORDING;
+        return phase.isFinal() || phase == CallPhase.RECORDING || phase == CallPhase.ABANDONED;
     }
 
     CallPhase phase() {

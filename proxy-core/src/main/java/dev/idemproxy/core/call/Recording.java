@@ -135,12 +135,22 @@ final class Recording {
      */
     void found(CallEvent.RecordFound f) {
         IdempotencyRecord now = f.record();
-        if (now != null && claim.callId().equals(now.callId()) && !claim.owner().equals(now.owner())) {
+        if (now != null && claim.callId().equals(now.callId()) && !claim.owner().equals(now.owner()) && !keeps(now)) {
             LOG.info("[call={}] not writing the ended execution's receipt: the call runs (or ran) again under the record",
                     claim.callId());
             return;
         }
         writeReceipt(receipt);
+    }
+
+    /** Whether {@code now} holds this call's own outcome (kept by a waiter whose claim took the record from under it). */
+    private boolean keeps(IdempotencyRecord now) {
+        if (outcome instanceof ClaimResult.Completed c) {
+            return now.state() == IdempotencyRecord.State.COMPLETED && now.attempts() == c.attempts()
+                    && now.status() == c.response().status();
+        }
+        return outcome instanceof ClaimResult.NotRetained n && now.state() == IdempotencyRecord.State.NOT_RETAINED
+                && now.attempts() == n.attempts() && now.status() == n.status();
     }
 
     private void writeReceipt(ReceiptPut r) {

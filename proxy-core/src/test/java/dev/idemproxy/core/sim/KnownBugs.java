@@ -4,32 +4,30 @@ package dev.idemproxy.core.sim;
  * Real bugs the simulation found in today's engine and left to the rewrite of the protected call
  * (issue #42), each recognised by its exact signature so that the run reports it apart instead
  * of failing: the invariants stay as strict as they are, a different break in the same place
- * still fails, and {@code SimulationTest.knownBugsStillReproduce} says when one is fixed.
+ * still fails, and {@code SimulationTest.fixedBugsStayFixedAndTheTakeoverChainStillReproduces} says which are fixed.
  * Stateless.
  */
 final class KnownBugs {
     /**
-     * Duplicates waiting in this process are answered from their owner's outcome before its
-     * write is known to have succeeded: {@code Recording.end} marks the key settling
-     * ({@code InFlightWaiters.settling}) before the write, and a waiter whose poll answers in
-     * between takes the mark ({@code Claiming.answered}, the branch "A waiter's poll: the owner
-     * here may have settled meanwhile"; before the rewrite, {@code RecordedProtection.settle} and
-     * {@code ClaimAttempt.onClaim}). When the owner's lease had lapsed (its renewals held up
-     * in the store) and another claim took the record, the write is refused (fenced) and the
-     * waiters got an outcome no record holds: later duplicates get the record's other answer (a
-     * 504 ambiguous-outcome stored by a takeover, seed 5881; another execution's response, seed
-     * 3299). When the other claim is the waiter's own poll, it is then dropped: a fresh claim is
-     * released, so the key is free and the next duplicate executes the call again (seed 2834: a
-     * POST executed twice), and a takeover is kept, never ended, and lapses.
-     * The same when the owner's write keeps failing: its renewals stopped when it settled, so its
-     * lease lapses while the write is tried again, and a harmless duplicate takes the record over
-     * and runs (seed 33316: waiters were replayed the owner's 504, the record keeps a PUT's 201).
-     * Recognised as: a replay of, or an execution after, a call none of whose ends succeeded.
+     * A takeover asks the receipt endpoint only about the call it took the record from. When leases
+     * lapse under live owners (the store holds their renewals up), takeovers chain: A executes, B
+     * takes A's lapsed claim over, learns A's outcome (or stores it as ambiguous) but its own end is
+     * refused as C has taken B's lapsed claim over meanwhile; C asks about B only, hears NOT_FOUND
+     * and executes again (seed 8179; seed 888775 with an abandoned takeover in the chain, which
+     * the engine now carries on instead of leaving in flight). Fixing it needs the record to carry
+     * the call that may have run across takeovers. Recognised as: a replay of, or an execution
+     * after, a call none of whose ends succeeded.
+     *
+     * <p>Fixed and kept as regressions ({@code SimulationTest.fixedBugsStayFixed}): waiters answered
+     * from an outcome whose write was then refused (seeds 59, 2834: the waiter whose claim took the
+     * record now keeps the owner's outcome in it), and an abandoned claim's release tried only once
+     * (seed 8449: tried again while the store fails, {@code StoreWrites}).
      */
-    static final String OUTCOME_BEFORE_WRITE = "outcome-before-write";
+    static final String OUTCOME_BEFORE_WRITE = "takeover-chain";
 
     /**
-     * A claim that was never forwarded (its client left before the claim was answered,
+     * Fixed (seed 8449), kept as a signature so that it would be told apart should it come back:
+     * a claim that was never forwarded (its client left before the claim was answered,
      * {@code Claiming.releaseOrphanedClaim}, whose failure {@code Claiming.released} only logs; or a
      * waiter's poll that claimed a key its owner had settled here, the fresh claim "ours to undo",
      * released without looking at the answer) is released once, and a release the store fails is
