@@ -127,6 +127,8 @@ final class ConfigReader {
         StorePolicy.Type type = m.parsed("type", d.type(), "a store type",
                 t -> Choices.of(StorePolicy.Type.values(), StorePolicy.Type::spelling, t));
         Path path = m.map("embedded").parsed("path", d.embeddedPath(), "a directory", ConfigReader::path);
+        StorePolicy.EmbeddedSync sync = m.map("embedded").parsed("sync", d.embeddedSync(), "none, interval or always",
+                t -> Choices.of(StorePolicy.EmbeddedSync.values(), StorePolicy.EmbeddedSync::spelling, t));
         long maxEntries = m.map("memory").integer("maxEntries", d.memoryMaxEntries(), 1, Long.MAX_VALUE);
         long maxBytes = m.map("memory").size("maxBytes", d.memoryMaxBytes(), MemoryStore.MIN_BYTES, Long.MAX_VALUE);
         RedisPolicy redis = redis(m.map("redis"));
@@ -134,7 +136,7 @@ final class ConfigReader {
                 t -> Choices.of(StorePolicy.OnUnavailable.values(), StorePolicy.OnUnavailable::spelling, t));
         NearCachePolicy nearCache = nearCache(m.map("nearCache"), NearCachePolicy.defaultFor(type));
         StorePolicy s = m.reading().problems().build(m.at("type"), m.path(),
-                () -> new StorePolicy(type, path, maxEntries, maxBytes, redis, onUnavailable, nearCache));
+                () -> new StorePolicy(type, path, maxEntries, maxBytes, redis, onUnavailable, nearCache, sync));
         return s == null ? d : s;
     }
 
