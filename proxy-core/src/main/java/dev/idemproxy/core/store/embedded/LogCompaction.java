@@ -167,7 +167,7 @@ final class LogCompaction {
                 case LogFormat.RECORD -> {
                     String id = LogFormat.getString(f);
                     expiresAt = f.getLong();
-                    LogFormat.skipBytes(f);
+                    LogFormat.skipRecord(f);
                     int slot = LogState.slotAt(state.records, LogState.recordTag(id), position);
                     if (slot >= 0 && expiresAt <= now) {
                         state.dropRecord(slot);

@@ -10,7 +10,7 @@ import java.util.zip.CRC32C;
  * <pre>
  *   frame   := int32 payload length , int32 CRC-32C of the payload , payload , zero padding to 8
  *   payload := part+
- *   part    := 1 record  : string id , int64 expiresAt ms , bytes record (StoreCodec)
+ *   part    := 1 record  : string id , int64 expiresAt ms , int32 length , record ({@link RecordCodec})
  *            | 2 receipt : string callId , nstring bizId , int64 expiresAt ms , bytes receipt (StoreCodec)
  *            | 3 record deleted      : string id
  *            | 4 dead letter         : string id , string sortKey , bytes entry (StoreCodec)
@@ -180,13 +180,27 @@ final class LogFormat {
         return new String(b, StandardCharsets.UTF_8);
     }
 
+    /** Skips a record part's value (int32 length, then the value). */
+    static void skipRecord(ByteBuffer in) {
+        int n = in.getInt();
+        in.position(in.position() + n);
+    }
+
+    /** Reads a record part's value (int32 length, then the value). */
+    static dev.idemproxy.core.store.IdempotencyRecord getRecord(ByteBuffer in) {
+        int n = in.getInt();
+        ByteBuffer value = in.slice(in.position(), n);
+        in.position(in.position() + n);
+        return RecordCodec.read(value);
+    }
+
     /** Skips one part's body of {@code kind} (the kind byte already read). */
     static void skipPart(ByteBuffer in, byte kind) {
         switch (kind) {
             case RECORD -> {
                 skipBytes(in);
                 in.getLong();
-                skipBytes(in);
+                skipRecord(in);
             }
             case RECEIPT -> {
                 skipBytes(in);

@@ -153,7 +153,7 @@ final class LogState {
             if (k == RECORD) {
                 LogFormat.skipBytes(f);
                 f.getLong();
-                return StoreCodec.decodeRecord(LogFormat.getBytes(f));
+                return LogFormat.getRecord(f);
             }
             LogFormat.skipPart(f, k);
         }
@@ -301,7 +301,7 @@ final class LogState {
                 case RECORD -> {
                     String id = LogFormat.getString(f);
                     long expiresAt = f.getLong();
-                    LogFormat.skipBytes(f);
+                    LogFormat.skipRecord(f);
                     int tag = recordTag(id);
                     pointRecord(tag, recordSlot(id, tag), position);
                     maxExpiry = Math.max(maxExpiry, expiresAt);

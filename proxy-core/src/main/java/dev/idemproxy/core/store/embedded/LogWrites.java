@@ -10,8 +10,8 @@ import java.nio.ByteBuffer;
 
 /**
  * Appends the embedded store's frames ({@link LogFormat}) to the log's pending buffer; each method
- * returns the new frame's position. Values are encoded with {@link StoreCodec}, so a field it
- * appends flows through. Executor only.
+ * returns the new frame's position. Records are encoded with {@link RecordCodec}; receipts and
+ * dead letters with {@link StoreCodec}, so a field it appends flows through. Executor only.
  */
 final class LogWrites {
     private final SegmentLog log;
@@ -22,15 +22,17 @@ final class LogWrites {
 
     /** A record, with the call's receipt in the same frame when {@code receipt} is not null. */
     long record(String id, IdempotencyRecord record, Receipt receipt, long receiptExpiresAt) {
-        byte[] r = StoreCodec.encodeRecord(record);
         byte[] c = receipt == null ? null : StoreCodec.encodeReceipt(receipt);
-        int max = 1 + LogFormat.maxString(id) + 8 + 5 + r.length + (c == null ? 0 : receiptMax(receipt, c));
+        int max = 1 + LogFormat.maxString(id) + 8 + 4 + RecordCodec.maxLength(record) + (c == null ? 0 : receiptMax(receipt, c));
         ByteBuffer out = begin(max);
         out.put(LogFormat.RECORD);
         LogFormat.putString(out, id);
         long expiresAt = record.expiresAt().toEpochMilli();
         out.putLong(expiresAt);
-        LogFormat.putBytes(out, r);
+        int at = out.position();
+        out.position(at + 4);
+        RecordCodec.write(out, record);
+        out.putInt(at, out.position() - at - 4);
         if (c != null) {
             putReceipt(out, receipt, c, receiptExpiresAt);
         }
