@@ -237,6 +237,9 @@ public final class StoreCodec {
             out.writeInt(-1);
             return;
         }
+        if (out.writeAscii(s)) {
+            return;
+        }
         writeBytes(out, s.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -315,6 +318,25 @@ public final class StoreCodec {
             ensure(len);
             System.arraycopy(b, off, buf, size, len);
             size += len;
+        }
+
+        /**
+         * Writes an all-ASCII string as its length and its chars, one byte each (its UTF-8 bytes,
+         * without encoding it into an array first); false, writing nothing, when it is not all ASCII.
+         */
+        boolean writeAscii(String s) {
+            int n = s.length();
+            for (int i = 0; i < n; i++) {
+                if (s.charAt(i) >= 0x80) {
+                    return false;
+                }
+            }
+            writeInt(n);
+            ensure(n);
+            for (int i = 0; i < n; i++) {
+                buf[size++] = (byte) s.charAt(i);
+            }
+            return true;
         }
 
         byte[] toByteArray() {

@@ -61,10 +61,17 @@ final class LogFormat {
     }
 
     static int crc(ByteBuffer buf, int from, int to) {
-        CRC32C c = new CRC32C();
-        ByteBuffer view = buf.duplicate();
-        view.limit(to).position(from);
-        c.update(view);
+        return crc(new CRC32C(), buf, from, to);
+    }
+
+    /** The CRC-32C of {@code buf[from, to)} with {@code c} (reset first); the buffer's position and limit are left as they were. */
+    static int crc(CRC32C c, ByteBuffer buf, int from, int to) {
+        c.reset();
+        int position = buf.position();
+        int limit = buf.limit();
+        buf.limit(to).position(from);
+        c.update(buf);
+        buf.limit(limit).position(position);
         return (int) c.getValue();
     }
 
@@ -79,9 +86,30 @@ final class LogFormat {
     }
 
     static void putString(ByteBuffer out, String s) {
+        if (isAscii(s)) {  // most names are: written char by char, without an array
+            putVarint(out, s.length());
+            putAscii(out, s);
+            return;
+        }
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
         putVarint(out, b.length);
         out.put(b);
+    }
+
+    static boolean isAscii(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            if (s.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Writes an all-ASCII string's chars, one byte each (its UTF-8). */
+    static void putAscii(ByteBuffer out, String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            out.put((byte) s.charAt(i));
+        }
     }
 
     static void putNullableString(ByteBuffer out, String s) {

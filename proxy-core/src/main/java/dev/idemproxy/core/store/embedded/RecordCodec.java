@@ -126,6 +126,11 @@ final class RecordCodec {
             }
             return;
         }
+        if (LogFormat.isAscii(s)) {
+            putVarlong(out, (long) s.length() << 1);
+            LogFormat.putAscii(out, s);
+            return;
+        }
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
         putVarlong(out, (long) b.length << 1);
         out.put(b);

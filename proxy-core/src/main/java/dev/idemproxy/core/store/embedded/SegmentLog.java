@@ -150,6 +150,7 @@ final class SegmentLog {
 
     private int frameStart;
     private boolean frameOpen;
+    private final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
 
     /** Drops a frame begun and not ended (its operation failed while writing it). */
     void abortFrame() {
@@ -165,7 +166,7 @@ final class SegmentLog {
         int end = pending.position();
         int length = end - frameStart - LogFormat.FRAME_HEADER_BYTES;
         pending.putInt(frameStart, length);
-        pending.putInt(frameStart + 4, LogFormat.crc(pending, frameStart + LogFormat.FRAME_HEADER_BYTES, end));
+        pending.putInt(frameStart + 4, LogFormat.crc(crc, pending, frameStart + LogFormat.FRAME_HEADER_BYTES, end));
         int padded = LogFormat.padded(end);
         while (pending.position() < padded) {
             pending.put((byte) 0);
