@@ -2,7 +2,10 @@ package dev.idemproxy.core.store.embedded;
 
 import static dev.idemproxy.core.util.Checks.requireArgument;
 
+import dev.idemproxy.core.store.CallPage;
+import dev.idemproxy.core.store.CallQuery;
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.RecentCallScan;
 import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.StoreCodec;
 import java.time.Clock;
@@ -11,13 +14,17 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import org.h2.mvstore.Cursor;
 import org.h2.mvstore.MVMap;
 
 /**
  * The embedded backend's receipts ({@link EmbeddedStore}): {@code receipts} (call id → expiry
- * millis + encoded receipt) and {@code receiptsByBiz} ({@code bizId NUL sortKey} → call id). A
+ * millis + encoded receipt), {@code receiptsByBiz} ({@code bizId NUL sortKey} → call id) and
+ * {@code recentCalls} (sortKey → call id, read newest first; an entry whose receipt is gone or
+ * changed is deleted as a listing passes it). A
  * call's receipts (PROCESSING, then its end) share its call id, business id and creation time, so
  * a later one replaces the receipt and its index entry in place: a put writes, it never reads
  * first. Expired receipts stay until the purge sweeps them ({@link #purgeIfExpired}); reads skip
@@ -29,12 +36,15 @@ final class EmbeddedReceipts implements ReceiptStore {
     private final StoreThread thread;
     private final MVMap<String, byte[]> receipts;
     private final MVMap<String, String> byBiz;
+    private final MVMap<String, String> recent;
     private final Clock clock;
 
-    EmbeddedReceipts(StoreThread thread, MVMap<String, byte[]> receipts, MVMap<String, String> byBiz, Clock clock) {
+    EmbeddedReceipts(StoreThread thread, MVMap<String, byte[]> receipts, MVMap<String, String> byBiz,
+            MVMap<String, String> recent, Clock clock) {
         this.thread = thread;
         this.receipts = receipts;
         this.byBiz = byBiz;
+        this.recent = recent;
         this.clock = clock;
     }
 
@@ -57,6 +67,31 @@ final class EmbeddedReceipts implements ReceiptStore {
         return thread.submit(() -> byBizId(bizId, limit, now()));
     }
 
+    @Override
+    public CompletionStage<CallPage> recentCalls(CallQuery query) {
+        return thread.submit(() -> {
+            Instant now = now();
+            String from = query.cursor() == null ? null : recent.lowerKey(query.cursor());
+            if (query.cursor() != null && from == null) {
+                return new CallPage(List.of(), null);
+            }
+            Cursor<String, String> c = recent.cursor(from, null, true);
+            Iterator<Map.Entry<String, String>> entries = new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return c.hasNext();
+                }
+
+                @Override
+                public Map.Entry<String, String> next() {
+                    String k = c.next();
+                    return Map.entry(k, c.getValue());
+                }
+            };
+            return RecentCallScan.page(query, entries, callId -> get(callId, now), recent::remove);
+        });
+    }
+
     private Instant now() {
         return Instant.ofEpochMilli(clock.millis());
     }
@@ -71,6 +106,7 @@ final class EmbeddedReceipts implements ReceiptStore {
         }
         System.arraycopy(encoded, 0, value, Long.BYTES, encoded.length);
         receipts.put(receipt.callId(), value);
+        recent.put(receipt.sortKey(), receipt.callId());
         if (receipt.bizId() != null) {
             byBiz.put(bizKey(receipt), receipt.callId());
         }
@@ -107,6 +143,7 @@ final class EmbeddedReceipts implements ReceiptStore {
         }
         receipts.remove(callId);
         Receipt old = decode(value);
+        recent.remove(old.sortKey(), callId);
         if (old.bizId() != null) {
             byBiz.remove(bizKey(old), callId);
         }
