@@ -33,7 +33,12 @@ function timeline(tries, omitted) {
   }
   const last = tries[tries.length - 1];
   const span = Math.max(1, ...tries.map((t) => t.startMs + t.ms), last.startMs + last.ms + (last.waitMs || 0));
-  const pct = (v) => Math.min(100, (100 * v) / span).toFixed(2) + '%';
+  const pct = (v) => Math.min(100, (100 * v) / span);
+  // a bar (or a wait) at left% with width%, kept inside its track
+  const at = (start, length) => {
+    const w = Math.max(0.8, pct(length));
+    return { 'data-left': Math.max(0, Math.min(pct(start), 100 - w)).toFixed(2) + '%', 'data-width': w.toFixed(2) + '%' };
+  };
   const rows = [];
   tries.forEach((t, i) => {
     if (i > 0) {
@@ -43,13 +48,13 @@ function timeline(tries, omitted) {
       const reason = prev.next === 'retry' ? prev.why : prev.afterCheck === 'retry' ? prev.afterCheckWhy : prev.next;
       rows.push(h('li', { class: 'tl-row wait', 'data-wait': i },
         h('span', { class: 'tl-label' }, 'wait'),
-        h('span', { class: 'tl-track', 'aria-hidden': 'true' }, h('span', { class: 'tl-wait', style: null, 'data-left': pct(from), 'data-width': pct(gap) })),
+        h('span', { class: 'tl-track', 'aria-hidden': 'true' }, h('span', { class: 'tl-wait', ...at(from, gap) })),
         h('span', { class: 'tl-text' }, 'waited ' + ms(gap) + ' (' + text(reason) + ')')));
     }
     rows.push(h('li', { class: 'tl-row try', 'data-try': t.try, 'data-class': t.class },
       h('span', { class: 'tl-label' }, 'Try ' + t.try),
       h('span', { class: 'tl-track', 'aria-hidden': 'true' },
-        h('span', { class: 'tl-bar cls-' + t.class, 'data-left': pct(t.startMs), 'data-width': pct(Math.max(t.ms, span / 200)) }, t.class)),
+        h('span', { class: 'tl-bar cls-' + t.class, title: t.class, ...at(t.startMs, t.ms) })),
       h('span', { class: 'tl-text' },
         h('strong', {}, outcome(t)), ' · ', h('span', { class: 'cls-word' }, t.class), ' · ', ms(t.ms),
         ' at +', ms(t.startMs), ' → ', followed(t))));

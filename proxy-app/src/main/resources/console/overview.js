@@ -28,7 +28,8 @@ function chart(minutes, key, title, meaning) {
   const width = 300;
   const height = 60;
   const bar = width / Math.max(values.length, 60);
-  const s = svg('svg', { viewBox: '0 0 ' + width + ' ' + height, role: 'img', 'aria-label': title + ': ' + summary, class: 'spark' });
+  const s = svg('svg', { viewBox: '0 0 ' + width + ' ' + height, preserveAspectRatio: 'none', role: 'img',
+    'aria-label': title + ': ' + summary, class: 'spark' });
   values.forEach((v, i) => {
     const bh = v === 0 ? 1 : Math.max(2, (v / max) * (height - 4));
     const r = svg('rect', { x: width - (values.length - i) * bar, y: height - bh, width: Math.max(1, bar - 1), height: bh,
@@ -41,7 +42,7 @@ function chart(minutes, key, title, meaning) {
   return h('figure', { class: 'card chart', 'data-series': key },
     h('figcaption', {}, h('strong', {}, title), ' — ', meaning),
     s,
-    h('p', { class: 'chart-sum' }, summary, ' (peak ', max === 1 && values.every((v) => v === 0) ? 0 : max, ' a minute)'));
+    h('p', { class: 'chart-sum' }, summary, key === 'deadLetters' ? '' : ' (at most ' + Math.max(0, ...values) + ' in a minute)'));
 }
 
 export async function overviewPage() {

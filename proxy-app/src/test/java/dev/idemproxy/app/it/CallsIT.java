@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.TestUpstream;
 import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterAll;
@@ -26,12 +28,14 @@ class CallsIT {
     static final ObjectMapper JSON = new ObjectMapper();
     static TestUpstream upstream;
     static RunningProxy proxy;
+    static Path data;
     static final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @BeforeAll
     static void start() throws Exception {
         upstream = TestUpstream.start();
-        proxy = RunningProxy.startWithAdminToken("t0ken", "store: { type: embedded, embedded: { path: ./data } }\n", ""
+        data = Files.createTempDirectory("idemproxy-" + "CallsIT-data");
+        proxy = RunningProxy.startWithAdminToken("t0ken", "store: { type: embedded, embedded: { path: \"" + data.toString().replace("\\", "/") + "\" } }\n", ""
                 + "routes:\n"
                 + "  - name: tickets\n"
                 + "    match: { pathPrefix: /tickets }\n"
@@ -46,6 +50,11 @@ class CallsIT {
     static void stop() {
         proxy.close();
         upstream.close();
+        try (java.util.stream.Stream<Path> files = Files.walk(data)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException | RuntimeException e) {
+            // a temp directory: left for the system to clear
+        }
     }
 
     static HttpResponse<String> post(String path, String task) throws Exception {
