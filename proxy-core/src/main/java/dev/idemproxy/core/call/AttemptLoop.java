@@ -103,7 +103,7 @@ final class AttemptLoop implements UpstreamListener {
         c.relay.newAttempt();
         attemptStart = c.services.ticker().nanos();
         c.tries.started(n);
-        OnLoop.then(c.services.pools().acquire(c.call.route(), c.client.loop(), this), c.client.loop(),
+        OnLoop.then(c.services.upstreams().acquire(c.call.route(), c.client.loop(), this), c.client.loop(),
                 (conn, failure) -> onAcquired(n, conn, failure));
         Duration wait = c.deadline.attemptTimeout(c.call.route().timeouts().perTry());
         long waitMillis = Math.max(1, wait.toMillis());
