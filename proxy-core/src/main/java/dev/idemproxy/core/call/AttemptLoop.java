@@ -102,7 +102,8 @@ final class AttemptLoop implements UpstreamListener {
         int n = ++c.attempt;
         c.relay.newAttempt();
         attemptStart = c.services.ticker().nanos();
-        OnLoop.then(c.services.pools().acquire(c.call.route(), c.client.loop(), this), c.client.loop(),
+        c.tries.started(n);
+        OnLoop.then(c.services.upstreams().acquire(c.call.route(), c.client.loop(), this), c.client.loop(),
                 (conn, failure) -> onAcquired(n, conn, failure));
         Duration wait = c.deadline.attemptTimeout(c.call.route().timeouts().perTry());
         long waitMillis = Math.max(1, wait.toMillis());
@@ -302,7 +303,8 @@ final class AttemptLoop implements UpstreamListener {
      * takes the task's token, and if another proxy took the last one meanwhile the decision is
      * taken again with the task budget spent (a STOP with {@code budget_task}).
      */
-    void decide(FinishedAttempt finished, Consumer<RetryDecision> then) {
+    void decide(FinishedAttempt finished, Consumer<RetryDecision> decided) {
+        Consumer<RetryDecision> then = c.tries.deciding(finished, decided);
         RetryDecision d = decideWith(finished, c.task == null || c.task.allowed());
         if (!d.isRetry() || c.identity.taskId() == null) {
             then.accept(d);

@@ -16,7 +16,7 @@ import dev.idemproxy.core.store.Stores;
 import java.util.random.RandomGenerator;
 import io.netty.handler.codec.http.HttpRequest;
 import dev.idemproxy.core.route.Route;
-import dev.idemproxy.core.upstream.UpstreamPools;
+import dev.idemproxy.core.upstream.UpstreamConnector;
 import java.time.Clock;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Route budgets are kept per route name, so they survive a reload. This class is thread-safe.
  */
 public final class CallServices {
-    private final UpstreamPools pools;
+    private final UpstreamConnector upstreams;
     private final RetryRules rules;
     private final TaskBudgets taskBudgets;
     private final Ticker ticker;
@@ -50,20 +50,20 @@ public final class CallServices {
      * @param redactor the config's redaction rules (its secret headers and query parameters)
      * @param logKeyValues whether call lines carry their fields as key-value pairs (see {@link CallLog})
      */
-    public CallServices(UpstreamPools pools, RetryRules rules, TaskPolicy tasks, TaskBudgets taskBudgets,
+    public CallServices(UpstreamConnector upstreams, RetryRules rules, TaskPolicy tasks, TaskBudgets taskBudgets,
             dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, Stores stores,
             StorePolicy.OnUnavailable onUnavailable, Redactor redactor, RandomGenerator random, Ticker ticker,
             Clock clock, ProxyMetrics metrics, boolean logKeyValues) {
         requireNonNull(redactor, "redactor");
         this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues, redactor, requireNonNull(ticker, "ticker"));
-        this.receipts = new dev.idemproxy.core.receipt.ReceiptClient(pools);
+        this.receipts = new dev.idemproxy.core.receipt.ReceiptClient(upstreams);
         this.stores = stores;
         this.onUnavailable = requireNonNull(onUnavailable, "onUnavailable");
         this.random = requireNonNull(random, "random");
         this.recorder = new CallRecorder(stores == null ? null : stores.receipts(), stores == null ? null : stores.deadLetters(),
                 redactor, clock, random, metrics);
         this.tasks = requireNonNull(tasks, "tasks");
-        this.pools = requireNonNull(pools, "pools");
+        this.upstreams = requireNonNull(upstreams, "upstreams");
         this.rules = requireNonNull(rules, "rules");
         this.taskBudgets = requireNonNull(taskBudgets, "taskBudgets");
         this.routeBudgetPolicy = requireNonNull(routeBudgetPolicy, "routeBudgetPolicy");
@@ -118,8 +118,9 @@ public final class CallServices {
         return RequestValues.firstText(call.route().ids().bizId(), view).orElse(null);
     }
 
-    public UpstreamPools pools() {
-        return pools;
+    /** Where upstream connections are leased: the pools, or the simulation's upstream. */
+    public UpstreamConnector upstreams() {
+        return upstreams;
     }
 
     public RetryRules rules() {

@@ -6,6 +6,7 @@ import dev.idemproxy.core.retry.Deadline;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.retry.TaskBudgetDecision;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.tries.TryLog;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import io.netty.handler.codec.http.HttpHeaders;
 
@@ -37,6 +38,8 @@ public final class ProtectedCall {
     final boolean repeatHarmless;
     final ResponseRelay relay;
     final AttemptLoop attempts;
+    /** The call's tries as they start, end and are decided on: kept with its receipt. */
+    final TryLog tries;
 
     /** The attempt under way (1 for the first); 0 before the first. */
     int attempt;
@@ -64,6 +67,7 @@ public final class ProtectedCall {
         this.deadline = requireNonNull(deadline, "deadline");
         this.settlement = requireNonNull(settlement, "settlement");
         this.repeatHarmless = call.dialect().repeatHarmless(call);
+        this.tries = new TryLog(services.ticker(), call.startNanos());
         this.relay = new ResponseRelay(this);
         this.attempts = new AttemptLoop(this);
     }
@@ -115,6 +119,7 @@ public final class ProtectedCall {
         settled = true;
         attempts.stopTimer();
         return settlement.settle(new CallSettlement(finalDecision, attempt,
-                truncated ? dev.idemproxy.core.problem.Problem.AMBIGUOUS_OUTCOME.status() : finalStatus, response, truncated));
+                truncated ? dev.idemproxy.core.problem.Problem.AMBIGUOUS_OUTCOME.status() : finalStatus, response, truncated,
+                tries.finish(finalDecision)));
     }
 }

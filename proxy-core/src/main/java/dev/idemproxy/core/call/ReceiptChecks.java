@@ -51,6 +51,7 @@ final class ReceiptChecks {
     private String prior;
 
     void start(AttemptOutcome outcome) {
+        c.tries.checking(outcome);
         polls = 0;
         prior = null;
         query(outcome);
@@ -80,6 +81,7 @@ final class ReceiptChecks {
         if (c.settled) {
             return;
         }
+        c.tries.receiptAnswered(a.status().name());
         switch (a.status()) {
             case SUCCESS:
                 c.relay.fromReceipt(stop("receipt_success", OutcomeClass.EXECUTED, false, null), success(a.result()), null, null);

@@ -98,13 +98,13 @@ final class PassThroughRelay implements UpstreamListener {
         upstreamWantsClose = false;
         discardRequest = false;
         state.callStarted();
-        UpstreamConnection pooled = services.pools().tryPooled(c.route(), ctx.channel().eventLoop(), this);
+        UpstreamConnection pooled = services.upstreams().tryPooled(c.route(), ctx.channel().eventLoop(), this);
         if (pooled != null) {
             connected(pooled, true, clientIp);
             return;
         }
         ctx.channel().config().setAutoRead(false);
-        OnLoop.then(services.pools().acquire(c.route(), ctx.channel().eventLoop(), this), ctx.executor(),
+        OnLoop.then(services.upstreams().acquire(c.route(), ctx.channel().eventLoop(), this), ctx.executor(),
                 (conn, failure) -> onAcquired(seq, conn, failure, clientIp));
     }
 

@@ -8,7 +8,7 @@ import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
-import dev.idemproxy.core.upstream.UpstreamPools;
+import dev.idemproxy.core.upstream.UpstreamConnector;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.EventLoop;
@@ -39,10 +39,10 @@ public final class ReceiptClient {
     static final int TRIES = 3;
     static final int MAX_BODY = 1024 * 1024;
 
-    private final UpstreamPools pools;
+    private final UpstreamConnector upstreams;
 
-    public ReceiptClient(UpstreamPools pools) {
-        this.pools = requireNonNull(pools, "pools");
+    public ReceiptClient(UpstreamConnector upstreams) {
+        this.upstreams = requireNonNull(upstreams, "upstreams");
     }
 
     /** The routes and, after them, the routes their receipt endpoints are reached through: what the pools prepare. */
@@ -104,7 +104,7 @@ public final class ReceiptClient {
         Future<ReceiptAnswer> run(Route route, URI url) {
             timer = loop.schedule(() -> finish(ReceiptAnswer.unresolved("receipt query timed out after " + timeout)),
                     Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
-            pools.acquire(route, loop, this).addListener(f -> {
+            upstreams.acquire(route, loop, this).addListener(f -> {
                 if (!f.isSuccess()) {
                     finish(ReceiptAnswer.unresolved("receipt endpoint unreachable: " + f.cause()));
                     return;

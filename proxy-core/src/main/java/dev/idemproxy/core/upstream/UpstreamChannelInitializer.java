@@ -1,11 +1,8 @@
 package dev.idemproxy.core.upstream;
 
-import dev.idemproxy.core.util.ProxyHeaders;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import javax.net.ssl.SSLEngine;
@@ -18,17 +15,6 @@ import javax.net.ssl.SSLParameters;
  */
 final class UpstreamChannelInitializer extends ChannelInitializer<SocketChannel> {
     static final String SSL = "ssl";
-    static final String HTTP_CODEC = "httpCodec";
-    static final String IDLE = "idle";
-    static final String UPSTREAM = "upstream";
-
-    /** Netty's client defaults but for the sizes, with the proxy's header-name check. */
-    private static final HttpDecoderConfig DECODER = new HttpDecoderConfig()
-            .setMaxInitialLineLength(8192)
-            .setMaxHeaderSize(64 * 1024)
-            .setMaxChunkSize(64 * 1024)
-            .setHeadersFactory(ProxyHeaders.HEADERS);
-
     private final PoolKey key;
     private final SslContext sslContext;
 
@@ -43,9 +29,7 @@ final class UpstreamChannelInitializer extends ChannelInitializer<SocketChannel>
         if (sslContext != null) {
             addTls(ch, p);
         }
-        p.addLast(HTTP_CODEC, new HttpClientCodec(DECODER, false, false));
-        p.addLast(IDLE, new UpstreamIdleHandler(key.idle().toNanos()));
-        p.addLast(UPSTREAM, new UpstreamHandler());
+        UpstreamPipeline.addHttp(p, key.idle());
     }
 
     private void addTls(SocketChannel ch, ChannelPipeline p) {

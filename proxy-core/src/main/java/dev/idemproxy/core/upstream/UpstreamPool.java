@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * hops threads (Netty's HexDumpProxy shares the loop the same way). Each loop's deque is touched
  * only from that loop. This class is thread-safe.
  */
-final class UpstreamPool {
+final class UpstreamPool implements UpstreamConnection.Home {
 
     private final PoolKey key;
     private final Transport transport;
@@ -101,7 +101,12 @@ final class UpstreamPool {
     }
 
     /** Returns a healthy connection whose exchange ended cleanly; must be called on its loop. */
-    void release(Channel ch, UpstreamHandler handler) {
+    @Override
+    public void takeBack(Channel ch) {
+        release(ch, (UpstreamHandler) ch.pipeline().get(UpstreamPipeline.UPSTREAM));
+    }
+
+    private void release(Channel ch, UpstreamHandler handler) {
         IdleConnections connections = idle.computeIfAbsent(ch.eventLoop(),
                 l -> new IdleConnections(l, key.pool().idleTimeout().toNanos()));
         if (!ch.isActive() || connections.size() >= key.pool().maxIdle()) {

@@ -23,7 +23,7 @@ import javax.net.ssl.SSLException;
  * route table before it goes live, so reading CA files never happens on an event loop.
  * This class is thread-safe.
  */
-public final class UpstreamPools implements AutoCloseable {
+public final class UpstreamPools implements UpstreamConnector, AutoCloseable {
     private final Transport transport;
     private final HostResolver resolver = new HostResolver();
     private final ConcurrentHashMap<PoolKey, UpstreamPool> pools = new ConcurrentHashMap<>();
@@ -84,11 +84,8 @@ public final class UpstreamPools implements AutoCloseable {
         return resolver.resolve(host, port);
     }
 
-    /**
-     * Leases an idle pooled connection at once, or returns null (then use {@link #acquire}).
-     * The fast path of a keep-alive proxy: no promise, no listener, no pause in reading.
-     * Must be called on {@code loop}.
-     */
+    /** The fast path of a keep-alive proxy: no promise, no listener, no pause in reading. */
+    @Override
     public UpstreamConnection tryPooled(Route route, EventLoop loop, UpstreamListener listener) {
         UpstreamPool pool = pool(route);
         IdleConnections.Idle idle = pool.pollIdle(loop);
@@ -99,10 +96,7 @@ public final class UpstreamPools implements AutoCloseable {
         return new UpstreamConnection(idle.channel, pool, idle.handler);
     }
 
-    /**
-     * Leases a connection for {@code route} on {@code loop}, attached to {@code listener}.
-     * Must be called on {@code loop}; the future completes on it.
-     */
+    @Override
     public Future<UpstreamConnection> acquire(Route route, EventLoop loop, UpstreamListener listener) {
         UpstreamPool pool = pool(route);
         Promise<UpstreamConnection> result = loop.newPromise();

@@ -2,7 +2,10 @@ package dev.idemproxy.core.store.embedded;
 
 import static dev.idemproxy.core.util.Checks.requireArgument;
 
+import dev.idemproxy.core.store.CallPage;
+import dev.idemproxy.core.store.CallQuery;
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.RecentCallScan;
 import dev.idemproxy.core.store.ReceiptStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,7 +19,9 @@ import java.util.concurrent.CompletionStage;
  * The embedded backend's receipts ({@link EmbeddedStore}): a receipt is a part of a log frame
  * (alone, or with its call's record), found by call id and by business id through
  * {@link LogState}'s indexes. A put is written to the log before it is acknowledged. Expired
- * receipts are skipped by reads and dropped by the compaction. Thread-safe.
+ * receipts are skipped by reads and dropped by the compaction. The newest
+ * {@value LogState#RECENT_CALLS} are listed newest first ({@link #recentCalls}) from
+ * {@link LogState#recent}. Thread-safe.
  */
 final class EmbeddedReceipts implements ReceiptStore {
     private final Batcher batcher;
@@ -38,6 +43,7 @@ final class EmbeddedReceipts implements ReceiptStore {
             long position = writes.receipt(receipt, expiresAt);
             int tag = LogState.receiptTag(receipt.callId());
             state.pointReceipt(tag, state.receiptSlot(receipt.callId(), tag, 0), receipt.bizId(), position);
+            state.noteRecent(receipt.callId(), receipt.createdAt().toEpochMilli());
             return null;
         });
     }
@@ -48,6 +54,22 @@ final class EmbeddedReceipts implements ReceiptStore {
             int tag = LogState.receiptTag(callId);
             int slot = state.receiptSlot(callId, tag, 0);
             return Optional.ofNullable(slot < 0 ? null : state.receiptAt(state.receipts.position(slot), clock.millis()));
+        });
+    }
+
+    @Override
+    public CompletionStage<CallPage> recentCalls(CallQuery query) {
+        return batcher.submit(() -> {
+            long now = clock.millis();
+            java.util.NavigableMap<String, String> older = query.cursor() == null ? state.recent
+                    : state.recent.headMap(query.cursor(), false);
+            List<String> stale = new ArrayList<>();
+            CallPage page = RecentCallScan.page(query, older.descendingMap().entrySet().iterator(), callId -> {
+                int slot = state.receiptSlot(callId, LogState.receiptTag(callId), 0);
+                return slot < 0 ? null : state.receiptAt(state.receipts.position(slot), now);
+            }, stale::add);
+            stale.forEach(state.recent::remove);
+            return page;
         });
     }
 

@@ -182,6 +182,7 @@ final class LogCompaction {
                     String id = LogFormat.getString(f);
                     String b = LogFormat.getNullableString(f);
                     expiresAt = f.getLong();
+                    f.getLong();  // createdAt
                     LogFormat.skipBytes(f);
                     int slot = LogState.slotAt(state.receipts, LogState.receiptTag(id), position);
                     if (slot >= 0 && expiresAt <= now) {

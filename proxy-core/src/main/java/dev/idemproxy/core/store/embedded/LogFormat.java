@@ -11,7 +11,7 @@ import java.util.zip.CRC32C;
  *   frame   := int32 payload length , int32 CRC-32C of the payload , payload , zero padding to 8
  *   payload := part+
  *   part    := 1 record  : string id , int64 expiresAt ms , int32 length , record ({@link RecordCodec})
- *            | 2 receipt : string callId , nstring bizId , int64 expiresAt ms , bytes receipt (StoreCodec)
+ *            | 2 receipt : string callId , nstring bizId , int64 expiresAt ms , int64 createdAt ms , bytes receipt (StoreCodec)
  *            | 3 record deleted      : string id
  *            | 4 dead letter         : string id , string sortKey , bytes entry (StoreCodec)
  *            | 5 dead letter deleted : string id
@@ -234,6 +234,7 @@ final class LogFormat {
                 skipBytes(in);
                 int n = getVarint(in);
                 in.position(in.position() + Math.max(0, n - 1));
+                in.getLong();
                 in.getLong();
                 skipBytes(in);
             }

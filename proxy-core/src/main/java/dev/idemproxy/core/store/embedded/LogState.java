@@ -40,6 +40,13 @@ final class LogState {
     final Map<String, DeadLetterAt> deadLetters = new HashMap<>();
     final TreeMap<String, String> deadLetterOrder = new TreeMap<>();
     final Map<String, TaskAt> tasks = new HashMap<>();
+    /**
+     * The newest {@value #RECENT_CALLS} receipts' sort keys ({@code Receipt#sortKey}: createdAt and
+     * call id) → call id, for the listing of recent calls; an entry whose receipt is gone is
+     * dropped when a listing meets it.
+     */
+    final java.util.TreeMap<String, String> recent = new java.util.TreeMap<>();
+    static final int RECENT_CALLS = 10_000;
     /** Records written lately that are in flight, by record id: a completion finds its claim here. */
     private final Map<String, Cached> inFlight = new java.util.LinkedHashMap<>(256, 0.75f, false) {
         @Override
@@ -169,6 +176,7 @@ final class LogState {
                 LogFormat.skipBytes(f);
                 LogFormat.getNullableString(f);
                 long expiresAt = f.getLong();
+                f.getLong();  // createdAt
                 return expiresAt <= nowMillis ? null : StoreCodec.decodeReceipt(LogFormat.getBytes(f));
             }
             LogFormat.skipPart(f, k);
@@ -288,6 +296,20 @@ final class LogState {
         }
     }
 
+    /** Lists the receipt of {@code callId}, created at {@code createdAtMillis}, among the recent calls. */
+    void noteRecent(String callId, long createdAtMillis) {
+        recent.put(sortKey(createdAtMillis, callId), callId);
+        if (recent.size() > RECENT_CALLS) {
+            recent.pollFirstEntry();
+        }
+    }
+
+    /** {@code Receipt#sortKey()} from its parts: createdAt as 16 zero-padded epoch milliseconds, a space, the call id. */
+    static String sortKey(long createdAtMillis, String callId) {
+        String millis = Long.toString(createdAtMillis);
+        return "0".repeat(Math.max(0, 16 - millis.length())) + millis + " " + callId;
+    }
+
     // ---------------------------------------------------------------- recovery
 
     /** Applies one frame read back from the log at {@code position}; returns its parts' latest expiry. */
@@ -310,9 +332,11 @@ final class LogState {
                     String callId = LogFormat.getString(f);
                     String bizId = LogFormat.getNullableString(f);
                     long expiresAt = f.getLong();
+                    long createdAt = f.getLong();
                     LogFormat.skipBytes(f);
                     int tag = receiptTag(callId);
                     pointReceipt(tag, receiptSlot(callId, tag, 0), bizId, position);
+                    noteRecent(callId, createdAt);
                     maxExpiry = Math.max(maxExpiry, expiresAt);
                 }
                 case RECORD_DELETED -> {

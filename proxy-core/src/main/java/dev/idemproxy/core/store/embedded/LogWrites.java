@@ -95,7 +95,7 @@ final class LogWrites {
     }
 
     private static int receiptMax(Receipt r, byte[] c) {
-        return 1 + LogFormat.maxString(r.callId()) + (r.bizId() == null ? 1 : LogFormat.maxString(r.bizId())) + 8 + 5 + c.length;
+        return 1 + LogFormat.maxString(r.callId()) + (r.bizId() == null ? 1 : LogFormat.maxString(r.bizId())) + 16 + 5 + c.length;
     }
 
     private static void putReceipt(ByteBuffer out, Receipt receipt, byte[] c, long expiresAt) {
@@ -103,6 +103,7 @@ final class LogWrites {
         LogFormat.putString(out, receipt.callId());
         LogFormat.putNullableString(out, receipt.bizId());
         out.putLong(expiresAt);
+        out.putLong(receipt.createdAt().toEpochMilli());
         LogFormat.putBytes(out, c);
     }
 }
