@@ -5,6 +5,7 @@ import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.WeightBudget;
+import dev.idemproxy.core.tries.HeadField;
 import java.util.List;
 
 /**
@@ -24,6 +25,10 @@ final class MemoryFootprint {
     private static final int HEADER = 24 + 2 * STRING + 4;
     /** A response or request object, its header list and its body array's header. */
     private static final int MESSAGE = 32 + 40 + 16;
+    /** A kept try: its object (its strings are constants or shared) and its slot in the list. */
+    private static final int TRY = 72;
+    /** A receipt's entry in the index of recent calls: a skip-list node and its sort key. */
+    private static final int RECENT = 48 + STRING + 17;
 
     private MemoryFootprint() {}
 
@@ -37,7 +42,28 @@ final class MemoryFootprint {
 
     static long of(Receipt r) {
         return ENTRY + chars(r.callId()) + chars(r.bizId()) + chars(r.key()) + chars(r.route()) + chars(r.status())
-                + chars(r.reason()) + (r.bizId() == null ? 0 : 2 * STRING + 64 + chars(r.bizId()) + chars(r.callId()));
+                + chars(r.reason()) + (r.bizId() == null ? 0 : 2 * STRING + 64 + chars(r.bizId()) + chars(r.callId()))
+                + RECENT + detail(r);
+    }
+
+    /** A receipt's task id, tries and heads. */
+    private static long detail(Receipt r) {
+        long bytes = chars(r.taskId()) + (long) TRY * r.tries().tries().size();
+        if (r.request() != null) {
+            bytes += MESSAGE + chars(r.request().method()) + chars(r.request().uri()) + fields(r.request().headers());
+        }
+        if (r.response() != null) {
+            bytes += MESSAGE + fields(r.response().headers());
+        }
+        return bytes;
+    }
+
+    private static long fields(List<HeadField> fields) {
+        long bytes = 0;
+        for (HeadField h : fields) {
+            bytes += HEADER + h.name().length() + h.value().length();
+        }
+        return bytes;
     }
 
     static long of(DeadLetter d) {

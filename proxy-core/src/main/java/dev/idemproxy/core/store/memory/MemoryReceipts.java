@@ -5,7 +5,10 @@ import static dev.idemproxy.core.util.Checks.requireArgument;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import dev.idemproxy.core.store.CallPage;
+import dev.idemproxy.core.store.CallQuery;
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.RecentCallScan;
 import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.WeightBudget;
 import java.time.Duration;
@@ -20,13 +23,15 @@ import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * The memory backend's receipts ({@link MemoryStore}): a Caffeine cache by call id, weighed within
- * a quarter of the heap bound, and a per-business-id index of sort keys kept in step with it (an
- * evicted or expired receipt leaves the index). Thread-safe.
+ * a quarter of the heap bound, and a per-business-id index of sort keys and one of every receipt's
+ * sort key (the recent calls), kept in step with it (an evicted or expired receipt leaves them). Thread-safe.
  */
 final class MemoryReceipts implements ReceiptStore {
     private final MemoryStore backend;
     private final Cache<String, TimedReceipt> receipts;
     private final Map<String, ConcurrentSkipListMap<String, String>> byBiz = new ConcurrentHashMap<>();
+    /** Every receipt's sort key → its call id: the recent calls, in step with the cache. */
+    private final ConcurrentSkipListMap<String, String> recent = new ConcurrentSkipListMap<>();
 
     private record TimedReceipt(Receipt receipt, Instant expiresAt) {
     }
@@ -64,6 +69,7 @@ final class MemoryReceipts implements ReceiptStore {
         if (previous != null) {
             unindex(previous.receipt());
         }
+        recent.put(receipt.sortKey(), receipt.callId());
         if (receipt.bizId() != null) {
             byBiz.computeIfAbsent(receipt.bizId(), b -> new ConcurrentSkipListMap<>()).put(receipt.sortKey(), receipt.callId());
         }
@@ -96,12 +102,19 @@ final class MemoryReceipts implements ReceiptStore {
         });
     }
 
+    @Override
+    public CompletionStage<CallPage> recentCalls(CallQuery query) {
+        return backend.run(() -> RecentCallScan.page(query, (query.cursor() == null ? recent.descendingMap()
+                : recent.headMap(query.cursor(), false).descendingMap()).entrySet().iterator(), this::live, null));
+    }
+
     private Receipt live(String callId) {
         TimedReceipt r = receipts.getIfPresent(callId);
         return r == null || !r.expiresAt().isAfter(backend.now()) ? null : r.receipt();
     }
 
     private void unindex(Receipt r) {
+        recent.remove(r.sortKey(), r.callId());
         if (r.bizId() != null) {
             byBiz.computeIfPresent(r.bizId(), (b, index) -> {
                 index.remove(r.sortKey());
