@@ -589,12 +589,11 @@ public abstract class IdempotencyStoreContract {
         String biz = keys.name("biz");
         String task = keys.name("task");
         Receipt ok = new Receipt(keys.name("ok"), biz, "k1", route, "SUCCESS", null, 200, 1, RecordKeys.T0, RecordKeys.T0)
-                .withDetail(task, dev.idemproxy.core.tries.CallTries.NONE, null, null);
+                .withDetail(task, dev.idemproxy.core.tries.CallTries.NONE, null);
         Receipt failed = new Receipt(keys.name("failed"), null, "k2", route, "FAILED", "attempts_exhausted", 503, 3,
-                RecordKeys.T0.plusMillis(1), RecordKeys.T0.plusMillis(2)).withDetail(task, dev.idemproxy.core.tries.CallTries.NONE,
-                null, null);
+                RecordKeys.T0.plusMillis(1), RecordKeys.T0.plusMillis(2)).withDetail(task, dev.idemproxy.core.tries.CallTries.NONE, null);
         Receipt otherTask = new Receipt(keys.name("other"), biz, "k3", route, "SUCCESS", null, 200, 1, RecordKeys.T0.plusMillis(3),
-                null).withDetail(keys.name("task"), dev.idemproxy.core.tries.CallTries.NONE, null, null);
+                null).withDetail(keys.name("task"), dev.idemproxy.core.tries.CallTries.NONE, null);
         for (Receipt r : List.of(ok, failed, otherTask)) {
             await(receipts.putReceipt(r, LONG));
         }
@@ -611,7 +610,7 @@ public abstract class IdempotencyStoreContract {
         RecordKey key = keys.unique();
         String route = keys.name("route");
         Receipt started = new Receipt(keys.name("call"), null, "k1", route, "PROCESSING", null, 0, 0, RecordKeys.T0, null)
-                .withDetail("task-1", dev.idemproxy.core.tries.CallTries.NONE, null, null);
+                .withDetail("task-1", dev.idemproxy.core.tries.CallTries.NONE, null);
         await(store.claim(key, "fp", "o1", LONG, new ClaimContext(started.callId(), Duration.ZERO, new ReceiptPut(started, LONG))));
         assertThat(listed(new CallQuery(route, null, null, null, null, 10))).containsExactly(started);
 
@@ -621,9 +620,9 @@ public abstract class IdempotencyStoreContract {
                                 dev.idemproxy.core.tries.TryNext.RETRY, 200, "backoff", -1, null, null),
                         new dev.idemproxy.core.tries.Try(2, 241, 9, 201, null, dev.idemproxy.core.tries.TryClass.EXECUTED,
                                 dev.idemproxy.core.tries.TryNext.ANSWER, -1, "executed", -1, null, null)), 0),
-                new dev.idemproxy.core.tries.RequestHead("POST", "/t?token=***", List.of(
+                dev.idemproxy.core.tries.CallHeads.of(new dev.idemproxy.core.tries.RequestHead("POST", "/t?token=***", List.of(
                         new dev.idemproxy.core.tries.HeadField("Authorization", "***"))),
-                new dev.idemproxy.core.tries.ResponseHead(201, List.of(new dev.idemproxy.core.tries.HeadField("X-Call-Id", "c"))));
+                new dev.idemproxy.core.tries.ResponseHead(201, List.of(new dev.idemproxy.core.tries.HeadField("X-Call-Id", "c")))));
         assertThat(await(store.complete(key, Claims.owned("o1"), response(), 2, LONG, new ReceiptPut(done, LONG)))).isTrue();
         assertThat(listed(new CallQuery(route, null, null, null, null, 10))).containsExactly(done);
         assertThat(await(receipts.receipt(done.callId()))).contains(done);

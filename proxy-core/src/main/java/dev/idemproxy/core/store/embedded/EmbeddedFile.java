@@ -54,7 +54,7 @@ final class EmbeddedFile {
     static final String RECEIPTS = "receipts.2";
     static final String RECEIPTS_BY_BIZ = "receiptsByBiz.2";
     static final String TASKS = "tasks.2";
-    /** Every receipt's sort key (createdAt, call id) → its call id: the recent calls, read newest first. */
+    /** Every receipt's sort key (createdAt, call id) → "": the recent calls, read newest first. */
     static final String RECENT_CALLS = "recentCalls";
     /** How long MVStore keeps a chunk it no longer needs, after writing it, before reusing its space. */
     static final int RETENTION_MILLIS = 10_000;

@@ -23,7 +23,7 @@ import org.h2.mvstore.MVMap;
 /**
  * The embedded backend's receipts ({@link EmbeddedStore}): {@code receipts} (call id → expiry
  * millis + encoded receipt), {@code receiptsByBiz} ({@code bizId NUL sortKey} → call id) and
- * {@code recentCalls} (sortKey → call id, read newest first; an entry whose receipt is gone or
+ * {@code recentCalls} (sortKey → "", read newest first, the call id at the key's end; an entry whose receipt is gone or
  * changed is deleted as a listing passes it). A
  * call's receipts (PROCESSING, then its end) share its call id, business id and creation time, so
  * a later one replaces the receipt and its index entry in place: a put writes, it never reads
@@ -85,7 +85,7 @@ final class EmbeddedReceipts implements ReceiptStore {
                 @Override
                 public Map.Entry<String, String> next() {
                     String k = c.next();
-                    return Map.entry(k, c.getValue());
+                    return Map.entry(k, k.substring(17));  // the sort key ends with the call id
                 }
             };
             return RecentCallScan.page(query, entries, callId -> get(callId, now), recent::remove);
@@ -106,7 +106,8 @@ final class EmbeddedReceipts implements ReceiptStore {
         }
         System.arraycopy(encoded, 0, value, Long.BYTES, encoded.length);
         receipts.put(receipt.callId(), value);
-        recent.put(receipt.sortKey(), receipt.callId());
+        // a call's later receipts keep its sort key: putIfAbsent reads, and copies no page, then
+        recent.putIfAbsent(receipt.sortKey(), "");
         if (receipt.bizId() != null) {
             byBiz.put(bizKey(receipt), receipt.callId());
         }
@@ -143,7 +144,7 @@ final class EmbeddedReceipts implements ReceiptStore {
         }
         receipts.remove(callId);
         Receipt old = decode(value);
-        recent.remove(old.sortKey(), callId);
+        recent.remove(old.sortKey());
         if (old.bizId() != null) {
             byBiz.remove(bizKey(old), callId);
         }

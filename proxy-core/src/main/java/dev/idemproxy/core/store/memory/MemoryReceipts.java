@@ -67,7 +67,7 @@ final class MemoryReceipts implements ReceiptStore {
         // memory store, new keys)
         TimedReceipt previous = receipts.asMap().put(receipt.callId(), new TimedReceipt(receipt, backend.now().plus(ttl)));
         if (previous != null) {
-            unindex(previous.receipt());
+            unindex(previous.receipt(), receipt.sortKey());
         }
         recent.put(receipt.sortKey(), receipt.callId());
         if (receipt.bizId() != null) {
@@ -114,7 +114,14 @@ final class MemoryReceipts implements ReceiptStore {
     }
 
     private void unindex(Receipt r) {
-        recent.remove(r.sortKey(), r.callId());
+        unindex(r, null);
+    }
+
+    /** Takes {@code r} out of the indexes; its entry among the recent calls stays when its replacement has the same sort key. */
+    private void unindex(Receipt r, String replacementSortKey) {
+        if (!r.sortKey().equals(replacementSortKey)) {
+            recent.remove(r.sortKey(), r.callId());
+        }
         if (r.bizId() != null) {
             byBiz.computeIfPresent(r.bizId(), (b, index) -> {
                 index.remove(r.sortKey());
