@@ -54,8 +54,6 @@ final class EmbeddedFile {
     static final String RECEIPTS = "receipts.2";
     static final String RECEIPTS_BY_BIZ = "receiptsByBiz.2";
     static final String TASKS = "tasks.2";
-    /** Every receipt's sort key (createdAt, call id) → "": the recent calls, read newest first. */
-    static final String RECENT_CALLS = "recentCalls";
     /** How long MVStore keeps a chunk it no longer needs, after writing it, before reusing its space. */
     static final int RETENTION_MILLIS = 10_000;
     /** How often the sync thread forces the file to disk: well within {@link #RETENTION_MILLIS}. */
@@ -75,7 +73,6 @@ final class EmbeddedFile {
     final MVMap<String, byte[]> records;
     final MVMap<String, byte[]> receipts;
     final MVMap<String, String> receiptsByBiz;
-    final MVMap<String, String> recentCalls;
     final MVMap<String, byte[]> tasks;
     final MVMap<String, byte[]> deadLetters;
     final MVMap<String, String> deadLetterIds;
@@ -90,7 +87,6 @@ final class EmbeddedFile {
         this.receipts = mv.openMap(RECEIPTS, bytesBy());
         this.receiptsByBiz = mv.openMap(RECEIPTS_BY_BIZ, stringsBy());
         this.tasks = mv.openMap(TASKS, bytesBy());
-        this.recentCalls = mv.openMap(RECENT_CALLS, stringsBy());
         migrateFirstLayout(mv, records, receipts, receiptsByBiz, tasks);
         this.deadLetters = mv.openMap("dlq");
         this.deadLetterIds = mv.openMap("dlqIds");

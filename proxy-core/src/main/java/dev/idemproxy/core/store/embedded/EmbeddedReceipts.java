@@ -14,17 +14,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import org.h2.mvstore.Cursor;
 import org.h2.mvstore.MVMap;
 
 /**
  * The embedded backend's receipts ({@link EmbeddedStore}): {@code receipts} (call id → expiry
- * millis + encoded receipt), {@code receiptsByBiz} ({@code bizId NUL sortKey} → call id) and
- * {@code recentCalls} (sortKey → "", read newest first, the call id at the key's end; an entry whose receipt is gone or
- * changed is deleted as a listing passes it). A
+ * millis + encoded receipt; call ids begin with their call's start time, so read backwards this
+ * map is also the recent calls, newest first) and {@code receiptsByBiz} ({@code bizId NUL sortKey}
+ * → call id). A
  * call's receipts (PROCESSING, then its end) share its call id, business id and creation time, so
  * a later one replaces the receipt and its index entry in place: a put writes, it never reads
  * first. Expired receipts stay until the purge sweeps them ({@link #purgeIfExpired}); reads skip
@@ -36,15 +34,12 @@ final class EmbeddedReceipts implements ReceiptStore {
     private final StoreThread thread;
     private final MVMap<String, byte[]> receipts;
     private final MVMap<String, String> byBiz;
-    private final MVMap<String, String> recent;
     private final Clock clock;
 
-    EmbeddedReceipts(StoreThread thread, MVMap<String, byte[]> receipts, MVMap<String, String> byBiz,
-            MVMap<String, String> recent, Clock clock) {
+    EmbeddedReceipts(StoreThread thread, MVMap<String, byte[]> receipts, MVMap<String, String> byBiz, Clock clock) {
         this.thread = thread;
         this.receipts = receipts;
         this.byBiz = byBiz;
-        this.recent = recent;
         this.clock = clock;
     }
 
@@ -71,24 +66,12 @@ final class EmbeddedReceipts implements ReceiptStore {
     public CompletionStage<CallPage> recentCalls(CallQuery query) {
         return thread.submit(() -> {
             Instant now = now();
-            String from = query.cursor() == null ? null : recent.lowerKey(query.cursor());
+            String from = query.cursor() == null ? null : receipts.lowerKey(query.cursor());
             if (query.cursor() != null && from == null) {
                 return new CallPage(List.of(), null);
             }
-            Cursor<String, String> c = recent.cursor(from, null, true);
-            Iterator<Map.Entry<String, String>> entries = new Iterator<>() {
-                @Override
-                public boolean hasNext() {
-                    return c.hasNext();
-                }
-
-                @Override
-                public Map.Entry<String, String> next() {
-                    String k = c.next();
-                    return Map.entry(k, k.substring(17));  // the sort key ends with the call id
-                }
-            };
-            return RecentCallScan.page(query, entries, callId -> get(callId, now), recent::remove);
+            // expired receipts are skipped here and left to the purge
+            return RecentCallScan.page(query, receipts.cursor(from, null, true), callId -> get(callId, now), null);
         });
     }
 
@@ -106,8 +89,6 @@ final class EmbeddedReceipts implements ReceiptStore {
         }
         System.arraycopy(encoded, 0, value, Long.BYTES, encoded.length);
         receipts.put(receipt.callId(), value);
-        // a call's later receipts keep its sort key: putIfAbsent reads, and copies no page, then
-        recent.putIfAbsent(receipt.sortKey(), "");
         if (receipt.bizId() != null) {
             byBiz.put(bizKey(receipt), receipt.callId());
         }
@@ -144,7 +125,6 @@ final class EmbeddedReceipts implements ReceiptStore {
         }
         receipts.remove(callId);
         Receipt old = decode(value);
-        recent.remove(old.sortKey());
         if (old.bizId() != null) {
             byBiz.remove(bizKey(old), callId);
         }

@@ -39,7 +39,7 @@ public final class EmbeddedStore {
     private EmbeddedStore(EmbeddedFile file, Clock clock, Ticker ticker, Duration purgeInterval) {
         this.file = file;
         this.thread = new StoreThread(file, ticker);
-        EmbeddedReceipts receipts = new EmbeddedReceipts(thread, file.receipts, file.receiptsByBiz, file.recentCalls, clock);
+        EmbeddedReceipts receipts = new EmbeddedReceipts(thread, file.receipts, file.receiptsByBiz, clock);
         EmbeddedTaskCounters taskCounters = new EmbeddedTaskCounters(thread, file.tasks, clock);
         this.stores = new Stores(new EmbeddedRecords(this, thread, file.records, receipts, clock), receipts,
                 new EmbeddedDeadLetters(thread, file.deadLetters, file.deadLetterIds), taskCounters);

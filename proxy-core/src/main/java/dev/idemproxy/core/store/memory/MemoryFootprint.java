@@ -26,8 +26,8 @@ final class MemoryFootprint {
     private static final int MESSAGE = 32 + 40 + 16;
     /** A kept try: its object (its strings are constants or shared) and its slot in the list. */
     private static final int TRY = 72;
-    /** A receipt's entry in the index of recent calls: a skip-list node and its sort key. */
-    private static final int RECENT = 48 + STRING + 17;
+    /** A receipt's entry in the index of recent calls: a skip-list node (the call id is the receipt's own). */
+    private static final int RECENT = 48;
 
     private MemoryFootprint() {}
 
