@@ -13,10 +13,8 @@ import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.tries.CallHeads;
 import dev.idemproxy.core.tries.CallTries;
-import dev.idemproxy.core.tries.Heads;
-import dev.idemproxy.core.tries.RequestHead;
-import dev.idemproxy.core.tries.ResponseHead;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoop;
 import java.time.Clock;
@@ -114,7 +112,7 @@ public final class CallRecorder {
             return null;
         }
         return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), PROCESSING, null, 0, 0,
-                createdAt, null, call.label()).withDetail(id.taskId(), CallTries.NONE, null, null), call.route().idempotency().ttl());
+                createdAt, null, call.label()).withDetail(id.taskId(), CallTries.NONE, null), call.route().idempotency().ttl());
     }
 
     /** Writes the receipt of a call that has started, when its claim did not (a call without a record). */
@@ -132,7 +130,7 @@ public final class CallRecorder {
     public void abandoned(ProxyCall call, CallIdentity id, Instant createdAt) {
         if (receipts != null) {
             Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0, createdAt,
-                    clock.instant(), call.label()).withDetail(id.taskId(), CallTries.NONE, requestHead(call), null);
+                    clock.instant(), call.label()).withDetail(id.taskId(), CallTries.NONE, heads(call, null));
             write(receipts.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
         }
     }
@@ -179,7 +177,7 @@ public final class CallRecorder {
         boolean notExecuted = d != null && d.outcome() == OutcomeClass.NOT_EXECUTED;
         Receipt receipt = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(),
                 failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now, call.label())
-                .withDetail(id.taskId(), s.tries(), requestHead(call), responseHead(s));
+                .withDetail(id.taskId(), s.tries(), heads(call, s));
         java.time.Duration ttl = call.route().idempotency().ttl();
         if (writeReceipt) {
             writes.write(loop, () -> receipts.putReceipt(receipt, ttl), id.callId(), "receipt");
@@ -193,17 +191,15 @@ public final class CallRecorder {
         return new ReceiptPut(receipt, ttl);
     }
 
-    /** The call's request head as it may be shown, for its receipt. */
-    private RequestHead requestHead(ProxyCall call) {
-        return Heads.request(call.request().method().name(), call.pathAndQuery(), call.originalHost(), call.request().headers(),
-                redactor);
-    }
-
-    /** The head of the answer the call's client got, as it may be shown (its status alone when it was not kept). */
-    private ResponseHead responseHead(CallSettlement s) {
-        StoredResponse r = s.response();
-        return r == null ? new ResponseHead(s.finalStatus(), List.of())
-                : Heads.response(r.status(), r.headers(), StoredHeader::name, StoredHeader::value, redactor);
+    /**
+     * The call's request head and the head of the answer its client got (its status alone when
+     * the answer was not kept; none when {@code s} is null), as they may be shown, for its receipt.
+     */
+    private CallHeads heads(ProxyCall call, CallSettlement s) {
+        StoredResponse r = s == null ? null : s.response();
+        return CallHeads.of(call.request().method().name(), call.pathAndQuery(), call.originalHost(),
+                call.request().headers()::iteratorCharSequence, s == null ? 0 : r == null ? s.finalStatus() : r.status(),
+                s == null ? null : r == null ? List.<StoredHeader>of() : r.headers(), StoredHeader::name, StoredHeader::value, redactor);
     }
 
     private static Set<String> caseInsensitive(String... names) {

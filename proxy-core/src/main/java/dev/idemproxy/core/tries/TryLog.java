@@ -108,7 +108,9 @@ public final class TryLog {
                 t.endNanos = ticker.nanos();
             }
             if (t.next == TryNext.CHECK_RECEIPT && t.afterCheck == null && finalDecision != null) {
-                t.afterCheck = ending(finalDecision, t.outcome);
+                // the check settled the call: from the receipt's result, or the answer held for it
+                // (no problem); else with the proxy's own answer
+                t.afterCheck = finalDecision.problem() != null ? TryNext.STOP : TryNext.ANSWER;
                 t.afterCheckWhy = finalDecision.spelling();
             } else if (t.next == null && finalDecision != null) {
                 t.next = ending(finalDecision, t.outcome);

@@ -95,7 +95,7 @@ class TryLogTest {
         advanceMs(100);
         log.started(2);
         advanceMs(10);
-        log.ended(2, AttemptOutcome.answered(502));
+        log.ended(2, AttemptOutcome.failed(FailureClass.READ_TIMEOUT));
         log.checking();
         advanceMs(5);
         log.receiptAnswered("SUCCESS");
@@ -105,7 +105,7 @@ class TryLogTest {
 
         assertThat(t.tries()).containsExactly(
                 new Try(1, 0, 20, 502, null, TryClass.UNKNOWN, TryNext.CHECK_RECEIPT, 100, "NOT_FOUND", 80, TryNext.RETRY, Try.BACKOFF),
-                new Try(2, 200, 10, 502, null, TryClass.UNKNOWN, TryNext.CHECK_RECEIPT, -1, "SUCCESS", 5, TryNext.ANSWER,
+                new Try(2, 200, 10, 0, "read-timeout", TryClass.UNKNOWN, TryNext.CHECK_RECEIPT, -1, "SUCCESS", 5, TryNext.ANSWER,
                         "receipt_success"));
     }
 

@@ -42,9 +42,10 @@ final class RecordScripts {
 
     /**
      * Lua that writes a receipt with the record when the script was given one: KEYS[2] the
-     * receipt's key, KEYS[3] the index of recent calls (trimmed to its newest
-     * {@code RedisReceipts.RECENT_MAX}), KEYS[4] (optional) its business-id index; ARGV[at] the
-     * encoded receipt, ARGV[at + 1] its ttl in ms, ARGV[at + 2] its index member (its sort key).
+     * receipt's key, KEYS[3] the index of recent calls (the call id: the sort key from its 18th
+     * character; trimmed to the newest {@code RedisReceipts.RECENT_MAX}), KEYS[4] (optional) its
+     * business-id index; ARGV[at] the encoded receipt, ARGV[at + 1] its ttl in ms, ARGV[at + 2]
+     * its index member (its sort key).
      * As {@code RedisReceipts.put}, in the same script as the record (standalone and Sentinel
      * only: in a cluster the keys live in other slots). Straight-line code with the indices
      * written in, no function call in Lua.
@@ -58,7 +59,7 @@ final class RecordScripts {
         return """
                 if KEYS[%4$d] then
                   redis.call('SET', KEYS[%4$d], ARGV[%1$d], 'PX', ARGV[%2$d])
-                  redis.call('ZADD', KEYS[%5$d], 0, ARGV[%3$d])
+                  redis.call('ZADD', KEYS[%5$d], 0, string.sub(ARGV[%3$d], 18))
                   redis.call('ZREMRANGEBYRANK', KEYS[%5$d], 0, %7$d)
                   if KEYS[%6$d] then
                     redis.call('ZADD', KEYS[%6$d], 0, ARGV[%3$d])

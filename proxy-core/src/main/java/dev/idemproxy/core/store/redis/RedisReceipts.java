@@ -23,8 +23,9 @@ import java.util.concurrent.CompletionStage;
 /**
  * Receipts in Redis: each under {@code <prefix>receipt:{callId}} (SET with PX), and a per-business-id
  * sorted set {@code <prefix>receipts-by-biz:{bizId}} of sort keys (createdAt, call id), kept alive
- * as long as its longest-lived receipt, and one of every receipt's sort key, {@code <prefix>calls}
- * (the recent calls, trimmed to the newest {@link #RECENT_MAX} as each is added). Index members whose receipt expired or changed are skipped
+ * as long as its longest-lived receipt, and one of every receipt's call id, {@code <prefix>calls}
+ * (the recent calls: call ids begin with their start time; trimmed to the newest
+ * {@link #RECENT_MAX} as each is added). Index members whose receipt expired or changed are skipped
  * on read and removed. A claim's or a completion's receipt is written by {@link RedisRecords} (in the
  * record's own script outside a cluster, with {@link #scriptKeys} and {@link #scriptArgs}). Part of
  * the {@link RedisStore} backend. Immutable; thread-safe.
@@ -38,7 +39,7 @@ final class RedisReceipts implements ReceiptStore {
     /** Index members read per round trip of a listing. */
     private static final int BATCH = 100;
 
-    /** KEYS[1] the index of recent calls; ARGV[1] the receipt's sort key. */
+    /** KEYS[1] the index of recent calls; ARGV[1] the receipt's call id. */
     private static final RedisScript RECENT = new RedisScript("""
             redis.call('ZADD', KEYS[1], 0, ARGV[1])
             redis.call('ZREMRANGEBYRANK', KEYS[1], 0, %d)
@@ -108,7 +109,7 @@ final class RedisReceipts implements ReceiptStore {
     CompletionStage<Void> put(Receipt receipt, Duration ttl) {
         long ms = Math.max(1, ttl.toMillis());
         CompletionStage<String> set = redis.set(key(receipt.callId()), StoreCodec.encodeReceipt(receipt), SetArgs.Builder.px(ms));
-        CompletionStage<Long> recent = RECENT.run(redis, recentKey(), receipt.sortKey().getBytes(UTF_8));
+        CompletionStage<Long> recent = RECENT.run(redis, recentKey(), receipt.callId().getBytes(UTF_8));
         set = set.thenCombine(recent, (x, y) -> x);
         if (receipt.bizId() == null) {
             return set.thenApply(x -> null);
@@ -134,7 +135,7 @@ final class RedisReceipts implements ReceiptStore {
         return redis.zrevrangebylex(recentKey(), range, Limit.create(0, batch)).thenCompose(members -> {
             List<CompletableFuture<Optional<Receipt>>> reads = new ArrayList<>(members.size());
             for (byte[] m : members) {
-                reads.add(get(new String(m, UTF_8).substring(17)).toCompletableFuture());
+                reads.add(get(new String(m, UTF_8)).toCompletableFuture());
             }
             return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenCompose(x -> {
                 List<byte[]> stale = new ArrayList<>();
@@ -146,7 +147,7 @@ final class RedisReceipts implements ReceiptStore {
                     String member = new String(members.get(i), UTF_8);
                     last = member;
                     Optional<Receipt> r = reads.get(i).join();
-                    if (r.isEmpty() || !member.equals(r.get().sortKey())) {
+                    if (r.isEmpty()) {
                         stale.add(members.get(i));
                     } else if (q.matches(r.get())) {
                         found.add(r.get());
