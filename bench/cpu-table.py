@@ -6,7 +6,7 @@ worker, redis-server (Redis cases only), and the proxy's work after the load sto
 summed as the whole system; x nginx divides that by nginx's whole-system figure (nginx passing
 the same POST through to the same upstream); x nginx req/s is the median over rounds of each round's
 requests/s over nginx's in the same round (the machine's pace moves between rounds, and the
-rounds are interleaved). Redis cmds/req: the commands Redis ran per request
+rounds are interleaved). store thr µs: the store's own threads (inside proxy µs). Redis cmds/req: the commands Redis ran per request
 (INFO commandstats); an EVALSHA counts once, its script's own commands apart."""
 import csv
 import statistics
@@ -25,8 +25,8 @@ unit = rows.get(("nginx", "A"))
 unit_total = med(unit, "total_us") if unit else None
 unit_rps = {r["round"]: float(r["rps"]) for r in unit} if unit else {}
 jars = sorted({j for _, j in rows})
-print("| case | jar | req/s | x nginx req/s | proxy µs | upstream µs | Redis µs | deferred µs | whole µs/req | x nginx | RSS MiB | disk B/req | alloc B/req | max GC pause ms | full GCs | Redis cmds/req |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| case | jar | req/s | x nginx req/s | proxy µs | store thr µs | upstream µs | Redis µs | deferred µs | whole µs/req | x nginx | RSS MiB | disk B/req | alloc B/req | max GC pause ms | full GCs | Redis cmds/req |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 order = []
 for (c, j) in rows:
     if c not in order:
@@ -42,7 +42,8 @@ for c in order:
         ratios = [float(r["rps"]) / unit_rps[r["round"]] for r in rs if unit_rps.get(r["round"])]
         rratio = f"{statistics.median(ratios):.2f}" if ratios else "-"
         full = sum(int(r["full_gcs"]) for r in rs)
-        print(f"| {c} | {'-' if c == 'nginx' else j} | {rps:,.0f} | {rratio} | {med(rs, 'proxy_us'):.1f} | {med(rs, 'upstream_us'):.1f} | "
+        store = f"{med(rs, 'store_us'):.1f}" if 'store_us' in rs[0] else "-"
+        print(f"| {c} | {'-' if c == 'nginx' else j} | {rps:,.0f} | {rratio} | {med(rs, 'proxy_us'):.1f} | {store} | {med(rs, 'upstream_us'):.1f} | "
               f"{med(rs, 'redis_us'):.1f} | {med(rs, 'deferred_us'):.1f} | {total:.1f} | {ratio} | {med(rs, 'rss_mib'):.0f} | "
               f"{med(rs, 'disk_b'):.0f} | {med(rs, 'alloc_b'):.0f} | {max(float(r['max_pause_ms']) for r in rs):.1f} | {full} | "
               f"{med(rs, 'redis_cmds') if 'redis_cmds' in rs[0] else 0:.2f} |")

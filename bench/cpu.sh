@@ -6,7 +6,8 @@
 #   bench/cpu.sh [--cases LIST] [--rounds 3] [--duration 10s] [--warmup 8s] [--first-warmup 40s] [--connections 50]
 #                [--jar PATH] [--jar-b PATH] [--jvm-options FILE] [--jvm-extra 'OPTS']
 #                [--jvm-extra-b 'OPTS'] [--jvm-options-b FILE] [--preload N] [--bench-jar PATH]
-#                [--store-extra 'YAML'] [--config-extra-b 'YAML'] [--out FILE]
+#                [--store-extra 'YAML'] [--embedded-sync MODE] [--embedded-sync-b MODE]
+#                [--config-extra-b 'YAML'] [--out FILE]
 #
 # Cases: nginx (the unit: nginx passing the POST through), pass (idemproxy, no protection),
 #   memory-new memory-replay embedded-new embedded-replay redis-new redis-replay
@@ -24,7 +25,10 @@
 # top-level YAML to B's configs only (e.g. a telemetry: section), for A/B runs of a setting. Placement: the proxy and the upstream nginx share core 0;
 # wrk and redis-server share core 1. Every process is private, on free loopback ports, and is
 # stopped on exit; every load is bounded by --duration. --store-extra adds a line under every
-# proxy's store: (e.g. 'nearCache: { enabled: false }').
+# proxy's store: (e.g. 'nearCache: { enabled: false }'). --embedded-sync sets A's
+# store.embedded.sync (none, interval, always), --embedded-sync-b B's (jars that know the key).
+# The table's "store thr µs" is the CPU of the store's own threads per request (the embedded
+# store's executor and sync threads, or MVStore's; Lettuce's own threads), inside "proxy µs".
 set -euo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
@@ -47,6 +51,8 @@ PRELOAD=0
 BENCH_JAR=$REPO_ROOT/proxy-bench/target/idemproxy-bench.jar
 STORE_EXTRA=""
 CONFIG_EXTRA_B=""
+EMBEDDED_SYNC=""
+EMBEDDED_SYNC_B=""
 IDLE_LIMIT=20      # seconds to wait, after a run, for the proxy to go idle (its deferred work)
 
 while [[ $# -gt 0 ]]; do
@@ -68,6 +74,8 @@ while [[ $# -gt 0 ]]; do
         --bench-jar) BENCH_JAR=$2; shift 2 ;;
         --store-extra) STORE_EXTRA=$2; shift 2 ;;
         --config-extra-b) CONFIG_EXTRA_B=$2; shift 2 ;;
+        --embedded-sync) EMBEDDED_SYNC=$2; shift 2 ;;
+        --embedded-sync-b) EMBEDDED_SYNC_B=$2; shift 2 ;;
         -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -146,7 +154,8 @@ start_idemproxy() { # name jar store extra-options
         echo "store:"
         echo "  type: $store"
         case $store in
-            embedded) echo "  embedded: { path: \"$dir/data\" }" ;;
+            embedded) local sync=$EMBEDDED_SYNC; [[ $name == *-B ]] && sync=$EMBEDDED_SYNC_B
+                echo "  embedded: { path: \"$dir/data\"${sync:+, sync: $sync} }" ;;
             redis) echo "  redis: { uri: \"redis://127.0.0.1:$REDIS_PORT\", keyPrefix: \"$name:\" }" ;;
         esac
         [[ -n $STORE_EXTRA ]] && echo "  $STORE_EXTRA"
@@ -181,7 +190,7 @@ EOC
     done
 }
 JARS=(A)
-[[ -n $JAR_B || $JVM_EXTRA_B != unset || -n $JVM_OPTIONS_B || -n $CONFIG_EXTRA_B ]] && JARS+=(B)
+[[ -n $JAR_B || $JVM_EXTRA_B != unset || -n $JVM_OPTIONS_B || -n $EMBEDDED_SYNC_B || -n $CONFIG_EXTRA_B ]] && JARS+=(B)
 jar_of() { [[ $1 == A || -z $JAR_B ]] && echo "$JAR" || echo "$JAR_B"; }
 extra_of() { [[ $1 == A || $JVM_EXTRA_B == unset ]] && echo "$JVM_EXTRA" || echo "$JVM_EXTRA_B"; }
 for v in "${JARS[@]}"; do
@@ -262,7 +271,7 @@ redis_split() { # before after requests
         END { printf "%.2f %s\n", t / n, s == "" ? "-" : s }' "$1" "$2"
 }
 RESULTS=$WORK/results.tsv
-printf 'case\tjar\tround\trps\tproxy_us\tupstream_us\tredis_us\tdeferred_us\ttotal_us\trss_mib\tdisk_b\talloc_b\tmax_pause_ms\tfull_gcs\tredis_cmds\n' >"$RESULTS"
+printf 'case\tjar\tround\trps\tproxy_us\tupstream_us\tredis_us\tdeferred_us\ttotal_us\trss_mib\tdisk_b\talloc_b\tmax_pause_ms\tfull_gcs\tredis_cmds\tstore_us\n' >"$RESULTS"
 
 measure() { # case jar round
     local case=$1 v=$2 round=$3 name script url pid key
@@ -305,10 +314,13 @@ measure() { # case jar round
     def=$(deferred_ticks "$pid")
     d1=$(write_bytes "$pid" "$WORK/$name")
     [[ $case == nginx ]] || t1=$(uptime_ms "$pid")
+    local store_us=0
     if [[ $case != nginx ]]; then  # where the proxy's time went, thread by thread (µs per request)
         thread_ticks "$pid" >"$WORK/$name/threads1"
         thread_split "$WORK/$name/threads0" "$WORK/$name/threads1" "$(field "$res" requests)" >"$WORK/$name/threads-$case-$round.txt"
         log "$case $v round $round, proxy µs/req by thread: $(head -n 6 "$WORK/$name/threads-$case-$round.txt" | tr '\n' ' ')"
+        # the store's own threads: the embedded store's executor and sync thread (idemproxy-embedded-*), MVStore's (H2-*), Lettuce's
+        store_us=$(awk '$2 ~ /^(idemproxy-embed|H#-|MVStore|lettuce)/ {s += $1} END {printf "%.1f", s + 0}' "$WORK/$name/threads-$case-$round.txt")
     fi
     a1=$(allocated "$name")
     reqs=$(field "$res" requests)
@@ -319,10 +331,10 @@ measure() { # case jar round
     local gc="0.0 0"; [[ $case == nginx ]] || gc=$(max_pause_ms "$WORK/$name/gc.log" "$t0" "$t1")
     local rss; rss=$(awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")
     awk -v c="$case" -v v="$v" -v r="$round" -v rps="$(field "$res" rps)" -v n="$reqs" -v hz="$CLK_TCK" \
-        -v p=$((p1 - p0)) -v u=$((u1 - u0)) -v rd="$redis" -v df="$def" -v rss="$rss" -v disk=$((d1 - d0)) -v alloc=$((a1 - a0)) -v gc="$gc" -v cmds="${cmds%% *}" '
+        -v p=$((p1 - p0)) -v u=$((u1 - u0)) -v rd="$redis" -v df="$def" -v rss="$rss" -v disk=$((d1 - d0)) -v alloc=$((a1 - a0)) -v gc="$gc" -v cmds="${cmds%% *}" -v st="$store_us" '
         BEGIN { k = 1e6 / hz / n; split(gc, g, " ")
-                printf "%s\t%s\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t%.0f\t%s\t%s\t%s\n", c, v, r, rps,
-                    p * k, u * k, rd * k, df * k, (p + u + rd + df) * k, rss, disk / n, alloc / n, g[1], g[2], cmds }' >>"$RESULTS"
+                printf "%s\t%s\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\n", c, v, r, rps,
+                    p * k, u * k, rd * k, df * k, (p + u + rd + df) * k, rss, disk / n, alloc / n, g[1], g[2], cmds, st }' >>"$RESULTS"
     log "$(tail -n 1 "$RESULTS" | tr '\t' ' ')"
 }
 
@@ -338,7 +350,7 @@ mkdir -p "$(dirname "$OUT")"
 {
     echo "# Whole-system CPU per request ($(date -u +%Y-%m-%dT%H:%MZ))"
     echo
-    echo "\`$CMDLINE\`; $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1)); JVM options: $( [[ -f $JVM_OPTIONS ]] && echo "@${JVM_OPTIONS#"$REPO_ROOT"/}" || echo none) ${JVM_EXTRA:+ $JVM_EXTRA} -Xlog:gc${JVM_OPTIONS_B:+ (B: @$(basename "$JVM_OPTIONS_B"))}; ${CONNECTIONS} connections; medians of $ROUNDS interleaved rounds of $DURATION$( (( PRELOAD > 0 )) && echo "; A's embedded and Redis stores preloaded with $PRELOAD completed calls"); load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+    echo "\`$CMDLINE\`${EMBEDDED_SYNC:+ (A: sync $EMBEDDED_SYNC)}${EMBEDDED_SYNC_B:+ (B: sync $EMBEDDED_SYNC_B)}; $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1)); JVM options: $( [[ -f $JVM_OPTIONS ]] && echo "@${JVM_OPTIONS#"$REPO_ROOT"/}" || echo none) ${JVM_EXTRA:+ $JVM_EXTRA} -Xlog:gc${JVM_OPTIONS_B:+ (B: @$(basename "$JVM_OPTIONS_B"))}; ${CONNECTIONS} connections; medians of $ROUNDS interleaved rounds of $DURATION$( (( PRELOAD > 0 )) && echo "; A's embedded and Redis stores preloaded with $PRELOAD completed calls"); load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
     echo
     "$SCRIPT_DIR/cpu-table.py" "$RESULTS"
 } >"$OUT"

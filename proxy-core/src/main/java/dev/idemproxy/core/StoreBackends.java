@@ -21,8 +21,6 @@ import java.util.random.RandomGenerator;
 public final class StoreBackends {
     /** How long one Redis command may take before the store counts as unavailable. */
     public static final Duration REDIS_COMMAND_TIMEOUT = Duration.ofSeconds(2);
-    /** How often the embedded store deletes expired entries from its file. */
-    public static final Duration EMBEDDED_PURGE_INTERVAL = Duration.ofMinutes(1);
 
     private StoreBackends() {
     }
@@ -55,7 +53,7 @@ public final class StoreBackends {
             case REDIS:
                 return RedisStore.start(policy.redis(), REDIS_COMMAND_TIMEOUT, loops, clock, ticker, random);
             default:
-                return EmbeddedStore.open(policy.embeddedPath(), clock, ticker, EMBEDDED_PURGE_INTERVAL);
+                return EmbeddedStore.open(policy.embeddedPath(), clock, ticker, policy.embeddedSync());
         }
     }
 }

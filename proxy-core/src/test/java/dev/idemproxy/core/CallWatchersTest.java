@@ -41,7 +41,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * What a watcher set on the server ({@link ProxyServer#watchers}) hears: a protected call's tries,
- * decisions and end in order, a header it adds to a try's request reaching the upstream; and, when
+ * decisions and end in order (beside the call's own watch, which keeps the tries its settlement
+ * carries), a header it adds to a try's request reaching the upstream; and, when
  * it asks to, a pass-through call's upstream request and end.
  */
 @ExtendWith(LeakDetection.class)
@@ -80,7 +81,7 @@ class CallWatchersTest {
 
                 @Override
                 public void settled(CallSettlement settlement) {
-                    heard.add("settled " + settlement.finalStatus());
+                    heard.add("settled " + settlement.finalStatus() + ", tries kept " + settlement.tries().total());
                 }
             };
         }
@@ -131,9 +132,9 @@ class CallWatchersTest {
         HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/retried/a")).POST(HttpRequest.BodyPublishers.ofString("{}")));
 
         assertThat(r.statusCode()).isEqualTo(200);
-        Await.until("the call settled", () -> heard.contains("settled 200"));
+        Await.until("the call settled", () -> heard.contains("settled 200, tries kept 2"));
         assertThat(heard).containsExactly("watch POST /retried/a", "tryStarted 1", "tryEnded 1 503", "decided 1 RETRY",
-                "tryStarted 2", "tryEnded 2 200", "decided 2 STOP", "settled 200");
+                "tryStarted 2", "tryEnded 2 200", "decided 2 STOP", "settled 200, tries kept 2");
         List<RecordedRequest> seen = upstream.awaitRequests(2, Duration.ofSeconds(5));
         assertThat(seen).extracting(s -> s.header("X-Watched")).containsExactly("try-1", "try-2");
     }

@@ -34,7 +34,7 @@ public final class AdminRoutes {
     }
 
     /** This table with {@code other}'s routes after its own; a duplicate (method, pattern) is an error. */
-    AdminRoutes plus(AdminRoutes other) {
+    public AdminRoutes plus(AdminRoutes other) {
         return builder().addAll(this).addAll(other).build();
     }
 

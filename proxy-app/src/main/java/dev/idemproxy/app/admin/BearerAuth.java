@@ -6,12 +6,22 @@ import java.util.Set;
 
 /**
  * Decides whether a request may reach the admin API: with a token configured, every path but
- * {@code /healthz} and {@code /readyz} needs {@code Authorization: Bearer <token>}, compared in
+ * {@code /healthz}, {@code /readyz} and the console's assets needs {@code Authorization: Bearer <token>}, compared in
  * constant time. Pure logic, no I/O. This class is immutable.
  */
 final class BearerAuth {
-    /** Paths a load balancer or kubelet probes without credentials (docs/admin-api.md). */
-    static final Set<String> OPEN_PATHS = Set.of("/healthz", "/readyz");
+    /**
+     * Paths a load balancer or kubelet probes without credentials (docs/admin-api.md), and the
+     * console's assets, which hold no data ({@link ConsoleEndpoints}).
+     */
+    static final Set<String> OPEN_PATHS = openPaths();
+
+    private static Set<String> openPaths() {
+        java.util.Set<String> open = new java.util.HashSet<>(ConsoleEndpoints.ASSETS.keySet());
+        open.add("/healthz");
+        open.add("/readyz");
+        return Set.copyOf(open);
+    }
 
     private static final String SCHEME = "Bearer";
 

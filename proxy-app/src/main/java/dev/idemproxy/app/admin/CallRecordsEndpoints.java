@@ -22,7 +22,7 @@ public final class CallRecordsEndpoints {
     }
 
     /**
-     * {@code GET /receipts/{callId}}, {@code GET /receipts?bizId=}, {@code GET /dlq},
+     * {@code GET /receipts/{callId}}, {@code GET /receipts?bizId=}, {@code GET /calls}, {@code GET /calls/{callId}}, {@code GET /dlq},
      * {@code GET /dlq/{id}}, {@code DELETE /dlq/{id}} and {@code POST /dlq/{id}/replay}.
      *
      * @param stores        where receipts, dead letters and idempotency records live
@@ -45,6 +45,7 @@ public final class CallRecordsEndpoints {
         requireNonNull(stores, "stores");
         AdminRoutes.Builder b = AdminRoutes.builder();
         new ReceiptsEndpoints(stores.receipts()).addTo(b);
+        new CallsEndpoints(stores.receipts()).addTo(b);
         new DlqEndpoints(stores.deadLetters(), stores.records(), stores.receipts(),
                 new DlqReplayer(proxyAddress, replayTimeout, replayToken, routeNamesHost), Clock.systemUTC(), redactor)
                 .addTo(b);

@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
         versionProvider = VersionProvider.class,
         description = "A sidecar HTTP proxy that makes an agent's tool calls safe to retry.",
         subcommands = {RunCommand.class, ValidateCommand.class, DemoCommand.class, DemoUpstreamCommand.class, DlqCommand.class,
-                ReceiptsCommand.class, CaCommand.class,
+                ReceiptsCommand.class, CallsCommand.class, CaCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Examples:",
                 "  idemproxy demo",

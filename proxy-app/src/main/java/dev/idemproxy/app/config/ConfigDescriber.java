@@ -183,7 +183,7 @@ public final class ConfigDescriber {
 
     private static Map<String, Object> store(StorePolicy s) {
         return map("type", s.type().spelling(),
-                "embedded", map("path", s.embeddedPath().toString()),
+                "embedded", map("path", s.embeddedPath().toString(), "sync", s.embeddedSync().spelling()),
                 "memory", map("maxEntries", s.memoryMaxEntries(), "maxBytes", SizeParser.format(s.memoryMaxBytes())),
                 "redis", map("uri", s.redis().uri(), "mode", s.redis().mode(), "keyPrefix", s.redis().keyPrefix(),
                         "tls", map("caFile", s.redis().tlsCaFile() == null ? null : s.redis().tlsCaFile().toString())),

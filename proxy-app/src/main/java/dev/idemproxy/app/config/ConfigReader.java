@@ -130,6 +130,8 @@ final class ConfigReader {
         Path base = m.reading().baseDir();
         Path path = m.map("embedded").parsed("path", base.resolve(d.embeddedPath()).normalize(), "a directory",
                 t -> ConfigReader.path(base, t));
+        StorePolicy.EmbeddedSync sync = m.map("embedded").parsed("sync", d.embeddedSync(), "none, interval or always",
+                t -> Choices.of(StorePolicy.EmbeddedSync.values(), StorePolicy.EmbeddedSync::spelling, t));
         long maxEntries = m.map("memory").integer("maxEntries", d.memoryMaxEntries(), 1, Long.MAX_VALUE);
         long maxBytes = m.map("memory").size("maxBytes", d.memoryMaxBytes(), MemoryStore.MIN_BYTES, Long.MAX_VALUE);
         RedisPolicy redis = redis(m.map("redis"));
@@ -137,7 +139,7 @@ final class ConfigReader {
                 t -> Choices.of(StorePolicy.OnUnavailable.values(), StorePolicy.OnUnavailable::spelling, t));
         NearCachePolicy nearCache = nearCache(m.map("nearCache"), NearCachePolicy.defaultFor(type));
         StorePolicy s = m.reading().problems().build(m.at("type"), m.path(),
-                () -> new StorePolicy(type, path, maxEntries, maxBytes, redis, onUnavailable, nearCache));
+                () -> new StorePolicy(type, path, maxEntries, maxBytes, redis, onUnavailable, nearCache, sync));
         return s == null ? d : s;
     }
 

@@ -6,6 +6,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.app.admin.AdminServer;
 import dev.idemproxy.app.admin.CallRecordsEndpoints;
+import dev.idemproxy.app.admin.ConsoleEndpoints;
+import dev.idemproxy.app.admin.MinuteSamples;
 import dev.idemproxy.app.admin.MetricsSetup;
 import dev.idemproxy.app.admin.BuildVersion;
 import dev.idemproxy.app.config.ConfigDescriber;
@@ -63,6 +65,8 @@ public final class Assembly implements AutoCloseable {
      */
     private final AutoCloseable tracing;
     private final AdminServer admin;
+    /** The console's per-minute readings of the counters ({@code GET /stats/minutes}). */
+    private final MinuteSamples minutes;
     private final Object reloadLock = new Object();
 
     private Assembly(ProxyConfig config, Path configFile, YamlConfigLoader loader, IoLoops loops, Stores stores,
@@ -76,10 +80,11 @@ public final class Assembly implements AutoCloseable {
         StoreFactory.bindMetrics(stores, metrics.registry());
         this.proxy = new ProxyServer(config, stores, metrics.registry(), loops, logKeyValues);
         this.tracing = config.telemetry() == null ? null : startTracing(config, proxy, metrics);
+        this.minutes = new MinuteSamples(metrics.registry(), Clock.systemUTC());
         this.admin = new AdminServer(config.admin(), metrics.registry(), stores::isAvailable,
                 () -> ConfigDescriber.effectiveConfig(current.get(), pendingRestart),
                 CallRecordsEndpoints.routes(stores, proxy::address, CallRecordsEndpoints.DEFAULT_REPLAY_TIMEOUT,
-                        proxy.replayToken(), config.redactor(), this::routeNamesHost));
+                        proxy.replayToken(), config.redactor(), this::routeNamesHost).plus(ConsoleEndpoints.routes(minutes)));
     }
 
     /**
@@ -135,6 +140,7 @@ public final class Assembly implements AutoCloseable {
             throw new StartupException("cannot start the admin listener on " + config.admin().listen() + ": "
                     + e.getMessage(), e);
         }
+        a.minutes.start();
         LOG.info("admin listening on {}", a.admin.localAddress());
         a.admin.metricsAddress().ifPresent(m -> LOG.info("metrics listening on {} (/metrics, /healthz, /readyz; no token)", m));
         return a;
@@ -278,6 +284,7 @@ public final class Assembly implements AutoCloseable {
             drained = false;
         }
         admin.close();
+        minutes.close();
         closeStoreLoopsAndMetrics();
         return drained;
     }

@@ -118,6 +118,32 @@ class CallRecordsCommandsTest {
     }
 
     @Test
+    void callsListPrintsTheFilteredCallsNewestFirstAndCallsGetOneCall() throws Exception {
+        store.receipts().putReceipt(receipt("c-2", "order-43", 5), Duration.ofHours(1)).toCompletableFuture().join();
+        assertThat(admin("calls", "list", "--limit", "10")).as(err.toString()).isEqualTo(0);
+        assertThat(output().get("calls")).extracting(c -> c.get("callId").asText()).containsExactly("c-2", "c-1");
+        assertThat(admin("calls", "list", "--biz-id", "order-42", "--route", "tickets", "--status", "FAILED")).isEqualTo(0);
+        assertThat(output().get("calls")).extracting(c -> c.get("callId").asText()).containsExactly("c-1");
+        assertThat(admin("calls", "list", "--task", "nobody")).isEqualTo(0);
+        assertThat(output().get("calls")).isEmpty();
+
+        assertThat(admin("calls", "get", "c-2")).as(err.toString()).isEqualTo(0);
+        assertThat(output().get("tries").isArray()).isTrue();
+        assertThat(output().get("bizId").asText()).isEqualTo("order-43");
+    }
+
+    @Test
+    void callsVerbsExitOneForAnUnknownCallAndTwoForBadFilters() {
+        assertThat(admin("calls", "get", "nope")).isEqualTo(1);
+        assertThat(err.toString()).contains("HTTP 404");
+        assertThat(admin("calls", "list", "--status", "DONE")).isEqualTo(2);
+        assertThat(err.toString()).contains("HTTP 400").contains("status 'DONE'");
+        assertThat(admin("calls", "list", "--limit", "0")).isEqualTo(2);
+        assertThat(run("calls")).isEqualTo(2);
+        assertThat(run("calls", "get")).isEqualTo(2);
+    }
+
+    @Test
     void dlqListPrintsAPageAndItsCursor() throws Exception {
         assertThat(admin("dlq", "list", "--limit", "2")).isEqualTo(0);
 

@@ -96,7 +96,7 @@ class ConfigSchemaTest {
         }
 
         assertThat(wrong).as("choice keys against the loader").isEmpty();
-        assertThat(checked).isEqualTo(12);
+        assertThat(checked).isEqualTo(13);
     }
 
     @Test

@@ -117,13 +117,14 @@ class EmbeddedStoreProcessIT {
         int[] ports = FreePorts.pick(2);
         Path cfg = config("idemproxy.yaml", ports[0], ports[1]);
         Path data = dir.resolve("data");
-        Path file = data.resolve("idemproxy.mv.db");
+        Path file = data.resolve("0000000000000001.log");  // the log's first segment (idemproxy.lock beside it)
         String key = UUID.randomUUID().toString();
         try (ChildProxy first = startRun(cfg)) {
             upstream.enqueue(respond(201, "made"));
             assertThat(order(ports[0], key).statusCode()).isEqualTo(201);
             assertThat(mode(data)).isEqualTo("rwx------");
             assertThat(mode(file)).isEqualTo("rw-------");
+            assertThat(mode(data.resolve("idemproxy.lock"))).isEqualTo("rw-------");
             first.signal("TERM");
             assertThat(first.waitFor(WAIT)).isZero();
         }

@@ -144,7 +144,7 @@ final class Answering {
     private Verdict verdict(RetryDecision d, int finalStatus, int attempts, Verdict.Answer answer, StoredResponse stored,
             boolean truncated) {
         relay.release();
-        return new Verdict(new CallSettlement(d, attempts, finalStatus, stored, truncated), answer);
+        return new Verdict(new CallSettlement(d, attempts, finalStatus, stored, truncated, null), answer);
     }
 
     /** The headers every answer of the call carries: X-Call-Id, X-Attempts, and the task's budget left. */

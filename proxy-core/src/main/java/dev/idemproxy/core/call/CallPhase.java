@@ -13,7 +13,7 @@ public enum CallPhase {
     REPLAYED,
     /** Answered by the gate with a problem (409, 422, 503): nothing was forwarded. Final. */
     REFUSED,
-    /** Its client left before it was forwarded; a claim that still succeeds is released. Final. */
+    /** Its client left before it was forwarded; a claim that still succeeds is released (a takeover goes on). */
     ABANDONED,
     /** The answer's end went out after the record was written; the call is over once it is on the wire. Final. */
     ANSWERED,
@@ -32,6 +32,7 @@ public enum CallPhase {
         for (CallPhase p : values()) {
             p.next = p.targets.length == 0 ? EnumSet.noneOf(CallPhase.class) : EnumSet.copyOf(java.util.Arrays.asList(p.targets));
         }
+        ABANDONED.next.add(FORWARDING);  // a takeover whose client left: only it knows which earlier call may have run
         CLAIMING.next.add(CLAIMING);  // the legacy fingerprint's second claim
         WAITING.next.add(CLAIMING);  // a poll, or the owner released the key
     }

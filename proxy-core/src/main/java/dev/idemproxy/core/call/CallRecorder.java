@@ -12,6 +12,9 @@ import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
+import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.tries.CallHeads;
+import dev.idemproxy.core.tries.CallTries;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoop;
 import java.time.Clock;
@@ -109,7 +112,7 @@ public final class CallRecorder {
             return null;
         }
         return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), PROCESSING, null, 0, 0,
-                createdAt, null, call.label()), call.route().idempotency().ttl());
+                createdAt, null, call.label()).withDetail(id.taskId(), CallTries.NONE, null), call.route().idempotency().ttl());
     }
 
     /** Writes the receipt of a call that has started, when its claim did not (a call without a record). */
@@ -127,9 +130,27 @@ public final class CallRecorder {
     public void abandoned(ProxyCall call, CallIdentity id, Instant createdAt) {
         if (receipts != null) {
             Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0, createdAt,
-                    clock.instant(), call.label());
+                    clock.instant(), call.label()).withDetail(id.taskId(), CallTries.NONE, heads(call, null));
             write(receipts.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
         }
+    }
+
+    /**
+     * The final receipt of a call answered with the outcome of the call it waited for ({@code known}),
+     * whose record it then kept: SUCCESS or FAILED as that outcome's status is, reason
+     * {@code replayed}; null without a store.
+     */
+    ReceiptPut answeredFrom(ProxyCall call, CallIdentity id, Instant createdAt, dev.idemproxy.core.store.ClaimResult known) {
+        if (receipts == null) {
+            return null;
+        }
+        int status = known instanceof dev.idemproxy.core.store.ClaimResult.Completed c ? c.response().status()
+                : ((dev.idemproxy.core.store.ClaimResult.NotRetained) known).status();
+        int attempts = known instanceof dev.idemproxy.core.store.ClaimResult.Completed c ? c.attempts()
+                : ((dev.idemproxy.core.store.ClaimResult.NotRetained) known).attempts();
+        boolean executed = OutcomeClass.ofStatus(status) == OutcomeClass.EXECUTED;
+        return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), executed ? SUCCESS : FAILED,
+                "replayed", status, attempts, createdAt, clock.instant(), call.label()), call.route().idempotency().ttl());
     }
 
     /**
@@ -155,7 +176,8 @@ public final class CallRecorder {
         // answer from a result that never was.
         boolean notExecuted = d != null && d.outcome() == OutcomeClass.NOT_EXECUTED;
         Receipt receipt = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(),
-                failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now, call.label());
+                failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now, call.label())
+                .withDetail(id.taskId(), s.tries(), heads(call, s));
         java.time.Duration ttl = call.route().idempotency().ttl();
         if (writeReceipt) {
             writes.write(loop, () -> receipts.putReceipt(receipt, ttl), id.callId(), "receipt");
@@ -167,6 +189,17 @@ public final class CallRecorder {
             writes.write(loop, () -> deadLetters.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id.callId(), "dead letter");
         }
         return new ReceiptPut(receipt, ttl);
+    }
+
+    /**
+     * The call's request head and the head of the answer its client got (its status alone when
+     * the answer was not kept; none when {@code s} is null), as they may be shown, for its receipt.
+     */
+    private CallHeads heads(ProxyCall call, CallSettlement s) {
+        StoredResponse r = s == null ? null : s.response();
+        return CallHeads.of(call.request().method().name(), call.pathAndQuery(), call.originalHost(),
+                call.request().headers()::iteratorCharSequence, s == null ? 0 : r == null ? s.finalStatus() : r.status(),
+                s == null ? null : r == null ? List.<StoredHeader>of() : r.headers(), StoredHeader::name, StoredHeader::value, redactor);
     }
 
     private static Set<String> caseInsensitive(String... names) {

@@ -2,6 +2,7 @@ package dev.idemproxy.core.call;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.util.Mistakes;
 import dev.idemproxy.core.util.Ticker;
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.retry.RetryRules;
@@ -45,6 +46,8 @@ public final class CallServices {
     private volatile CallWatchers watchers = CallWatchers.NONE;
     /** Which dialect each route's calls speak (plain HTTP unless registered otherwise). */
     private volatile Dialects dialects = Dialects.http();
+    /** Mistakes planted for the simulation to find; {@link Mistakes#NONE} in production. */
+    private final Mistakes mistakes;
 
     /**
      * @param taskBudgets where task retries are counted: the store's counters when there is a store
@@ -56,6 +59,16 @@ public final class CallServices {
             dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, Stores stores,
             StorePolicy.OnUnavailable onUnavailable, Redactor redactor, RandomGenerator random, Ticker ticker,
             Clock clock, ProxyMetrics metrics, boolean logKeyValues) {
+        this(upstreams, rules, tasks, taskBudgets, routeBudgetPolicy, stores, onUnavailable, redactor, random, ticker, clock, metrics,
+                logKeyValues, Mistakes.NONE);
+    }
+
+    /** As above, with {@code mistakes} planted: for the deterministic simulation only. */
+    public CallServices(UpstreamConnector upstreams, RetryRules rules, TaskPolicy tasks, TaskBudgets taskBudgets,
+            dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, Stores stores,
+            StorePolicy.OnUnavailable onUnavailable, Redactor redactor, RandomGenerator random, Ticker ticker,
+            Clock clock, ProxyMetrics metrics, boolean logKeyValues, Mistakes mistakes) {
+        this.mistakes = requireNonNull(mistakes, "mistakes");
         requireNonNull(redactor, "redactor");
         this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues, redactor, requireNonNull(ticker, "ticker"));
         this.receipts = new dev.idemproxy.core.receipt.ReceiptClient(upstreams);
@@ -71,6 +84,11 @@ public final class CallServices {
         this.routeBudgetPolicy = requireNonNull(routeBudgetPolicy, "routeBudgetPolicy");
         this.ticker = requireNonNull(ticker, "ticker");
         this.clock = requireNonNull(clock, "clock");
+    }
+
+    /** The mistakes planted for the simulation; none in production. */
+    public Mistakes mistakes() {
+        return mistakes;
     }
 
     /** The stores, or null when none is configured. */

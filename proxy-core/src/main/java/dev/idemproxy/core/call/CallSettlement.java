@@ -3,6 +3,7 @@ package dev.idemproxy.core.call;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.retry.RetryReason;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.tries.CallTries;
 
 /**
  * How a protected call ended, handed to whoever owns its idempotency record, receipt and
@@ -16,8 +17,15 @@ import dev.idemproxy.core.store.StoredResponse;
  *                   head of the upstream's status)
  * @param response   the captured final response, or null when it was too large to retain
  * @param truncated  true when the response was cut mid-body (then {@code response} is the 504 stored instead)
+ * @param tries      the call's tries, as its receipt keeps them
  */
-public record CallSettlement(RetryDecision decision, int attempts, int finalStatus, StoredResponse response, boolean truncated) {
+public record CallSettlement(RetryDecision decision, int attempts, int finalStatus, StoredResponse response, boolean truncated,
+        CallTries tries) {
+
+    /** The same settlement with the call's tries, as its receipt keeps them. */
+    public CallSettlement withTries(CallTries t) {
+        return new CallSettlement(decision, attempts, finalStatus, response, truncated, t);
+    }
 
     /** Why the call ended. */
     public RetryReason why() {

@@ -12,11 +12,22 @@ import io.netty.handler.codec.http.HttpHeaders;
  * phases, its tries (each start, how it ended, what was decided after it), the receipt checks,
  * and its end. Called on the call's event loop, in order; an implementation must not block, and
  * must not throw (the call would). Made per call by {@link CallWatchers}; {@link #NONE} watches
- * nothing.
+ * nothing, and {@link #both} lets two watch one call (the tries kept with its receipt, its trace).
  */
 public interface CallWatch {
     /** Watches nothing. */
     CallWatch NONE = new CallWatch() {};
+
+    /**
+     * One watch telling {@code first}, then {@code second}, everything; {@code first} itself when
+     * {@code second} is {@link #NONE} (and the other way round).
+     */
+    static CallWatch both(CallWatch first, CallWatch second) {
+        if (second == NONE) {
+            return first;
+        }
+        return first == NONE ? second : new BothWatches(first, second);
+    }
 
     /** The call moved from one phase to another. */
     default void phase(CallPhase from, CallPhase to) {

@@ -1,14 +1,12 @@
 package dev.idemproxy.core.call;
 
 import dev.idemproxy.core.call.CallEvent.TimerKind;
-import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.store.ClaimAnswerLostException;
 import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.StorePolicy;
 import dev.idemproxy.core.util.LogThrottle;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,11 +36,7 @@ final class Claiming {
     private final Instant createdAt;
     private final CallServices services;
     private final Door door;
-    /**
-     * This execution's owner token: its claim, every later write to the record, and a dead letter's
-     * release name it. Its own, not the call id: a DLQ replay of the call claims under the same call
-     * id while the original's end may still be on its way.
-     */
+    /** This execution's owner token (not the call id: a DLQ replay claims under the same call id). */
     private final String owner;
     private final long waitUntil;
     /** The fingerprint claimed with: the plan's, or once {@link #legacyAsked}, the legacy one. */
@@ -71,10 +65,7 @@ final class Claiming {
         this.waitUntil = services.ticker().nanos() + call.route().idempotency().waitTimeout().toNanos();
     }
 
-    /**
-     * Claims the record. The claim keeps the record, should its owner die mid-call, as long as the
-     * outcome would have been kept: a duplicate within that time takes it over as an unknown outcome.
-     */
+    /** Claims the record, kept (should its owner die mid-call) as long as the outcome would have been. */
     void claim() {
         ClaimContext ctx = new ClaimContext(identity.callId(), retention(),
                 services.recorder().startReceipt(call, identity, createdAt));
@@ -101,7 +92,9 @@ final class Claiming {
         }
         if (e == CallEvent.Signal.CLIENT_GONE) {
             stopWaiting();
-            call.releaseBody();
+            if (phase == CallPhase.WAITING) {
+                call.releaseBody();  // no claim on its way: nothing will forward it
+            }
             return ClaimSteps.Next.ABANDONED;
         }
         if (e instanceof CallEvent.OwnerSettled s) {
@@ -128,7 +121,7 @@ final class Claiming {
             poll.cancel(false);
             poll = null;
         }
-        ClaimResult known = services.waiters().settled(plan.record());
+        ClaimResult known = services.waiters().settled(plan.record(), true);
         if (waited && known != null) {
             return answered(known, null, true);
         }
@@ -139,11 +132,16 @@ final class Claiming {
     private ClaimSteps.Next answered(ClaimResult answered, Throwable error, boolean live) {
         ClaimResult result = answered;
         if (waited && live && (result instanceof ClaimResult.InFlight || result instanceof ClaimResult.Claimed)) {
-            // A waiter's poll: the owner here may have settled meanwhile, and the store dropped its record since.
-            ClaimResult known = settled != null ? settled : services.waiters().settled(plan.record());
+            // A waiter's poll: the owner here may have settled meanwhile. Its outcome is the answer
+            // once its record holds it; and when this poll's claim took the record from under it
+            // (the record vanished, or the owner's lease lapsed), the owner's write will be refused,
+            // so this claim keeps that outcome in the record in its place.
+            ClaimResult written = settled != null ? settled : services.waiters().settled(plan.record(), true);
+            ClaimResult known = written != null || !(result instanceof ClaimResult.Claimed) ? written
+                    : services.waiters().settled(plan.record(), false);
             if (known != null) {
-                if (result instanceof ClaimResult.Claimed c && !c.takeover()) {
-                    services.records().release(plan.record(), owner);  // the fresh claim is ours to undo
+                if (result instanceof ClaimResult.Claimed) {
+                    keep(known);
                 }
                 result = known;
             }
@@ -159,11 +157,16 @@ final class Claiming {
             services.records().releaseLostClaim(plan.record(), owner, lost);
         }
         if (!live) {
-            // A fresh claim whose client left is released; a takeover is not: the earlier owner
-            // may have executed, so its record stays for the next duplicate's takeover rules.
-            if (error == null && result instanceof ClaimResult.Claimed c && !c.takeover()) {
+            // A fresh claim whose client left is released. A takeover goes on without its client:
+            // the earlier owner may have executed, and only this claim knows which call that was,
+            // so it checks (or stores the outcome as ambiguous) for the retries that will come.
+            if (error == null && result instanceof ClaimResult.Claimed c) {
+                if (c.takeover()) {
+                    return new ClaimSteps.Next(ClaimSteps.Kind.FORWARD, recording(), prior(c));
+                }
                 releaseOrphanedClaim();
             }
+            call.releaseBody();
             return null;
         }
         if (error != null) {
@@ -172,8 +175,7 @@ final class Claiming {
         ClaimSteps.Step step = ClaimSteps.next(result, error, call.route().idempotency(), plan.legacyFingerprint() != null
                 && !legacyAsked, services.onUnavailable(), services.ticker().nanos() - waitUntil >= 0);
         if (step instanceof ClaimSteps.Hold h) {
-            return new ClaimSteps.Next(ClaimSteps.Kind.FORWARD, recording(), h.claimed().takeover()
-                    ? (h.claimed().previousCallId() == null ? "unknown" : h.claimed().previousCallId()) : null);
+            return new ClaimSteps.Next(ClaimSteps.Kind.FORWARD, recording(), h.claimed().takeover() ? prior(h.claimed()) : null);
         }
         if (step instanceof ClaimSteps.Replay r) {
             done = r.done();
@@ -216,6 +218,36 @@ final class Claiming {
         return ClaimSteps.Next.WAITING;
     }
 
+    /** The call whose lapsed claim {@code c} took over (it may have executed). */
+    private static String prior(ClaimResult.Claimed c) {
+        return c.previousCallId() == null ? "unknown" : c.previousCallId();
+    }
+
+    /**
+     * This claim took the record from under the owner here, who settled it as {@code known}: the
+     * record keeps that outcome under this claim (the owner's own write would be refused), tried
+     * again while the store fails, with this call's receipt saying what it answered.
+     */
+    private void keep(ClaimResult known) {
+        String ran = known instanceof ClaimResult.Completed c ? c.callId() : ((ClaimResult.NotRetained) known).callId();
+        OwnedClaim claim = new OwnedClaim(owner, ran, fingerprint, createdAt, retention());  // replays name the call that ran
+        Duration ttl = retention();
+        var receipt = services.recorder().answeredFrom(call, identity, createdAt, known);
+        StoreWrites writes = services.recorder().writes();
+        if (known instanceof ClaimResult.Completed c) {
+            writes.write(door.loop(), () -> services.records().complete(plan.record(), claim, c.response(), c.attempts(), ttl, receipt),
+                    identity.callId(), "outcome it was answered with");
+            return;
+        }
+        ClaimResult.NotRetained n = (ClaimResult.NotRetained) known;
+        writes.write(door.loop(), () -> services.records().markNotRetained(plan.record(), claim, n.status(), n.attempts(), ttl),
+                identity.callId(), "outcome it was answered with");
+        if (receipt != null) {
+            writes.write(door.loop(), () -> services.stores().receipts().putReceipt(receipt.receipt(), receipt.ttl()),
+                    identity.callId(), "receipt");
+        }
+    }
+
     private Recording recording() {
         OwnedClaim claim = new OwnedClaim(owner, identity.callId(), fingerprint, createdAt, retention());
         return new Recording(services, door, plan.record(), claim, call.route().idempotency(),
@@ -224,24 +256,12 @@ final class Claiming {
 
     /** Answers the duplicate with the stored response of the call it repeats. */
     void replay(ClientSide client, CallWatch watch) {
-        watch.replayed(done);
-        call.releaseBody();
-        FullHttpResponse replayed = call.dialect().replay(client.alloc(), call, done.response(), done.callId(), done.attempts());
-        call.addBytesOut(replayed.content().readableBytes());
-        services.log().finished(call, CallOutcome.REPLAYED, done.response().status(), done.callId(), identity.bizId(),
-                identity.key(), done.attempts(), null);
-        client.answer(replayed);
+        GateAnswers.replay(call, identity, services, done, client, watch);
     }
 
-    /** Answers the call with its refusal, after its line (rejected, with the problem's name as reason). */
+    /** Answers the call with its refusal. */
     void refuse(ClientSide client, CallWatch watch) {
-        watch.refused(refusal.problem(), refusal.callId());
-        call.releaseBody();
-        FullHttpResponse resp = call.dialect().problem(client.alloc(), call, refusal.problem(), refusal.detail(), refusal.callId());
-        call.addBytesOut(resp.content().readableBytes());
-        services.log().finished(call, CallOutcome.REJECTED, refusal.problem().status(), refusal.callId(), identity.bizId(),
-                identity.key(), 0, refusal.problem().spelling());
-        client.answer(resp);
+        GateAnswers.refuse(call, identity, services, refusal, client, watch);
     }
 
     /**
@@ -254,11 +274,17 @@ final class Claiming {
         door.when(services.records().release(plan.record(), owner), (ok, err) -> new CallEvent.Released(err));
     }
 
-    /** The orphaned claim's release answered: local waiters claim again. */
+    /**
+     * The orphaned claim's release answered: local waiters claim again. A release the store did not
+     * take is tried again ({@link StoreWrites}): else the key would stay claimed by a call that never
+     * ran until its lease lapsed, and the next duplicate would take it over as an unknown outcome.
+     */
     private void released(Throwable failure) {
         if (failure != null) {
-            LOG.warn("[call={}] could not release the key of a call whose client left before it was claimed: {}",
+            LOG.warn("[call={}] could not release the key of a call whose client left before it was claimed: {}; trying again",
                     identity.callId(), failure.toString());
+            services.recorder().writes().write(door.loop(), () -> services.records().release(plan.record(), owner),
+                    identity.callId(), "release of its key");
         }
         services.waiters().wake(plan.record(), null, door.loop());
     }

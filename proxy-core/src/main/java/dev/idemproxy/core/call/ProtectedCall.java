@@ -10,6 +10,7 @@ import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.retry.RetryReason;
 import dev.idemproxy.core.store.ReceiptPut;
+import dev.idemproxy.core.tries.TryLog;
 import dev.idemproxy.core.util.ProxyHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.concurrent.Future;
@@ -39,6 +40,8 @@ public final class ProtectedCall {
     /** The claim phase of a recorded call; null for a call without a record. */
     private final Claiming claiming;
     private final CallWatch watch;
+    /** The call's tries, kept with its receipt. */
+    private final TryLog tries;
     private CallPhase phase = CallPhase.PLANNED;
     private Forwarding forwarding;
     /** The claimed record; null for a call without one (or forwarded unprotected as the store did not answer). */
@@ -56,7 +59,8 @@ public final class ProtectedCall {
         this.createdAt = requireNonNull(createdAt, "createdAt");
         this.door = new Door(client.loop(), this::on);
         this.claiming = plan == null ? null : new Claiming(call, plan, identity, createdAt, services, door);
-        this.watch = services.watchers().watch(call, identity);
+        this.tries = new TryLog(services.ticker(), call.startNanos());
+        this.watch = CallWatch.both(new TriesWatch(tries), services.watchers().watch(call, identity));
     }
 
     /** A call that claims the record of {@code plan} first. */
@@ -86,9 +90,9 @@ public final class ProtectedCall {
         door.enter(Signal.CLIENT_GONE);
     }
 
-    /** Whether the call is done with its connection's request: it answered (or is writing its answer's end), or was abandoned. */
+    /** Whether the call is done with its connection: it answered (or is writing its answer's end), or was abandoned. */
     public boolean over() {
-        return phase.isFinal() || phase == CallPhase.RECORDING;
+        return phase.isFinal() || phase == CallPhase.RECORDING || phase == CallPhase.ABANDONED;
     }
 
     CallPhase phase() {
@@ -189,8 +193,8 @@ public final class ProtectedCall {
             return;
         }
         move(CallPhase.RECORDING);
-        verdict = v;
-        CallSettlement s = v.settlement();
+        CallSettlement s = v.settlement().withTries(tries.finish(v.settlement().decision()));
+        verdict = new Verdict(s, v.answer());
         watch.settled(s);
         RetryReason why = s.why();
         if (why == RetryReason.BUDGET_TASK || why == RetryReason.BUDGET_ROUTE) {

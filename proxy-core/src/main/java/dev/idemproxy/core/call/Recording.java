@@ -1,6 +1,7 @@
 package dev.idemproxy.core.call;
 
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
+import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyRecord;
@@ -8,6 +9,7 @@ import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.RecordStore;
+import dev.idemproxy.core.util.Mistakes.Mistake;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
@@ -86,7 +88,8 @@ final class Recording {
             renewal.cancel(false);
         }
         RetryDecision d = s.decision();
-        boolean keep = s.truncated() || (d != null && d.store());
+        boolean planted = services.mistakes().has(Mistake.RELEASE_UNKNOWN_OUTCOME) && d != null && d.outcome() == OutcomeClass.UNKNOWN;
+        boolean keep = !planted && (s.truncated() || (d != null && d.store()));  // planted only: an unknown outcome released
         boolean completes = keep && s.response() != null;
         if (endReceipt != null && !completes) {
             writeReceipt(endReceipt);
@@ -132,12 +135,22 @@ final class Recording {
      */
     void found(CallEvent.RecordFound f) {
         IdempotencyRecord now = f.record();
-        if (now != null && claim.callId().equals(now.callId()) && !claim.owner().equals(now.owner())) {
+        if (now != null && claim.callId().equals(now.callId()) && !claim.owner().equals(now.owner()) && !keeps(now)) {
             LOG.info("[call={}] not writing the ended execution's receipt: the call runs (or ran) again under the record",
                     claim.callId());
             return;
         }
         writeReceipt(receipt);
+    }
+
+    /** Whether {@code now} holds this call's own outcome (kept by a waiter whose claim took the record from under it). */
+    private boolean keeps(IdempotencyRecord now) {
+        if (outcome instanceof ClaimResult.Completed c) {
+            return now.state() == IdempotencyRecord.State.COMPLETED && now.attempts() == c.attempts()
+                    && now.status() == c.response().status();
+        }
+        return outcome instanceof ClaimResult.NotRetained n && now.state() == IdempotencyRecord.State.NOT_RETAINED
+                && now.attempts() == n.attempts() && now.status() == n.status();
     }
 
     private void writeReceipt(ReceiptPut r) {

@@ -31,4 +31,9 @@ public abstract class ForwardingReceiptStore implements ReceiptStore {
     public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
         return delegate().receiptsByBizId(bizId, limit);
     }
+
+    @Override
+    public CompletionStage<CallPage> recentCalls(CallQuery query) {
+        return delegate().recentCalls(query);
+    }
 }

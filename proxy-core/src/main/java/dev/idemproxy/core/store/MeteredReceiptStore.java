@@ -37,4 +37,9 @@ final class MeteredReceiptStore extends ForwardingReceiptStore {
     public CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit) {
         return meter.timed("receipt_get", () -> store.receiptsByBizId(bizId, limit));
     }
+
+    @Override
+    public CompletionStage<CallPage> recentCalls(CallQuery query) {
+        return meter.timed("receipt_get", () -> store.recentCalls(query));
+    }
 }

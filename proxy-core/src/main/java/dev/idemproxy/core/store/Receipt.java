@@ -2,6 +2,10 @@ package dev.idemproxy.core.store;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.tries.CallHeads;
+import dev.idemproxy.core.tries.CallTries;
+import dev.idemproxy.core.tries.RequestHead;
+import dev.idemproxy.core.tries.ResponseHead;
 import java.time.Instant;
 
 /**
@@ -20,6 +24,10 @@ import java.time.Instant;
  * @param createdAt   when the call started
  * @param completedAt when it ended, or null
  * @param tool        an MCP call's tool name, or null
+ * @param taskId      the call's task id ({@code X-Task-Id}), or null
+ * @param tries       the call's tries and what followed each ({@link CallTries#NONE} while it runs)
+ * @param heads       the call's request head and the head of the answer its client got, redacted;
+ *                    null until the call has ended
  */
 public record Receipt(
         String callId,
@@ -32,16 +40,48 @@ public record Receipt(
         int attempts,
         Instant createdAt,
         Instant completedAt,
-        String tool) {
+        String tool,
+        String taskId,
+        CallTries tries,
+        CallHeads heads) {
 
-    /** A receipt without a tool (a plain HTTP call). */
+    /** A receipt without a tool (a plain HTTP call) and without the call's details. */
     public Receipt(String callId, String bizId, String key, String route, String status, String reason, int httpStatus,
             int attempts, Instant createdAt, Instant completedAt) {
         this(callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt, null);
     }
 
+    /** A receipt without the call's details (task, tries, heads). */
+    public Receipt(String callId, String bizId, String key, String route, String status, String reason, int httpStatus,
+            int attempts, Instant createdAt, Instant completedAt, String tool) {
+        this(callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt, tool, null, CallTries.NONE,
+                null);
+    }
+
     public Receipt withTool(String t) {
-        return new Receipt(callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt, t);
+        return new Receipt(callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt, t, taskId,
+                tries, heads);
+    }
+
+    /** This receipt with the call's task id, tries and heads (may be null). */
+    public Receipt withDetail(String task, CallTries t, CallHeads h) {
+        return new Receipt(callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt, tool, task,
+                t, h);
+    }
+
+    /** True when it carries any of the call's details (task, tries, heads). */
+    public boolean hasDetail() {
+        return taskId != null || !tries.isEmpty() || heads != null;
+    }
+
+    /** The call's request head, redacted; null until the call has ended. */
+    public RequestHead request() {
+        return heads == null ? null : heads.request();
+    }
+
+    /** The head of the answer the call's client got, redacted; null when none (yet). */
+    public ResponseHead response() {
+        return heads == null ? null : heads.response();
     }
 
     public Receipt {
@@ -50,6 +90,7 @@ public record Receipt(
         requireNonNull(route, "route");
         requireNonNull(status, "status");
         requireNonNull(createdAt, "createdAt");
+        requireNonNull(tries, "tries");
     }
 
     /**

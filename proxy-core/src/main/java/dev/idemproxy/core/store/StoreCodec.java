@@ -28,19 +28,25 @@ import java.util.List;
  *                byte 0|1 , response (when 1)
  *   receipt   := 'C' , 1 , string callId , string bizId , string key , string route , string status ,
  *                string reason , int32 httpStatus , int32 attempts , instant createdAt , instant completedAt ,
- *                [ string tool ]
+ *                [ string tool , [ detail ] ]
+ *   detail    := 'T' , 1 , string taskId , int32 omitted , int32 count , try* , byte 0|1 , [ bytes heads ]
+ *   try       := int32 number , int32 startMs , int32 ms , int32 status , string failure , byte class ordinal ,
+ *                byte next (0 none, else ordinal + 1) , int32 waitMs , string why , int32 checkMs ,
+ *                byte afterCheck (as next) , string afterCheckWhy
+ *   heads     := as CallHeads encodes them (its own layout, kept as it is)
  *   deadLetter:= 'D' , 1 , string id , string callId , string taskId , string bizId , string route ,
  *                string scopeHash , string key , string reason , int32 lastStatus , int32 attempts ,
  *                instant failedAt , string method , string uri , headers , bytes body , [ string owner ]
  * </pre>
  * A new field means a new version byte; decoders reject versions they do not know. The one
  * exception is a field appended at the end of a value, which decoders have always left unread
- * (a dead letter's owner, a receipt's tool): the proxy of the version before reads such a value as it did, and
+ * (a dead letter's owner, a receipt's tool, then its detail: task id,
+ * tries and heads, itself versioned by its own {@code 'T'} header): the proxy of the version before reads such a value as it did, and
  * this one reads the values that one wrote (without the field) as before, so during a rolling
  * upgrade over one Redis both list and replay each other's entries. Stateless.
  */
 public final class StoreCodec {
-    private static final int VERSION = 1;
+    static final int VERSION = 1;
 
     private StoreCodec() {
     }
@@ -114,8 +120,11 @@ public final class StoreCodec {
             out.writeInt(r.attempts());
             writeInstant(out, r.createdAt());
             writeInstant(out, r.completedAt());
-            if (r.tool() != null) {
+            if (r.tool() != null || r.hasDetail()) {
                 writeString(out, r.tool());
+            }
+            if (r.hasDetail()) {
+                ReceiptDetailCodec.write(out, r);
             }
         });
     }
@@ -125,7 +134,11 @@ public final class StoreCodec {
             expect(in, 'C');
             Receipt r = new Receipt(readString(in), readString(in), readString(in), readString(in), readString(in),
                     readString(in), in.getInt(), in.getInt(), readInstant(in), readInstant(in));
-            return in.hasRemaining() ? r.withTool(readString(in)) : r;  // no tool: a plain call, or an earlier version's
+            if (!in.hasRemaining()) {
+                return r;  // no tool: a plain call, or an earlier version's
+            }
+            r = r.withTool(readString(in));
+            return in.hasRemaining() ? ReceiptDetailCodec.read(in, r) : r;  // no detail: an earlier version's
         });
     }
 
@@ -179,12 +192,12 @@ public final class StoreCodec {
         return new StoredResponse(status, readHeaders(in), readBytes(in), true);
     }
 
-    private static void header(Out out, char magic) {
+    static void header(Out out, char magic) {
         out.writeByte(magic);
         out.writeByte(VERSION);
     }
 
-    private static void expect(ByteBuffer in, char magic) throws IOException {
+    static void expect(ByteBuffer in, char magic) throws IOException {
         int m = in.get() & 0xff;
         int v = in.get() & 0xff;
         if (m != magic || v != VERSION) {
@@ -192,7 +205,7 @@ public final class StoreCodec {
         }
     }
 
-    private static void writeHeaders(Out out, List<StoredHeader> headers) {
+    static void writeHeaders(Out out, List<StoredHeader> headers) {
         out.writeInt(headers.size());
         for (StoredHeader h : headers) {
             writeString(out, h.name());
@@ -200,7 +213,7 @@ public final class StoreCodec {
         }
     }
 
-    private static List<StoredHeader> readHeaders(ByteBuffer in) throws IOException {
+    static List<StoredHeader> readHeaders(ByteBuffer in) throws IOException {
         int n = in.getInt();
         if (n < 0 || n > in.remaining() / 8) {  // a header is at least its two lengths
             throw new IOException(n + " headers with " + in.remaining() + " bytes left");
@@ -232,9 +245,12 @@ public final class StoreCodec {
         return n;
     }
 
-    private static void writeString(Out out, String s) {
+    static void writeString(Out out, String s) {
         if (s == null) {
             out.writeInt(-1);
+            return;
+        }
+        if (out.writeAscii(s)) {
             return;
         }
         writeBytes(out, s.getBytes(StandardCharsets.UTF_8));
@@ -249,7 +265,7 @@ public final class StoreCodec {
         in.position(in.position() + n);
     }
 
-    private static String readString(ByteBuffer in) throws IOException {
+    static String readString(ByteBuffer in) throws IOException {
         if (in.getInt(in.position()) == -1) {
             in.getInt();
             return null;
@@ -277,7 +293,7 @@ public final class StoreCodec {
      * A growing array written big-endian: what {@code DataOutputStream} over a
      * {@code ByteArrayOutputStream} wrote, without a stream and a lock per field.
      */
-    private static final class Out {
+    static final class Out {
         private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
         private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
@@ -315,6 +331,25 @@ public final class StoreCodec {
             ensure(len);
             System.arraycopy(b, off, buf, size, len);
             size += len;
+        }
+
+        /**
+         * Writes an all-ASCII string as its length and its chars, one byte each (its UTF-8 bytes,
+         * without encoding it into an array first); false, writing nothing, when it is not all ASCII.
+         */
+        boolean writeAscii(String s) {
+            int n = s.length();
+            for (int i = 0; i < n; i++) {
+                if (s.charAt(i) >= 0x80) {
+                    return false;
+                }
+            }
+            writeInt(n);
+            ensure(n);
+            for (int i = 0; i < n; i++) {
+                buf[size++] = (byte) s.charAt(i);
+            }
+            return true;
         }
 
         byte[] toByteArray() {

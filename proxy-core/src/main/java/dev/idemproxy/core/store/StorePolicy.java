@@ -17,7 +17,7 @@ import java.time.Duration;
  *                         {@code store.memory.MemoryStore})
  */
 public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, long memoryMaxBytes, RedisPolicy redis,
-        OnUnavailable onUnavailable, NearCachePolicy nearCache) {
+        OnUnavailable onUnavailable, NearCachePolicy nearCache, EmbeddedSync embeddedSync) {
     /** The memory store's least byte bound. */
     public static final long MEMORY_MIN_BYTES = 1024 * 1024;
 
@@ -33,6 +33,30 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, l
         private final String spelling;
 
         Type(String spelling) {
+            this.spelling = spelling;
+        }
+
+        public String spelling() {
+            return spelling;
+        }
+    }
+
+    /**
+     * When the embedded store forces its log to disk ({@code store.embedded.sync}). Every mode keeps
+     * what was acknowledged across a crash of the process ({@code kill -9}): a write reaches the
+     * operating system before its answer. They differ on a crash of the machine (power loss).
+     */
+    public enum EmbeddedSync {
+        /** Never forced by the store: the operating system writes it back (Linux: within about 30 s). */
+        NONE("none"),
+        /** Forced once a second: a power loss loses at most about the last second. */
+        INTERVAL("interval"),
+        /** Forced before every answer that promises durability (one force per group of concurrent writes). */
+        ALWAYS("always");
+
+        private final String spelling;
+
+        EmbeddedSync(String spelling) {
             this.spelling = spelling;
         }
 
@@ -190,9 +214,10 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, l
 
     public static final StorePolicy DEFAULT = new StorePolicy(Type.EMBEDDED, Path.of("./idemproxy-data"), 1_000_000,
             defaultMemoryMaxBytes(), RedisPolicy.DEFAULT, OnUnavailable.REJECT,
-            NearCachePolicy.defaultFor(Type.EMBEDDED));
+            NearCachePolicy.defaultFor(Type.EMBEDDED), EmbeddedSync.INTERVAL);
 
     public StorePolicy {
+        requireNonNull(embeddedSync, "embeddedSync");
         requireNonNull(type, "type");
         requireNonNull(embeddedPath, "embeddedPath");
         requireArgument(memoryMaxEntries >= 1, "maxEntries " + memoryMaxEntries + " (expected: >= 1)");
@@ -201,6 +226,12 @@ public record StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, l
         requireNonNull(redis, "redis");
         requireNonNull(onUnavailable, "onUnavailable");
         requireNonNull(nearCache, "nearCache");
+    }
+
+    /** As the canonical constructor, with the embedded store's default sync ({@code interval}). */
+    public StorePolicy(Type type, Path embeddedPath, long memoryMaxEntries, long memoryMaxBytes, RedisPolicy redis,
+            OnUnavailable onUnavailable, NearCachePolicy nearCache) {
+        this(type, embeddedPath, memoryMaxEntries, memoryMaxBytes, redis, onUnavailable, nearCache, EmbeddedSync.INTERVAL);
     }
 
     /** A store without a near-cache, and the memory store's default byte bound. */

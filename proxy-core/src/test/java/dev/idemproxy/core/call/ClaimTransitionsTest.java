@@ -215,6 +215,26 @@ class ClaimTransitionsTest {
         assertThat(first.phase()).isEqualTo(CallPhase.ANSWERED);
     }
 
+    @Test
+    @Transition("ABANDONED->FORWARDING")
+    void aTakeoverWhoseClientLeftGoesOnAndStoresItsAmbiguousOutcome() {
+        ProtectedCall call = rig.recorded(route, "k-12");
+        rig.memory.records().claim(rig.lastPlan.record(), rig.lastPlan.fingerprint(), "owner-that-died", Duration.ofSeconds(1),
+                new ClaimContext("call-before", Duration.ofHours(1))).toCompletableFuture().join();
+        rig.advance(Duration.ofSeconds(2));
+        rig.records.hold(true);
+        call.start();
+        call.clientGone();
+        assertThat(call.phase()).isEqualTo(CallPhase.ABANDONED);
+        rig.answerStore();  // the takeover: only this call knows call-before may have run
+        assertThat(call.phase()).isEqualTo(CallPhase.RECORDING);
+        rig.answerStore();
+        assertThat(call.phase()).isEqualTo(CallPhase.ANSWERED);
+        assertThat(stored().state()).isEqualTo(IdempotencyRecord.State.COMPLETED);
+        assertThat(stored().status()).as("504 ambiguous-outcome for its duplicates, never run again").isEqualTo(504);
+        assertThat(rig.upstreams.asked()).isZero();
+    }
+
     /** A call with {@code key} that ran and answered {@code status}. */
     private void completeOne(String key, int status) {
         RigClient c = rig.newClient();

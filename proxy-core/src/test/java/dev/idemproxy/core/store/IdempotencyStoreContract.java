@@ -559,6 +559,91 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
+    void recentCallsAreListedNewestFirstAndPagedWithACursor() throws Exception {
+        String route = keys.name("route");
+        List<Receipt> written = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            // call ids begin with the start time (CallId); two pairs share a millisecond: the rest breaks the tie
+            written.add(new Receipt(keys.callId(RecordKeys.T0.plusSeconds(i / 2)), null, "k" + i, route, "SUCCESS", null, 200, 1,
+                    RecordKeys.T0.plusSeconds(i / 2), null));
+        }
+        for (int i : new int[] {3, 0, 4, 1, 2}) {
+            await(receipts.putReceipt(written.get(i), LONG));
+        }
+        List<Receipt> newestFirst = new ArrayList<>(written);
+        newestFirst.sort(java.util.Comparator.comparing(Receipt::callId).reversed());
+
+        CallPage first = await(receipts.recentCalls(new CallQuery(route, null, null, null, null, 2)));
+        assertThat(first.calls()).containsExactlyElementsOf(newestFirst.subList(0, 2));
+        assertThat(first.nextCursor()).isNotNull();
+        CallPage second = await(receipts.recentCalls(new CallQuery(route, null, null, null, first.nextCursor(), 2)));
+        assertThat(second.calls()).containsExactlyElementsOf(newestFirst.subList(2, 4));
+        CallPage rest = await(receipts.recentCalls(new CallQuery(route, null, null, null, second.nextCursor(), 10)));
+        assertThat(rest.calls()).containsExactlyElementsOf(newestFirst.subList(4, 5));
+        assertThat(await(receipts.recentCalls(new CallQuery(route, null, null, null, null, 100))).calls())
+                .containsExactlyElementsOf(newestFirst);
+    }
+
+    @Test
+    void recentCallsAreFilteredByRouteStatusBizIdAndTask() throws Exception {
+        String route = keys.name("route");
+        String biz = keys.name("biz");
+        String task = keys.name("task");
+        Receipt ok = new Receipt(keys.callId(RecordKeys.T0), biz, "k1", route, "SUCCESS", null, 200, 1, RecordKeys.T0, RecordKeys.T0)
+                .withDetail(task, dev.idemproxy.core.tries.CallTries.NONE, null);
+        Receipt failed = new Receipt(keys.callId(RecordKeys.T0.plusMillis(1)), null, "k2", route, "FAILED", "attempts_exhausted", 503, 3,
+                RecordKeys.T0.plusMillis(1), RecordKeys.T0.plusMillis(2)).withDetail(task, dev.idemproxy.core.tries.CallTries.NONE, null);
+        Receipt otherTask = new Receipt(keys.callId(RecordKeys.T0.plusMillis(3)), biz, "k3", route, "SUCCESS", null, 200, 1, RecordKeys.T0.plusMillis(3),
+                null).withDetail(keys.name("task"), dev.idemproxy.core.tries.CallTries.NONE, null);
+        for (Receipt r : List.of(ok, failed, otherTask)) {
+            await(receipts.putReceipt(r, LONG));
+        }
+        assertThat(listed(new CallQuery(route, "FAILED", null, null, null, 10))).containsExactly(failed);
+        assertThat(listed(new CallQuery(route, "SUCCESS", null, null, null, 10))).containsExactly(otherTask, ok);
+        assertThat(listed(new CallQuery(route, null, biz, null, null, 10))).containsExactly(otherTask, ok);
+        assertThat(listed(new CallQuery(route, null, null, task, null, 10))).containsExactly(failed, ok);
+        assertThat(listed(new CallQuery(route, "SUCCESS", biz, task, null, 10))).containsExactly(ok);
+        assertThat(listed(new CallQuery(keys.name("route"), null, null, null, null, 10))).isEmpty();
+    }
+
+    @Test
+    void aClaimsAndACompletionsReceiptsAreListedOnceAsTheCallWithItsTriesAndHeads() throws Exception {
+        RecordKey key = keys.unique();
+        String route = keys.name("route");
+        Receipt started = new Receipt(keys.name("call"), null, "k1", route, "PROCESSING", null, 0, 0, RecordKeys.T0, null)
+                .withDetail("task-1", dev.idemproxy.core.tries.CallTries.NONE, null);
+        await(store.claim(key, "fp", "o1", LONG, new ClaimContext(started.callId(), Duration.ZERO, new ReceiptPut(started, LONG))));
+        assertThat(listed(new CallQuery(route, null, null, null, null, 10))).containsExactly(started);
+
+        Receipt done = new Receipt(started.callId(), null, "k1", route, "SUCCESS", "executed", 201, 2, RecordKeys.T0,
+                RecordKeys.T0.plusMillis(300)).withDetail("task-1", new dev.idemproxy.core.tries.CallTries(List.of(
+                        new dev.idemproxy.core.tries.Try(1, 1, 40, 503, null, dev.idemproxy.core.tries.TryClass.UNKNOWN,
+                                dev.idemproxy.core.tries.TryNext.RETRY, 200, "backoff", -1, null, null),
+                        new dev.idemproxy.core.tries.Try(2, 241, 9, 201, null, dev.idemproxy.core.tries.TryClass.EXECUTED,
+                                dev.idemproxy.core.tries.TryNext.ANSWER, -1, "executed", -1, null, null)), 0),
+                dev.idemproxy.core.tries.CallHeads.of(new dev.idemproxy.core.tries.RequestHead("POST", "/t?token=***", List.of(
+                        new dev.idemproxy.core.tries.HeadField("Authorization", "***"))),
+                new dev.idemproxy.core.tries.ResponseHead(201, List.of(new dev.idemproxy.core.tries.HeadField("X-Call-Id", "c")))));
+        assertThat(await(store.complete(key, Claims.owned("o1"), response(), 2, LONG, new ReceiptPut(done, LONG)))).isTrue();
+        assertThat(listed(new CallQuery(route, null, null, null, null, 10))).containsExactly(done);
+        assertThat(await(receipts.receipt(done.callId()))).contains(done);
+    }
+
+    @Test
+    void anExpiredReceiptIsNoLongerListed() throws Exception {
+        String route = keys.name("route");
+        Receipt r = new Receipt(keys.name("call"), null, "k", route, "SUCCESS", null, 200, 1, RecordKeys.T0, null);
+        await(receipts.putReceipt(r, shortLease()));
+        assertThat(listed(new CallQuery(route, null, null, null, null, 10))).containsExactly(r);
+        elapse(shortLease().plusMillis(1));
+        assertThat(listed(new CallQuery(route, null, null, null, null, 10))).isEmpty();
+    }
+
+    private List<Receipt> listed(CallQuery q) throws Exception {
+        return await(receipts.recentCalls(q)).calls();
+    }
+
+    @Test
     void receiptsExpireAfterTheirTtl() throws Exception {
         String biz = keys.name("biz");
         Receipt r = new Receipt(keys.name("call"), biz, "k", "r", "SUCCESS", null, 200, 1, RecordKeys.T0, null);
@@ -718,6 +803,12 @@ public abstract class IdempotencyStoreContract {
         String name(String what) {
             n++;
             return what + "-" + run + "-" + n;
+        }
+
+        /** A call id as CallId makes them: the start time's epoch ms in 12 hex digits, then 20 more (unique here). */
+        String callId(java.time.Instant start) {
+            n++;
+            return String.format("%012x%012x%08x", start.toEpochMilli(), Long.parseLong(run, 16), n);
         }
     }
 }

@@ -89,4 +89,32 @@ class StoreCodecTest {
         assertThat(StoreCodec.encodeReceipt(mcp)).as("the tool appended after the fields an earlier version reads")
                 .startsWith(StoreCodec.encodeReceipt(mcp.withTool(null)));
     }
+
+    @Test
+    void aReceiptsDetailIsAppendedAfterItsToolAndReadsBackWhileAnEarlierVersionsValueStillDecodes() {
+        java.time.Instant t = java.time.Instant.ofEpochMilli(1_764_000_000_123L);
+        Receipt base = new Receipt("c-3", "b", "k", "orders", "SUCCESS", "executed", 201, 2, t, t.plusSeconds(1));
+        dev.idemproxy.core.tries.CallTries tries = new dev.idemproxy.core.tries.CallTries(java.util.List.of(
+                new dev.idemproxy.core.tries.Try(1, 2, 40, 503, null, dev.idemproxy.core.tries.TryClass.UNKNOWN,
+                        dev.idemproxy.core.tries.TryNext.CHECK_RECEIPT, 200, "NOT_FOUND", 12, dev.idemproxy.core.tries.TryNext.RETRY,
+                        "backoff"),
+                new dev.idemproxy.core.tries.Try(2, 250, 7, 0, "reset", dev.idemproxy.core.tries.TryClass.UNKNOWN, null, -1, null,
+                        -1, null, null)), 3);
+        Receipt detailed = base.withDetail("task-1", tries,
+                dev.idemproxy.core.tries.CallHeads.of(new dev.idemproxy.core.tries.RequestHead("POST", "/t?key=***", java.util.List.of(
+                        new dev.idemproxy.core.tries.HeadField("Authorization", "***"))),
+                new dev.idemproxy.core.tries.ResponseHead(201, java.util.List.of(
+                        new dev.idemproxy.core.tries.HeadField("Content-Type", "caf\u00e9")))));
+        byte[] bytes = StoreCodec.encodeReceipt(detailed);
+
+        assertThat(StoreCodec.decodeReceipt(bytes)).isEqualTo(detailed);
+        assertThat(StoreCodec.decodeReceipt(StoreCodec.encodeReceipt(base.withDetail("t", dev.idemproxy.core.tries.CallTries.NONE, null)))).isEqualTo(base.withDetail("t", dev.idemproxy.core.tries.CallTries.NONE, null));
+        byte[] earlier = StoreCodec.encodeReceipt(base);
+        assertThat(bytes).as("an earlier version reads the fields before the tool, then the tool (null), and leaves the rest")
+                .startsWith(earlier);
+        assertThat(StoreCodec.decodeReceipt(earlier)).isEqualTo(base);
+        byte[] damaged = java.util.Arrays.copyOf(bytes, bytes.length - 3);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> StoreCodec.decodeReceipt(damaged))
+                .isInstanceOf(IllegalStateException.class);
+    }
 }

@@ -6,37 +6,33 @@ import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.DeadLetterPage;
 import dev.idemproxy.core.store.DeadLetterStore;
 import dev.idemproxy.core.store.StoreCodec;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import org.h2.mvstore.MVMap;
 
 /**
- * The embedded backend's dead letters ({@link EmbeddedStore}): {@code dlq} (sort key → encoded
- * entry) and {@code dlqIds} (id → sort key). An added entry is committed to the file before its
- * future completes. The maps are used on the store thread only; thread-safe as used through
- * {@link StoreThread}.
+ * The embedded backend's dead letters ({@link EmbeddedStore}): each entry a log frame, listed in
+ * (failedAt, id) order from {@link LogState}'s sorted map of their positions. An added or deleted
+ * entry is written to the log before it is acknowledged. Thread-safe.
  */
 final class EmbeddedDeadLetters implements DeadLetterStore {
-    private final StoreThread thread;
-    private final MVMap<String, byte[]> bySortKey;
-    private final MVMap<String, String> sortKeyById;
+    private final Batcher batcher;
+    private final LogState state;
+    private final LogWrites writes;
 
-    EmbeddedDeadLetters(StoreThread thread, MVMap<String, byte[]> bySortKey, MVMap<String, String> sortKeyById) {
-        this.thread = thread;
-        this.bySortKey = bySortKey;
-        this.sortKeyById = sortKeyById;
+    EmbeddedDeadLetters(Batcher batcher, LogState state, LogWrites writes) {
+        this.batcher = batcher;
+        this.state = state;
+        this.writes = writes;
     }
 
     @Override
     public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
-        return thread.submit(() -> {
-            delete(entry.id());
-            bySortKey.put(entry.sortKey(), StoreCodec.encodeDeadLetter(entry));
-            sortKeyById.put(entry.id(), entry.sortKey());
-            thread.commitBeforeAnswering();
+        return batcher.submit(() -> {
+            state.pointDeadLetter(entry.id(), entry.sortKey(), writes.deadLetter(entry));
             return null;
         });
     }
@@ -44,47 +40,51 @@ final class EmbeddedDeadLetters implements DeadLetterStore {
     @Override
     public CompletionStage<DeadLetterPage> deadLetters(String cursor, int limit) {
         requireArgument(limit >= 1, "limit " + limit + " (expected: >= 1)");
-        return thread.submit(() -> page(cursor, limit));
-    }
-
-    @Override
-    public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
-        return thread.submit(() -> {
-            String sortKey = sortKeyById.get(id);
-            byte[] value = sortKey == null ? null : bySortKey.get(sortKey);
-            return value == null ? Optional.empty() : Optional.of(StoreCodec.decodeDeadLetter(value));
+        return batcher.submit(() -> {
+            List<DeadLetter> entries = new ArrayList<>();
+            Map<String, String> after = cursor == null ? state.deadLetterOrder : state.deadLetterOrder.tailMap(cursor, false);
+            for (String id : after.values()) {
+                if (entries.size() == limit) {
+                    return new DeadLetterPage(entries, entries.get(limit - 1).sortKey());
+                }
+                entries.add(read(id));
+            }
+            return new DeadLetterPage(entries, null);
         });
     }
 
     @Override
+    public CompletionStage<Optional<DeadLetter>> deadLetter(String id) {
+        return batcher.submit(() -> Optional.ofNullable(state.deadLetters.containsKey(id) ? read(id) : null));
+    }
+
+    @Override
     public CompletionStage<Boolean> deleteDeadLetter(String id) {
-        return thread.submit(() -> delete(id));
+        return batcher.submit(() -> {
+            if (!state.deadLetters.containsKey(id)) {
+                return false;
+            }
+            writes.deadLetterDeleted(id);
+            return state.dropDeadLetter(id);
+        });
     }
 
     @Override
     public CompletionStage<Long> deadLetterCount() {
-        return thread.submit(bySortKey::sizeAsLong);
+        return batcher.submit(() -> (long) state.deadLetters.size());
     }
 
-    private DeadLetterPage page(String cursor, int limit) {
-        String from = cursor == null ? null : bySortKey.higherKey(cursor);
-        List<DeadLetter> entries = new ArrayList<>();
-        if (cursor != null && from == null) {
-            return new DeadLetterPage(entries, null);
-        }
-        Iterator<String> keys = bySortKey.keyIterator(from);
-        while (keys.hasNext()) {
-            String key = keys.next();
-            if (entries.size() == limit) {
-                return new DeadLetterPage(entries, entries.get(limit - 1).sortKey());
+    private DeadLetter read(String id) throws java.io.IOException {
+        ByteBuffer f = state.log.read(state.deadLetters.get(id).position());
+        while (f != null && f.hasRemaining()) {
+            byte k = f.get();
+            if (k == LogFormat.DEAD_LETTER) {
+                LogFormat.skipBytes(f);
+                LogFormat.skipBytes(f);
+                return StoreCodec.decodeDeadLetter(LogFormat.getBytes(f));
             }
-            entries.add(StoreCodec.decodeDeadLetter(bySortKey.get(key)));
+            LogFormat.skipPart(f, k);
         }
-        return new DeadLetterPage(entries, null);
-    }
-
-    private boolean delete(String id) {
-        String sortKey = sortKeyById.remove(id);
-        return sortKey != null && bySortKey.remove(sortKey) != null;
+        throw new IllegalStateException("dead letter " + id + " is not where the index says");
     }
 }

@@ -9,60 +9,51 @@ import dev.idemproxy.core.store.RecordKey;
 import dev.idemproxy.core.store.RecordStore;
 import dev.idemproxy.core.store.RecordTransitions;
 import dev.idemproxy.core.store.RecordTransitions.ClaimTransition;
-import dev.idemproxy.core.store.StoreCodec;
 import dev.idemproxy.core.store.StoredResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import org.h2.mvstore.MVMap;
 
 /**
- * The embedded backend's idempotency records ({@link EmbeddedStore}): record id → encoded record,
- * every transition run on the store thread ({@link StoreThread}).
+ * The embedded backend's idempotency records ({@link EmbeddedStore}): each transition is one frame
+ * appended to the log (the record, and the call's receipt with it when there is one), run on the
+ * store's executor in group commits ({@link Batcher}).
  *
- * <p><b>Durability.</b> A claim that creates or takes over a record, {@link #complete},
- * {@link #markNotRetained} and {@link #release} are committed to the file before their future
- * completes, so a claimed key or an ended call survives a process crash ({@code kill -9}) once
- * acknowledged: a claim comes back as an in-flight record whose lease lapses, never as a fresh
- * key. A receipt written with a claim or a completion ({@link EmbeddedReceipts}) shares its
- * commit. Renewals and evictions are committed by MVStore's background writer within about a
- * second (or by the next group commit); losing one in a crash only costs a lease extension or an
- * eviction to redo. A commit reaches the OS page cache; {@link EmbeddedFile} forces it to disk
- * within a second. Thread-safe.
+ * <p><b>Durability.</b> Every operation's frame is written to the log (the operating system has
+ * it) before its future completes, so every acknowledged claim, completion, release, renewal and
+ * eviction survives a process crash ({@code kill -9}): a claim comes back as an in-flight record
+ * whose lease lapses, never as a fresh key. A machine crash keeps what the sync had forced
+ * ({@code store.embedded.sync}). Thread-safe.
  */
 final class EmbeddedRecords implements RecordStore {
     private final EmbeddedStore backend;
-    private final StoreThread thread;
-    private final MVMap<String, byte[]> records;
-    private final EmbeddedReceipts receipts;
+    private final Batcher batcher;
+    private final LogState state;
+    private final LogWrites writes;
     private final Clock clock;
 
-    EmbeddedRecords(EmbeddedStore backend, StoreThread thread, MVMap<String, byte[]> records, EmbeddedReceipts receipts,
-            Clock clock) {
+    EmbeddedRecords(EmbeddedStore backend, Batcher batcher, LogState state, LogWrites writes, Clock clock) {
         this.backend = backend;
-        this.thread = thread;
-        this.records = records;
-        this.receipts = receipts;
+        this.batcher = batcher;
+        this.state = state;
+        this.writes = writes;
         this.clock = clock;
     }
 
     @Override
     public CompletionStage<ClaimResult> claim(RecordKey key, String fingerprint, String owner, Duration lease, ClaimContext ctx) {
-        return thread.submit(() -> {
+        return batcher.submit(() -> {
             String id = key.id();
             Instant now = now();
-            IdempotencyRecord stored = read(id);
+            int tag = LogState.recordTag(id);
+            int slot = state.recordSlot(id, tag);
+            IdempotencyRecord stored = slot < 0 ? null : state.recordAt(state.records.position(slot), id);
             ClaimTransition t = RecordTransitions.claim(RecordTransitions.live(stored, now), fingerprint, owner, lease, ctx, now);
             if (t.next() != null) {
-                write(id, t.next());
-                // A claim is durable before its call is forwarded: after a crash it comes back as
-                // an in-flight record whose lease lapses, never as a fresh key that would run again.
-                thread.commitBeforeAnswering();
-            }
-            if (ctx.receipt() != null && t.result() instanceof ClaimResult.Claimed) {
-                receipts.put(ctx.receipt().receipt(), now.plus(ctx.receipt().ttl()));
+                ReceiptPut receipt = t.result() instanceof ClaimResult.Claimed ? ctx.receipt() : null;
+                write(id, tag, slot, t.next(), receipt, now);
             }
             return t.result();
         });
@@ -70,53 +61,56 @@ final class EmbeddedRecords implements RecordStore {
 
     @Override
     public CompletionStage<Boolean> renew(RecordKey key, OwnedClaim claim, Duration lease) {
-        return update(key, false, (current, now) -> RecordTransitions.renew(current, claim, lease, now));
+        return update(key, null, (current, now) -> RecordTransitions.renew(current, claim, lease, now));
     }
 
     @Override
     public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
-        return update(key, true, (current, now) -> {
-            IdempotencyRecord next = RecordTransitions.complete(current, claim, response, attempts, ttl, now);
-            if (next != null && receipt != null) {
-                receipts.put(receipt.receipt(), now.plus(receipt.ttl()));  // in the same commit as the record
-            }
-            return next;
-        });
+        return update(key, receipt, (current, now) -> RecordTransitions.complete(current, claim, response, attempts, ttl, now));
     }
 
     @Override
     public CompletionStage<Boolean> markNotRetained(RecordKey key, OwnedClaim claim, int status, int attempts, Duration ttl) {
-        return update(key, true, (current, now) -> RecordTransitions.notRetained(current, claim, status, attempts, ttl, now));
+        return update(key, null, (current, now) -> RecordTransitions.notRetained(current, claim, status, attempts, ttl, now));
     }
 
     @Override
     public CompletionStage<Boolean> release(RecordKey key, String owner) {
-        return thread.submit(() -> {
+        return batcher.submit(() -> {
             String id = key.id();
-            IdempotencyRecord stored = read(id);
+            int slot = state.recordSlot(id, LogState.recordTag(id));
+            IdempotencyRecord stored = slot < 0 ? null : state.recordAt(state.records.position(slot), id);
             if (!RecordTransitions.heldBy(RecordTransitions.live(stored, now()), owner)) {
                 return false;
             }
-            write(id, null);
-            thread.commitBeforeAnswering();
+            delete(id, slot);
             return true;
         });
     }
 
     @Override
     public CompletionStage<Boolean> evict(RecordKey key) {
-        return thread.submit(() -> {
+        return batcher.submit(() -> {
             String id = key.id();
-            IdempotencyRecord stored = read(id);
-            write(id, null);
+            int slot = state.recordSlot(id, LogState.recordTag(id));
+            if (slot < 0) {
+                return false;
+            }
+            IdempotencyRecord stored = state.recordAt(state.records.position(slot), id);
+            delete(id, slot);
             return RecordTransitions.live(stored, now()) != null;
         });
     }
 
     @Override
     public CompletionStage<Optional<IdempotencyRecord>> get(RecordKey key) {
-        return thread.submit(() -> Optional.ofNullable(RecordTransitions.live(read(key.id()), now())));
+        return batcher.submit(() -> {
+            String id = key.id();
+            int slot = state.recordSlot(id, LogState.recordTag(id));
+            IdempotencyRecord stored = slot < 0 ? null : state.recordAt(state.records.position(slot), id);
+            return Optional.ofNullable(RecordTransitions.live(stored, now()));
+        });
     }
 
     @Override
@@ -139,37 +133,47 @@ final class EmbeddedRecords implements RecordStore {
         return Instant.ofEpochMilli(clock.millis());
     }
 
-    private IdempotencyRecord read(String id) {
-        byte[] value = records.get(id);
-        return value == null ? null : StoreCodec.decodeRecord(value);
+    /** Appends {@code next} (with {@code receipt}) and points the indexes at it. */
+    private void write(String id, int tag, int slot, IdempotencyRecord next, ReceiptPut receipt, Instant now) {
+        LogState.Cached claim = state.cached(id);
+        long receiptExpiresAt = receipt == null ? 0 : now.plus(receipt.ttl()).toEpochMilli();
+        long position = writes.record(id, next, receipt == null ? null : receipt.receipt(), receiptExpiresAt);
+        state.pointRecord(tag, slot, position);
+        String receiptCallId = null;
+        if (receipt != null) {
+            receiptCallId = receipt.receipt().callId();
+            int rtag = LogState.receiptTag(receiptCallId);
+            long hint = claim != null && receiptCallId.equals(claim.receiptCallId()) ? claim.position() : 0;
+            state.pointReceipt(rtag, state.receiptSlot(receiptCallId, rtag, hint), receipt.receipt().bizId(), position);
+            state.noteRecent(receiptCallId);
+        } else if (claim != null) {
+            receiptCallId = claim.receiptCallId();
+        }
+        state.cache(id, next, position, receiptCallId);
     }
 
-    /** Replaces the record under {@code id} by {@code next} (null: delete). */
-    private void write(String id, IdempotencyRecord next) {
-        if (next == null) {
-            records.remove(id);
-        } else {
-            records.put(id, StoreCodec.encodeRecord(next));
-        }
+    private void delete(String id, int slot) {
+        writes.recordDeleted(id);
+        state.dropRecord(slot);
+        state.cache(id, null, 0, null);
     }
 
     private interface Step {
         IdempotencyRecord apply(IdempotencyRecord current, Instant now);
     }
 
-    private CompletionStage<Boolean> update(RecordKey key, boolean commit, Step step) {
-        return thread.submit(() -> {
+    private CompletionStage<Boolean> update(RecordKey key, ReceiptPut receipt, Step step) {
+        return batcher.submit(() -> {
             String id = key.id();
             Instant now = now();
-            IdempotencyRecord stored = read(id);
+            int tag = LogState.recordTag(id);
+            int slot = state.recordSlot(id, tag);
+            IdempotencyRecord stored = slot < 0 ? null : state.recordAt(state.records.position(slot), id);
             IdempotencyRecord next = step.apply(RecordTransitions.live(stored, now), now);
             if (next == null) {
                 return false;
             }
-            write(id, next);
-            if (commit) {
-                thread.commitBeforeAnswering();
-            }
+            write(id, tag, slot, next, receipt, now);
             return true;
         });
     }

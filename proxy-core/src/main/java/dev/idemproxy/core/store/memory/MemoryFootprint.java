@@ -24,6 +24,10 @@ final class MemoryFootprint {
     private static final int HEADER = 24 + 2 * STRING + 4;
     /** A response or request object, its header list and its body array's header. */
     private static final int MESSAGE = 32 + 40 + 16;
+    /** A kept try: its object (its strings are constants or shared) and its slot in the list. */
+    private static final int TRY = 72;
+    /** A receipt's entry in the index of recent calls: a skip-list node (the call id is the receipt's own). */
+    private static final int RECENT = 48;
 
     private MemoryFootprint() {}
 
@@ -37,7 +41,13 @@ final class MemoryFootprint {
 
     static long of(Receipt r) {
         return ENTRY + chars(r.callId()) + chars(r.bizId()) + chars(r.key()) + chars(r.route()) + chars(r.status())
-                + chars(r.reason()) + (r.bizId() == null ? 0 : 2 * STRING + 64 + chars(r.bizId()) + chars(r.callId()));
+                + chars(r.reason()) + (r.bizId() == null ? 0 : 2 * STRING + 64 + chars(r.bizId()) + chars(r.callId()))
+                + RECENT + detail(r);
+    }
+
+    /** A receipt's task id, tries and heads (one array). */
+    private static long detail(Receipt r) {
+        return chars(r.taskId()) + (long) TRY * r.tries().tries().size() + (r.heads() == null ? 0 : 32 + r.heads().size());
     }
 
     static long of(DeadLetter d) {

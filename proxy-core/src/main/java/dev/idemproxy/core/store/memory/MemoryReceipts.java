@@ -5,7 +5,10 @@ import static dev.idemproxy.core.util.Checks.requireArgument;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import dev.idemproxy.core.store.CallPage;
+import dev.idemproxy.core.store.CallQuery;
 import dev.idemproxy.core.store.Receipt;
+import dev.idemproxy.core.store.RecentCallScan;
 import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.WeightBudget;
 import java.time.Duration;
@@ -20,13 +23,15 @@ import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * The memory backend's receipts ({@link MemoryStore}): a Caffeine cache by call id, weighed within
- * a quarter of the heap bound, and a per-business-id index of sort keys kept in step with it (an
- * evicted or expired receipt leaves the index). Thread-safe.
+ * a quarter of the heap bound, and a per-business-id index of sort keys and a sorted set of every
+ * receipt's call id (the recent calls), kept in step with it (an evicted or expired receipt leaves them). Thread-safe.
  */
 final class MemoryReceipts implements ReceiptStore {
     private final MemoryStore backend;
     private final Cache<String, TimedReceipt> receipts;
     private final Map<String, ConcurrentSkipListMap<String, String>> byBiz = new ConcurrentHashMap<>();
+    /** Every receipt's call id: the recent calls (call ids begin with their start time), in step with the cache. */
+    private final java.util.concurrent.ConcurrentSkipListSet<String> recent = new java.util.concurrent.ConcurrentSkipListSet<>();
 
     private record TimedReceipt(Receipt receipt, Instant expiresAt) {
     }
@@ -41,6 +46,7 @@ final class MemoryReceipts implements ReceiptStore {
                 .executor(Runnable::run)
                 .removalListener((String callId, TimedReceipt r, RemovalCause cause) -> {
                     if (r != null && cause != RemovalCause.REPLACED) {
+                        recent.remove(callId);
                         unindex(r.receipt());
                     }
                 })
@@ -63,6 +69,8 @@ final class MemoryReceipts implements ReceiptStore {
         TimedReceipt previous = receipts.asMap().put(receipt.callId(), new TimedReceipt(receipt, backend.now().plus(ttl)));
         if (previous != null) {
             unindex(previous.receipt());
+        } else {
+            recent.add(receipt.callId());
         }
         if (receipt.bizId() != null) {
             byBiz.computeIfAbsent(receipt.bizId(), b -> new ConcurrentSkipListMap<>()).put(receipt.sortKey(), receipt.callId());
@@ -94,6 +102,12 @@ final class MemoryReceipts implements ReceiptStore {
             }
             return found;
         });
+    }
+
+    @Override
+    public CompletionStage<CallPage> recentCalls(CallQuery query) {
+        return backend.run(() -> RecentCallScan.page(query, (query.cursor() == null ? recent.descendingSet()
+                : recent.headSet(query.cursor(), false).descendingSet()).iterator(), this::live, null));
     }
 
     private Receipt live(String callId) {

@@ -107,6 +107,11 @@ final class NotConnected implements RecordStore, ReceiptStore, DeadLetterStore, 
     }
 
     @Override
+    public CompletionStage<dev.idemproxy.core.store.CallPage> recentCalls(dev.idemproxy.core.store.CallQuery query) {
+        return failed();
+    }
+
+    @Override
     public CompletionStage<Void> addDeadLetter(DeadLetter entry) {
         return failed();
     }

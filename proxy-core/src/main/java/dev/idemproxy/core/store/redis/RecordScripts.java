@@ -42,26 +42,31 @@ final class RecordScripts {
 
     /**
      * Lua that writes a receipt with the record when the script was given one: KEYS[2] the
-     * receipt's key, KEYS[3] (optional) its business-id index; ARGV[at] the encoded receipt,
-     * ARGV[at + 1] its ttl in ms, ARGV[at + 2] its index member. As {@code RedisReceipts.put}, in
-     * the same script as the record (standalone and Sentinel only: in a cluster the keys live in
-     * other slots). Straight-line code with the indices written in, no function call in Lua.
+     * receipt's key, KEYS[3] the index of recent calls (the call id: the sort key from its 18th
+     * character; trimmed to the newest {@code RedisReceipts.RECENT_MAX}), KEYS[4] (optional) its
+     * business-id index; ARGV[at] the encoded receipt, ARGV[at + 1] its ttl in ms, ARGV[at + 2]
+     * its index member (its sort key).
+     * As {@code RedisReceipts.put}, in the same script as the record (standalone and Sentinel
+     * only: in a cluster the keys live in other slots). Straight-line code with the indices
+     * written in, no function call in Lua.
      */
     private static String writeReceipt(int at) {
         return writeReceipt(at, 2);
     }
 
-    /** As {@link #writeReceipt(int)}, with the receipt's keys at KEYS[key] and KEYS[key + 1]. */
+    /** As {@link #writeReceipt(int)}, with the receipt's keys at KEYS[key], KEYS[key + 1] and KEYS[key + 2]. */
     private static String writeReceipt(int at, int key) {
         return """
                 if KEYS[%4$d] then
                   redis.call('SET', KEYS[%4$d], ARGV[%1$d], 'PX', ARGV[%2$d])
-                  if KEYS[%5$d] then
-                    redis.call('ZADD', KEYS[%5$d], 0, ARGV[%3$d])
-                    if redis.call('PTTL', KEYS[%5$d]) < tonumber(ARGV[%2$d]) then redis.call('PEXPIRE', KEYS[%5$d], ARGV[%2$d]) end
+                  redis.call('ZADD', KEYS[%5$d], 0, string.sub(ARGV[%3$d], 18))
+                  redis.call('ZREMRANGEBYRANK', KEYS[%5$d], 0, %7$d)
+                  if KEYS[%6$d] then
+                    redis.call('ZADD', KEYS[%6$d], 0, ARGV[%3$d])
+                    if redis.call('PTTL', KEYS[%6$d]) < tonumber(ARGV[%2$d]) then redis.call('PEXPIRE', KEYS[%6$d], ARGV[%2$d]) end
                   end
                 end
-                """.formatted(at, at + 1, at + 2, key, key + 1);
+                """.formatted(at, at + 1, at + 2, key, key + 1, key + 2, -(RedisReceipts.RECENT_MAX + 1));
     }
 
     /**
@@ -131,7 +136,7 @@ final class RecordScripts {
      * native claim's creation time), the owner's {@code "<callId>\n<fingerprint>\n<createdMs>\n"}
      * (used only when the key is absent), then optionally the receipt to write when it ends the
      * record (ARGV[7] the encoded receipt, ARGV[8] its ttl in ms, ARGV[9] its business-id index
-     * member; KEYS[3] and KEYS[4] as in {@link #writeReceipt}; KEYS[2] is the record's fence). The
+     * member; KEYS[3] to KEYS[5] as in {@link #writeReceipt}; KEYS[2] is the record's fence). The
      * call id, fingerprint and creation time are the in-flight value's, or the owner's own when the
      * record is gone (Redis restarted empty, flushed it, or evicted it under memory pressure: the
      * owner's outcome is written back), unless an operator released it ({@link #EVICT_SETTLED} fenced the

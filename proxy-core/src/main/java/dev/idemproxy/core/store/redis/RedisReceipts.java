@@ -3,6 +3,8 @@ package dev.idemproxy.core.store.redis;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.idemproxy.core.util.Checks;
+import dev.idemproxy.core.store.CallPage;
+import dev.idemproxy.core.store.CallQuery;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.StoreCodec;
@@ -21,7 +23,9 @@ import java.util.concurrent.CompletionStage;
 /**
  * Receipts in Redis: each under {@code <prefix>receipt:{callId}} (SET with PX), and a per-business-id
  * sorted set {@code <prefix>receipts-by-biz:{bizId}} of sort keys (createdAt, call id), kept alive
- * as long as its longest-lived receipt. Index members whose receipt expired or changed are skipped
+ * as long as its longest-lived receipt, and one of every receipt's call id, {@code <prefix>calls}
+ * (the recent calls: call ids begin with their start time; trimmed to the newest
+ * {@link #RECENT_MAX} as each is added). Index members whose receipt expired or changed are skipped
  * on read and removed. A claim's or a completion's receipt is written by {@link RedisRecords} (in the
  * record's own script outside a cluster, with {@link #scriptKeys} and {@link #scriptArgs}). Part of
  * the {@link RedisStore} backend. Immutable; thread-safe.
@@ -29,6 +33,18 @@ import java.util.concurrent.CompletionStage;
 final class RedisReceipts implements ReceiptStore {
     /** At most this many index members are looked at per listing. */
     private static final int MAX_SCAN = 1000;
+
+    /** The index of recent calls keeps at most this many, the newest. */
+    static final int RECENT_MAX = 100_000;
+    /** Index members read per round trip of a listing. */
+    private static final int BATCH = 100;
+
+    /** KEYS[1] the index of recent calls; ARGV[1] the receipt's call id. */
+    private static final RedisScript RECENT = new RedisScript("""
+            redis.call('ZADD', KEYS[1], 0, ARGV[1])
+            redis.call('ZREMRANGEBYRANK', KEYS[1], 0, %d)
+            return 1
+            """.formatted(-(RECENT_MAX + 1)), ScriptOutputType.INTEGER);
 
     private static final RedisScript INDEX = new RedisScript("""
             redis.call('ZADD', KEYS[1], 0, ARGV[1])
@@ -67,6 +83,10 @@ final class RedisReceipts implements ReceiptStore {
         return prefix + "receipt:{" + callId + "}";
     }
 
+    private String recentKey() {
+        return prefix + "calls";
+    }
+
     private String bizKey(String bizId) {
         return prefix + "receipts-by-biz:{" + bizId + "}";
     }
@@ -76,19 +96,21 @@ final class RedisReceipts implements ReceiptStore {
      * (after the record key and the script's own arguments): standalone and Sentinel only.
      */
     String[] scriptKeys(String recordKey, Receipt receipt) {
-        return receipt.bizId() == null ? new String[] {recordKey, key(receipt.callId())}
-                : new String[] {recordKey, key(receipt.callId()), bizKey(receipt.bizId())};
+        return receipt.bizId() == null ? new String[] {recordKey, key(receipt.callId()), recentKey()}
+                : new String[] {recordKey, key(receipt.callId()), recentKey(), bizKey(receipt.bizId())};
     }
 
     byte[][] scriptArgs(Receipt receipt, Duration ttl) {
         byte[] ms = Long.toString(Math.max(1, ttl.toMillis())).getBytes(UTF_8);
-        return new byte[][] {StoreCodec.encodeReceipt(receipt), ms, receipt.bizId() == null ? new byte[0] : receipt.sortKey().getBytes(UTF_8)};
+        return new byte[][] {StoreCodec.encodeReceipt(receipt), ms, receipt.sortKey().getBytes(UTF_8)};
     }
 
     /** Writes the receipt: its key and, with a business id, its index entry, sent together. */
     CompletionStage<Void> put(Receipt receipt, Duration ttl) {
         long ms = Math.max(1, ttl.toMillis());
         CompletionStage<String> set = redis.set(key(receipt.callId()), StoreCodec.encodeReceipt(receipt), SetArgs.Builder.px(ms));
+        CompletionStage<Long> recent = RECENT.run(redis, recentKey(), receipt.callId().getBytes(UTF_8));
+        set = set.thenCombine(recent, (x, y) -> x);
         if (receipt.bizId() == null) {
             return set.thenApply(x -> null);
         }
@@ -98,6 +120,59 @@ final class RedisReceipts implements ReceiptStore {
         CompletionStage<Long> index = INDEX.run(redis, bizKey(receipt.bizId()),
                 receipt.sortKey().getBytes(UTF_8), Long.toString(ms).getBytes(UTF_8));
         return set.thenCombine(index, (x, y) -> null);
+    }
+
+    @Override
+    public CompletionStage<CallPage> recentCalls(CallQuery query) {
+        return backend.call(() -> recent(query, query.cursor(), new ArrayList<>(), 0));
+    }
+
+    /** Reads the index from {@code before} (exclusive; null: the newest) a batch at a time until the page is full. */
+    private CompletionStage<CallPage> recent(CallQuery q, String before, List<Receipt> found, int scanned) {
+        int batch = Math.min(BATCH, CallQuery.MAX_SCAN - scanned);
+        Range<byte[]> range = before == null ? Range.unbounded()
+                : Range.from(Range.Boundary.unbounded(), Range.Boundary.excluding(before.getBytes(UTF_8)));
+        return redis.zrevrangebylex(recentKey(), range, Limit.create(0, batch)).thenCompose(members -> {
+            List<CompletableFuture<Optional<Receipt>>> reads = new ArrayList<>(members.size());
+            for (byte[] m : members) {
+                reads.add(get(new String(m, UTF_8)).toCompletableFuture());
+            }
+            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenCompose(x -> {
+                List<byte[]> stale = new ArrayList<>();
+                String last = before;
+                for (int i = 0; i < members.size(); i++) {
+                    if (found.size() == q.limit()) {
+                        return done(stale, new CallPage(found, last));
+                    }
+                    String member = new String(members.get(i), UTF_8);
+                    last = member;
+                    Optional<Receipt> r = reads.get(i).join();
+                    if (r.isEmpty()) {
+                        stale.add(members.get(i));
+                    } else if (q.matches(r.get())) {
+                        found.add(r.get());
+                    }
+                }
+                int seen = scanned + members.size();
+                if (members.size() < batch) {
+                    return done(stale, new CallPage(found, null));
+                }
+                if (found.size() == q.limit() || seen >= CallQuery.MAX_SCAN) {
+                    return done(stale, new CallPage(found, last));
+                }
+                done(stale, null);
+                return recent(q, last, found, seen);
+            });
+        });
+    }
+
+    /** Removes index members whose receipt is gone or changed (best effort), and answers {@code page}. */
+    private CompletionStage<CallPage> done(List<byte[]> stale, CallPage page) {
+        if (!stale.isEmpty()) {
+            redis.zrem(recentKey(), stale.toArray(byte[][]::new));  // the result does not matter
+            stale.clear();
+        }
+        return CompletableFuture.completedFuture(page);
     }
 
     private CompletionStage<Optional<Receipt>> get(String callId) {

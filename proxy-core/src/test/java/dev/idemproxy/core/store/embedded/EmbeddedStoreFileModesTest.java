@@ -34,7 +34,7 @@ class EmbeddedStoreFileModesTest {
             writeSomething(store);
         }
         assertThat(mode(dir)).isEqualTo("rwx------");
-        assertThat(mode(dir.resolve(EmbeddedFile.FILE_NAME))).isEqualTo("rw-------");
+        assertThat(mode(dir.resolve(EmbeddedStore.LOCK_NAME))).isEqualTo("rw-------");
     }
 
     @Test
@@ -47,7 +47,7 @@ class EmbeddedStoreFileModesTest {
         Path sub = Files.createDirectory(dir.resolve("ca"));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.setPosixFilePermissions(sub, PosixFilePermissions.fromString("rwxrwxrwx"));
-        Files.setPosixFilePermissions(dir.resolve(EmbeddedFile.FILE_NAME), PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(dir.resolve(EmbeddedStore.LOCK_NAME), PosixFilePermissions.fromString("rw-r--r--"));
 
         try (Stores store = EmbeddedStore.open(dir, Clock.systemUTC())) {
             assertThat(store.receipts().receipt(key).toCompletableFuture().get()).isPresent();
@@ -55,7 +55,7 @@ class EmbeddedStoreFileModesTest {
 
         assertThat(mode(dir)).isEqualTo("rwx------");
         assertThat(mode(sub)).isEqualTo("rwx------");
-        assertThat(mode(dir.resolve(EmbeddedFile.FILE_NAME))).isEqualTo("rw-------");
+        assertThat(mode(dir.resolve(EmbeddedStore.LOCK_NAME))).isEqualTo("rw-------");
     }
 
     private static String writeSomething(Stores store) throws Exception {

@@ -59,7 +59,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         StoredResponse response = new StoredResponse(200, List.of(new StoredHeader("A", "1")),
                 "hello".getBytes(StandardCharsets.UTF_8));
         await(store.claim(key, "fp", "o1", Duration.ofSeconds(30), new ClaimContext("c1")));
-        assertThat(await(store.complete(key, Claims.owned("o1"), response, 2, Duration.ofHours(1)))).isTrue();
+        assertThat(await(store.complete(key, Claims.owned("o1", "fp", "c1"), response, 2, Duration.ofHours(1)))).isTrue();
         store.close();
 
         use(open(dir));
@@ -84,30 +84,82 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
                 .withCauseInstanceOf(StoreUnavailableException.class);
     }
 
+    /**
+     * The compaction of the oldest segments keeps exactly what is live: of 300 calls over many
+     * small segments, half with a short ttl, a tenth released, every record, receipt (by call and
+     * business id), task counter and dead letter still live is there after the oldest segments
+     * are compacted away, and again after a reopen reads the compacted log back; the expired and
+     * released ones are gone and do not come back.
+     */
     @Test
-    void purgeDeletesExpiredRecordsAndReceiptsFromTheFile() throws Exception {
-        RecordKey key = new RecordKey("r", "s", "k");
-        await(store.claim(key, "fp", "o1", Duration.ofSeconds(30), new ClaimContext("c1")));
-        await(store.complete(key, Claims.owned("o1"), new StoredResponse(204, List.of(), new byte[0]), 1, Duration.ofMinutes(1)));
-        await(receipts.putReceipt(new Receipt("c1", "b1", "k", "r", "SUCCESS", null, 204, 1, clock.instant(), null),
-                Duration.ofMinutes(1)));
-        assertThat(await(embedded.purgeExpired())).isZero();
+    void compactingTheOldestSegmentsKeepsWhatIsLiveAndNothingElseAcrossAReopen() throws Exception {
+        store.close();
+        Path small = dir.resolve("small");
+        use(openSmall(small));
+        StoredResponse response = new StoredResponse(200, List.of(new StoredHeader("A", "1")), "ok".getBytes(StandardCharsets.UTF_8));
+        int n = 300;
+        for (int i = 0; i < n; i++) {
+            Duration ttl = i % 2 == 0 ? Duration.ofMinutes(1) : Duration.ofHours(1);
+            RecordKey key = new RecordKey("r", "s", "k" + i);
+            Receipt processing = new Receipt("c" + i, "biz" + (i % 3), "k" + i, "r", "PROCESSING", null, 0, 0, clock.instant(), null);
+            await(store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i, ttl,
+                    new dev.idemproxy.core.store.ReceiptPut(processing, ttl))));
+            if (i % 10 == 3) {
+                await(store.release(key, "o" + i));
+            } else {
+                Receipt done = new Receipt("c" + i, "biz" + (i % 3), "k" + i, "r", "SUCCESS", null, 200, 1, clock.instant(),
+                        clock.instant());
+                await(store.complete(key, Claims.owned("o" + i, "fp", "c" + i), response, 1, ttl,
+                        new dev.idemproxy.core.store.ReceiptPut(done, ttl)));
+            }
+            await(taskBudgets.chargeTaskRetry("t" + i + "@1", 5, ttl));
+            if (i % 50 == 0) {
+                await(deadLetters.addDeadLetter(new dev.idemproxy.core.store.DeadLetter("d" + i, "c" + i, null, null, key,
+                        "retries-exhausted", 503, 4, clock.instant(), new dev.idemproxy.core.store.StoredRequest("POST", "/x",
+                        List.of(), new byte[0]))));
+            }
+        }
+        await(deadLetters.deleteDeadLetter("d100"));
         clock.advance(Duration.ofMinutes(2));
-        assertThat(await(embedded.purgeExpired())).isEqualTo(2);
-        assertThat(await(embedded.purgeExpired())).isZero();
+        EmbeddedStore backend = EmbeddedStore.of(stores);
+        int before = backend.log().segments().size();
+        assertThat(before).as("segments written").isGreaterThan(10);
+        for (int i = 0; i < before - 1; i++) {
+            await(backend.compactOldest());
+        }
+        assertThat(backend.log().segments().size()).as("segments left").isLessThan(before);
+        expectLiveOnly(n);
+        store.close();
+        use(openSmall(small));
+        expectLiveOnly(n);
     }
 
-    @Test
-    void purgeDeletesExpiredTaskCountersAndARechargedCounterKeepsOnlyItsLatestExpiry() throws Exception {
-        await(taskBudgets.chargeTaskRetry("t@1", 5, Duration.ofMinutes(1)));
-        clock.advance(Duration.ofSeconds(30));
-        await(taskBudgets.chargeTaskRetry("t@1", 5, Duration.ofMinutes(1)));
-        clock.advance(Duration.ofSeconds(45));
-        assertThat(await(embedded.purgeExpired())).isZero();
-        assertThat(await(taskBudgets.taskRetriesUsed("t@1"))).isEqualTo(2L);
-        clock.advance(Duration.ofMinutes(1));
-        assertThat(await(embedded.purgeExpired())).isEqualTo(1);
-        assertThat(await(taskBudgets.taskRetriesUsed("t@1"))).isZero();
+    private void expectLiveOnly(int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            boolean live = i % 2 == 1;
+            RecordKey key = new RecordKey("r", "s", "k" + i);
+            boolean released = i % 10 == 3;
+            assertThat(await(store.get(key)).isPresent()).as("record %d", i).isEqualTo(live && !released);
+            java.util.Optional<Receipt> r = await(receipts.receipt("c" + i));
+            assertThat(r.isPresent()).as("receipt %d", i).isEqualTo(live);
+            if (live) {
+                assertThat(r.get().status()).isEqualTo(released ? "PROCESSING" : "SUCCESS");
+            }
+            assertThat(await(taskBudgets.taskRetriesUsed("t" + i + "@1"))).as("counter %d", i).isEqualTo(live ? 1L : 0L);
+        }
+        assertThat(await(receipts.receiptsByBizId("biz1", 1000))).extracting(Receipt::callId)
+                .allSatisfy(id -> assertThat(Integer.parseInt(id.substring(1)) % 2).isEqualTo(1)).hasSize(50);
+        assertThat(await(deadLetters.deadLetterCount())).isEqualTo(5L);
+        assertThat(await(deadLetters.deadLetter("d100"))).isEmpty();
+        assertThat(await(deadLetters.deadLetter("d150"))).isPresent();
+    }
+
+    /** The backend over {@code directory} with segments of 4 KiB, so a few hundred calls fill many. */
+    private Stores openSmall(Path directory) {
+        Stores opened = EmbeddedStore.open(directory, clock, dev.idemproxy.core.util.Ticker.system(),
+                dev.idemproxy.core.store.StorePolicy.EmbeddedSync.NONE, 4096, EmbeddedStore.Seams.real()).stores();
+        embedded = EmbeddedStore.of(opened);
+        return opened;
     }
 
     @Test
@@ -119,93 +171,10 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
     }
 
     /**
-     * The purge's pace follows what it finds: the full pause after a slice of live entries, none
-     * after a slice that had all expired, in proportion between (a fixed pause capped deletions
-     * below the rate a busy route writes entries at, and the file grew by gigabytes within minutes).
-     */
-    @Test
-    void theSweepPausesLessTheMoreOfASliceHadExpired() {
-        long full = EmbeddedPurge.SWEEP_PAUSE_MILLIS;
-        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 0)).isEqualTo(full);
-        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 4096)).isZero();
-        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 1024)).isEqualTo(full * 3 / 4);
-        assertThat(EmbeddedPurge.pauseAfter(full, 4096, 3072)).isEqualTo(full / 4);
-        assertThat(EmbeddedPurge.pauseAfter(full, 0, 0)).isEqualTo(full);  // an empty slice: the map ended
-        assertThat(EmbeddedPurge.pauseAfter(0, 4096, 0)).isZero();       // an unpaced sweep stays unpaced
-    }
-
-    /**
-     * A purge sweep in slices of 7 entries (each a turn of the store thread) deletes exactly the
-     * expired records, receipts and counters among 200 of each, whatever slice they fall in, and
-     * leaves the live ones readable; calls made between the slices are served.
-     */
-    @Test
-    void aSweepInSlicesDeletesWhatExpiredAndKeepsTheRest() throws Exception {
-        StoredResponse response = new StoredResponse(200, List.of(), "ok".getBytes(StandardCharsets.UTF_8));
-        for (int i = 0; i < 200; i++) {
-            Duration ttl = i % 2 == 0 ? Duration.ofMinutes(1) : Duration.ofHours(1);
-            RecordKey key = new RecordKey("r", "s", "k" + i);
-            await(store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i)));
-            await(store.complete(key, Claims.owned("o" + i), response, 1, ttl));
-            await(receipts.putReceipt(new Receipt("c" + i, "biz" + (i % 3), "k" + i, "r", "SUCCESS", null, 200, 1,
-                    clock.instant(), clock.instant()), ttl));
-            await(taskBudgets.chargeTaskRetry("t" + i + "@1", 5, ttl));
-        }
-        clock.advance(Duration.ofMinutes(2));
-        java.util.concurrent.CompletableFuture<Integer> sweep = embedded.sweep(7, Long.MAX_VALUE).toCompletableFuture();
-        RecordKey fresh = new RecordKey("r", "s", "during-the-sweep");
-        assertThat(await(store.claim(fresh, "fp", "o", Duration.ofSeconds(30), new ClaimContext("cf"))))
-                .isInstanceOf(ClaimResult.Claimed.class);
-        // 100 expired records, 100 receipts (each with its index entry) and 100 counters
-        assertThat(sweep.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(300);
-        for (int i = 0; i < 200; i++) {
-            boolean live = i % 2 == 1;
-            assertThat(await(store.get(new RecordKey("r", "s", "k" + i))).isPresent()).as("record %d", i).isEqualTo(live);
-            assertThat(await(receipts.receipt("c" + i)).isPresent()).as("receipt %d", i).isEqualTo(live);
-            assertThat(await(taskBudgets.taskRetriesUsed("t" + i + "@1"))).isEqualTo(live ? 1L : 0L);
-        }
-        assertThat(await(receipts.receiptsByBizId("biz1", 1000))).extracting(Receipt::callId)
-                .allSatisfy(id -> assertThat(Integer.parseInt(id.substring(1)) % 6).isEqualTo(1)).hasSize(34);
-        assertThat(await(embedded.purgeExpired())).isZero();
-        assertThat(embedded.mvStore().openMap(EmbeddedFile.RECEIPTS_BY_BIZ).size()).isEqualTo(100);
-    }
-
-    /**
-     * A sweep whose slices get no time at all still gets on, {@value EmbeddedPurge#SWEEP_CLOCK_EVERY}
-     * entries a turn, and deletes exactly what expired: a slice cut short by its time resumes at
-     * the next key, in the middle of a map or at the start of the next one.
-     */
-    @Test
-    void aSweepCutShortByItsTimeResumesWhereItStopped() throws Exception {
-        StoredResponse response = new StoredResponse(200, List.of(), "ok".getBytes(StandardCharsets.UTF_8));
-        int n = 3 * EmbeddedPurge.SWEEP_CLOCK_EVERY + 5;  // a map ends mid-slice and exactly on one
-        for (int i = 0; i < n; i++) {
-            Duration ttl = i % 3 == 0 ? Duration.ofHours(1) : Duration.ofMinutes(1);
-            RecordKey key = new RecordKey("r", "s", "k" + i);
-            await(store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i)));
-            await(store.complete(key, Claims.owned("o" + i), response, 1, ttl));
-        }
-        for (int i = 0; i < 2 * EmbeddedPurge.SWEEP_CLOCK_EVERY; i++) {
-            await(taskBudgets.chargeTaskRetry("t" + i + "@1", 5, i % 2 == 0 ? Duration.ofMinutes(1) : Duration.ofHours(1)));
-        }
-        clock.advance(Duration.ofMinutes(2));
-
-        int expired = n - (n + 2) / 3 + EmbeddedPurge.SWEEP_CLOCK_EVERY;
-        assertThat(await(embedded.sweep(4096, 0))).isEqualTo(expired);
-        for (int i = 0; i < n; i++) {
-            assertThat(await(store.get(new RecordKey("r", "s", "k" + i))).isPresent()).as("record %d", i).isEqualTo(i % 3 == 0);
-        }
-        for (int i = 0; i < 2 * EmbeddedPurge.SWEEP_CLOCK_EVERY; i++) {
-            assertThat(await(taskBudgets.taskRetriesUsed("t" + i + "@1"))).as("counter %d", i).isEqualTo(i % 2 == 0 ? 0L : 1L);
-        }
-        assertThat(await(embedded.purgeExpired())).isZero();
-    }
-
-    /**
-     * A file of the first layout (untyped maps and an expiry index, as written until 2026-12-01)
-     * opens with everything in it: a completed call is replayed, an in-flight one is still in
-     * flight, receipts are found by call and business id, a counter keeps its count; the old maps
-     * are gone, and the next open finds nothing left to move.
+     * A store file of the first layout (untyped maps and an expiry index, as written until
+     * 2026-12-01) is moved into the log with everything in it: a completed call is replayed, an
+     * in-flight one is still in flight, receipts are found by call and business id, a counter
+     * keeps its count; the old file is renamed, and the next open finds nothing left to move.
      */
     @Test
     void aFileOfTheFirstLayoutOpensWithItsRecordsReceiptsAndCounters() throws Exception {
@@ -219,7 +188,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         RecordKey running = new RecordKey("r", "s", "running");
         Receipt receipt = new Receipt("c1", "order-7", "done", "r", "SUCCESS", null, 201, 1, now, now);
         org.h2.mvstore.MVStore mv = new org.h2.mvstore.MVStore.Builder()
-                .fileName(old.resolve(EmbeddedFile.FILE_NAME).toString()).open();
+                .fileName(old.resolve(MvStoreImport.FILE_NAME).toString()).open();
         org.h2.mvstore.MVMap<String, byte[]> records = mv.openMap("records");
         records.put(done.id(), dev.idemproxy.core.store.StoreCodec.encodeRecord(new dev.idemproxy.core.store.IdempotencyRecord(
                 dev.idemproxy.core.store.IdempotencyRecord.State.COMPLETED, "o1", "c1", "fp", now.plusSeconds(30), now, now,
@@ -245,33 +214,11 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         assertThat(await(receipts.receipt("c1"))).contains(receipt);
         assertThat(await(receipts.receiptsByBizId("order-7", 10))).containsExactly(receipt);
         assertThat(await(taskBudgets.taskRetriesUsed("t@1"))).isEqualTo(3L);
-        org.h2.mvstore.MVStore reopened = embedded.mvStore();
-        assertThat(reopened.getMapNames()).doesNotContain("records", "receipts", "receiptsByBiz", "tasks", "expiry")
-                .contains(EmbeddedFile.RECORDS, EmbeddedFile.RECEIPTS);
+        assertThat(old.resolve(MvStoreImport.FILE_NAME)).doesNotExist();
+        assertThat(old.resolve(MvStoreImport.MOVED_NAME)).exists();
         store.close();
         use(open(old));
         assertThat(await(store.claim(done, "fp", "o4", Duration.ofSeconds(30), new ClaimContext("c4"))))
                 .isEqualTo(new ClaimResult.Completed(response, "c1", 1));
-    }
-
-    /** The background purge runs by itself every purgeInterval, slice after slice, until the pass is over. */
-    @Test
-    void theBackgroundPurgeSweepsEveryIntervalInSlicesUntilNothingExpiredIsLeft() throws Exception {
-        store.close();
-        use(EmbeddedStore.open(dir.resolve("often"), clock, Duration.ofMillis(100)));
-        EmbeddedStore often = EmbeddedStore.of(stores);
-        StoredResponse response = new StoredResponse(200, List.of(), new byte[0]);
-        int n = 10_000;  // three slices of 4,096
-        for (int i = 0; i < n; i++) {
-            RecordKey key = new RecordKey("r", "s", "k" + i);
-            store.claim(key, "fp", "o" + i, Duration.ofSeconds(30), new ClaimContext("c" + i));
-            store.complete(key, Claims.owned("o" + i), response, 1, Duration.ofMinutes(1));
-        }
-        await(store.get(new RecordKey("r", "s", "k" + (n - 1))));
-        org.h2.mvstore.MVMap<String, byte[]> records = often.mvStore().openMap(EmbeddedFile.RECORDS);
-        assertThat(records.size()).isEqualTo(n);
-        clock.advance(Duration.ofMinutes(2));
-        Await.until("the sweeps to remove every expired record", java.time.Duration.ofSeconds(20), () -> records.size() == 0);
-        assertThat(records.size()).as("records left after the sweeps").isZero();
     }
 }
