@@ -45,6 +45,7 @@ EXTRA=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --limit) LIMIT=$2; shift 2 ;;
+        --pod-memory) LIMIT=${2/#host/none}; shift 2 ;;   # the old name (docs/benchmarks.md)
         --options) OPTIONS=$2; shift 2 ;;
         --plain) OPTIONS=none; shift ;;
         --jar) JAR=$2; shift 2 ;;
