@@ -30,6 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * idemproxy's Redis store, of BouncyCastle (the forward proxy's CA) or of OpenTelemetry and
  * idemproxy's trace export (issue #44). A Redis store does load Lettuce, a {@code forwardProxy}
  * BouncyCastle and {@code telemetry} OpenTelemetry, which shows the log would see them.
+ * Logging is set up in code (issue #43): no class of logback's XML configuration (Joran) or of an
+ * XML parser loads either.
  */
 @ExtendWith(LeakDetection.class)
 class UnusedPartsIT {
@@ -37,6 +39,9 @@ class UnusedPartsIT {
     private static final Pattern REDIS = Pattern.compile("\\] (io\\.lettuce\\.|dev\\.idemproxy\\.core\\.store\\.redis\\.)");
     private static final Pattern BOUNCY_CASTLE = Pattern.compile("\\] org\\.bouncycastle\\.");
     private static final Pattern TELEMETRY = Pattern.compile("\\] (io\\.opentelemetry\\.|dev\\.idemproxy\\.app\\.telemetry\\.)");
+    /** Joran's classes but its exception, which logback's own start declares (the verifier loads it). */
+    private static final Pattern XML_CONFIG = Pattern.compile(
+            "\\] (ch\\.qos\\.logback\\.core\\.joran\\.(?!spi\\.JoranException )|com\\.sun\\.org\\.apache\\.xerces\\.|javax\\.xml\\.parsers\\.)");
 
     static TestUpstream upstream;
 
@@ -63,6 +68,7 @@ class UnusedPartsIT {
         assertThat(loaded).as("Redis classes loaded").noneMatch(l -> REDIS.matcher(l).find());
         assertThat(loaded).as("BouncyCastle classes loaded").noneMatch(l -> BOUNCY_CASTLE.matcher(l).find());
         assertThat(loaded).as("OpenTelemetry classes loaded").noneMatch(l -> TELEMETRY.matcher(l).find());
+        assertThat(loaded).as("logback's XML configuration or an XML parser loaded").noneMatch(l -> XML_CONFIG.matcher(l).find());
     }
 
     @Test
