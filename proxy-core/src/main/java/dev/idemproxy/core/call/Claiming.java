@@ -270,7 +270,7 @@ final class Claiming {
      * the call waiting and then failing with 409.
      */
     private void releaseOrphanedClaim() {
-        services.recorder().abandoned(call, identity, createdAt);  // the claim wrote it as PROCESSING
+        services.recorder().abandoned(door.loop(), call, identity, createdAt);  // the claim wrote it as PROCESSING
         door.when(services.records().release(plan.record(), owner), (ok, err) -> new CallEvent.Released(err));
     }
 
