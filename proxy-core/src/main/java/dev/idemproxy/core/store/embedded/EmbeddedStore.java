@@ -181,6 +181,8 @@ public final class EmbeddedStore {
                             i == ids.size() - 1 ? " (the last write before a crash)" : " (not the last segment: data may be lost)");
                 }
                 file.truncate(scan.end());
+            } else if (file.size() % 8 != 0) {  // the last frame kept, its padding not: pad it, or the next frame's position is off
+                file.append(java.nio.ByteBuffer.allocate(LogFormat.padded((int) file.size()) - (int) file.size()));
             }
         }
         if (segments.active() == null || segments.active().file.size() >= segments.segmentBytes()) {
