@@ -112,7 +112,8 @@ class EmbeddedLogCrashTest {
 
     private EmbeddedStore open(MemoryLogFiles files, EmbeddedSync sync) {
         InlineExecutor executor = new InlineExecutor();
-        return EmbeddedStore.open(dir, clock, Ticker.system(), sync, 4096, new EmbeddedStore.Seams(executor, executor, files));
+        return EmbeddedStore.open(dir, clock, Ticker.system(), sync, 4096,
+                new EmbeddedStore.Seams(executor, executor, files, dev.idemproxy.core.util.Mistakes.NONE));
     }
 
     private MemoryLogFiles run(EmbeddedSync sync, int calls) throws Exception {
