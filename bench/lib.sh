@@ -8,6 +8,7 @@ die() { log "ERROR: $*"; exit 1; }
 
 # ---------------------------------------------------------------- cleanup
 STARTED_PIDS=()
+CLEANUP_HOOKS=()   # commands run after every started process has stopped (footprint.sh: its cgroup)
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM
@@ -24,6 +25,8 @@ cleanup() {
         kill -KILL "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
+    local hook
+    for hook in "${CLEANUP_HOOKS[@]}"; do eval "$hook" || true; done
     exit "$rc"
 }
 trap cleanup EXIT

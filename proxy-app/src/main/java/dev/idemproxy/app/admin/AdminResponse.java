@@ -23,11 +23,6 @@ public record AdminResponse(int status, String contentType, byte[] body, Map<Str
     /** URN prefix of the admin API's problem types, as for the proxy's own (docs/http-reference.md). */
     public static final String PROBLEM_PREFIX = "urn:idemproxy:problem:";
 
-    /** Thread-safe once configured; never reconfigured after this initialiser. */
-    private static final ObjectMapper MAPPER = new ObjectMapper()
-            .enable(SerializationFeature.INDENT_OUTPUT)
-            .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
-
     public AdminResponse {
         if (status < 100 || status > 599) {
             throw new IllegalArgumentException("status " + status + " (expected: 100..599)");
@@ -92,15 +87,30 @@ public record AdminResponse(int status, String contentType, byte[] body, Map<Str
     }
 
     static byte[] toJson(Object value) {
-        try {
-            return MAPPER.writeValueAsBytes(value);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("not serialisable as JSON: " + e.getOriginalMessage(), e);
-        }
+        return Json.bytes(value);
     }
 
     @Override
     public String toString() {
         return "AdminResponse[status=" + status + ", contentType=" + contentType + ", bytes=" + body.length + "]";
+    }
+
+    /**
+     * Jackson, made at the first JSON body rather than with this class, so that a start's probes
+     * load none of its classes. Thread-safe once configured; never reconfigured after this
+     * initialiser.
+     */
+    private static final class Json {
+        private static final ObjectMapper MAPPER = new ObjectMapper()
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+
+        static byte[] bytes(Object value) {
+            try {
+                return MAPPER.writeValueAsBytes(value);
+            } catch (JsonProcessingException e) {
+                throw new IllegalArgumentException("not serialisable as JSON: " + e.getOriginalMessage(), e);
+            }
+        }
     }
 }

@@ -3,16 +3,16 @@ package dev.idemproxy.app.cli;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.joran.JoranConfigurator;
-import ch.qos.logback.core.joran.spi.JoranException;
+import dev.idemproxy.app.logging.JsonLineEncoder;
+import dev.idemproxy.app.logging.LogConfigurator;
 import java.io.PrintWriter;
-import java.net.URL;
 import java.util.List;
 import java.util.Locale;
 import org.slf4j.LoggerFactory;
 
 /**
- * Switches logging to the JSON layout for {@code --log-format json}; text is the default. A
+ * Switches logging to the JSON layout for {@code --log-format json}; text is the default
+ * ({@link LogConfigurator} sets up both in code). A
  * logback file given with {@code -Dlogback.configurationFile} is left in charge in both formats
  * (to turn on {@code idemproxy.retries} at DEBUG, say): for JSON lines it names
  * {@code dev.idemproxy.app.logging.JsonLineEncoder} itself. Sets the level of {@code --log-level}
@@ -69,18 +69,8 @@ final class LogSetup {
         if (System.getProperty("logback.configurationFile") != null) {
             return true;  // the operator's own file, read by logback at start
         }
-        URL json = LogSetup.class.getResource("/logback-json.xml");
-        if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext) || json == null) {
-            return true;
-        }
-        LoggerContext ctx = (LoggerContext) LoggerFactory.getILoggerFactory();
-        ctx.reset();
-        JoranConfigurator c = new JoranConfigurator();
-        c.setContext(ctx);
-        try {
-            c.doConfigure(json);
-        } catch (JoranException e) {
-            err.println("idemproxy: cannot configure JSON logging: " + e.getMessage());
+        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx) {
+            LogConfigurator.apply(ctx, new JsonLineEncoder());
         }
         return true;
     }

@@ -28,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
  * does not wake at all, and a line waits at most about 10 ms either way.
  * {@link #stop()} writes what is queued, waiting up to {@code maxFlushMillis}.
  *
- * <p>Configured from logback XML: {@code encoder}, {@code queueSize} (default 16384) and
+ * <p>Configured by {@link LogConfigurator} (or a logback XML file): {@code encoder}, {@code queueSize} (default 16384) and
  * {@code maxFlushMillis} (default 2000). This class is thread-safe.
  */
 public final class BatchingStdoutAppender extends UnsynchronizedAppenderBase<ILoggingEvent> {

@@ -99,7 +99,7 @@ class DocCommandsIT {
                     report.put(f.where(), "skipped (" + skip + "): " + f.text());
                     continue;
                 }
-                boolean againstProxy = !walk.help() && (verb.startsWith("dlq") || verb.startsWith("receipts"));
+                boolean againstProxy = !walk.help() && (verb.startsWith("dlq") || verb.startsWith("receipts") || verb.startsWith("calls"));
                 if (!walk.help() && !walk.version() && !againstProxy && !List.of("validate", "ca cert", "ca bundle", "demo").contains(verb)) {
                     problems.add(f.where() + ": no rule for the verb '" + verb + "' (add one to DocCommandsIT): " + f.text());
                     continue;
@@ -382,6 +382,13 @@ class DocCommandsIT {
                 return r.exit() == 0 && out.contains("Both runs took") ? null : "expected exit 0 and the demo's table";
             case "dlq list":
                 return r.exit() == 0 && out.contains("\"entries\"") ? null : "expected exit 0 and the entries";
+            case "calls list":
+                if (text.contains("--cursor")) {
+                    // an example cursor this proxy never gave out
+                    return r.exit() == 2 && String.join("\n", r.stderr()).contains("HTTP 400")
+                            ? null : "expected exit 2 and the admin API's 400 for a cursor this proxy never gave out";
+                }
+                return r.exit() == 0 && out.contains("\"calls\"") ? null : "expected exit 0 and the calls";
             case "receipts get":
                 if (text.contains("--biz-id")) {
                     boolean sent = text.contains("--biz-id order-42");
@@ -389,7 +396,7 @@ class DocCommandsIT {
                             ? null : "expected exit 0 and the receipts" + (sent ? " of the call sent with X-Biz-Id: order-42" : "");
                 }
                 // falls through: a receipt by an example call id
-            case "dlq show", "dlq replay", "dlq delete":
+            case "dlq show", "dlq replay", "dlq delete", "calls get":
                 return r.exit() == 1 && String.join("\n", r.stderr()).contains("HTTP 404")
                         ? null : "expected exit 1 and the admin API's 404 for an id this proxy never gave out";
             default:

@@ -28,12 +28,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  * on the embedded or memory store without loading one class of the Redis client (Lettuce), of
  * idemproxy's Redis store or of BouncyCastle (the forward proxy's CA). A Redis store does load
  * Lettuce and a {@code forwardProxy} does load BouncyCastle, which shows the log would see them.
+ * Logging is set up in code (issue #43): no class of logback's XML configuration (Joran) or of an
+ * XML parser loads either.
  */
 @ExtendWith(LeakDetection.class)
 class UnusedPartsIT {
     private static final Path PROFILE = Path.of("../config/jvm.options").toAbsolutePath();
     private static final Pattern REDIS = Pattern.compile("\\] (io\\.lettuce\\.|dev\\.idemproxy\\.core\\.store\\.redis\\.)");
     private static final Pattern BOUNCY_CASTLE = Pattern.compile("\\] org\\.bouncycastle\\.");
+    /** Joran's classes but its exception, which logback's own start declares (the verifier loads it). */
+    private static final Pattern XML_CONFIG = Pattern.compile(
+            "\\] (ch\\.qos\\.logback\\.core\\.joran\\.(?!spi\\.JoranException )|com\\.sun\\.org\\.apache\\.xerces\\.|javax\\.xml\\.parsers\\.)");
 
     static TestUpstream upstream;
 
@@ -59,6 +64,7 @@ class UnusedPartsIT {
                 .anyMatch(l -> l.contains("] dev.idemproxy.core.ProxyServer "));
         assertThat(loaded).as("Redis classes loaded").noneMatch(l -> REDIS.matcher(l).find());
         assertThat(loaded).as("BouncyCastle classes loaded").noneMatch(l -> BOUNCY_CASTLE.matcher(l).find());
+        assertThat(loaded).as("logback's XML configuration or an XML parser loaded").noneMatch(l -> XML_CONFIG.matcher(l).find());
     }
 
     @Test

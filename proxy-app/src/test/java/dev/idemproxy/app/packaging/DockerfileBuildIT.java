@@ -23,15 +23,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What a Docker engine would do with the Dockerfile, without one (none runs here): the build
- * stage's Maven command runs in a directory holding only what that stage copies, so a source the
- * Dockerfile forgets fails this build; and the runtime stage's class-data archive is made and
- * used with the same commands and options as in the image, on the runtime the jre stage links,
- * against the jar this build made.
+ * What a Docker engine would do with the Dockerfile, without one: the build stage's Maven command
+ * runs in a directory holding only what that stage copies, so a source the Dockerfile forgets
+ * fails this build; and the runtime stage's AOT cache is made and used with the same commands and
+ * options as in the image, on the runtime the jre stage links (with a JDK of the jre stage's
+ * version: this JVM's if it is one, else {@code IDEMPROXY_IMAGE_JDK}, else one under
+ * {@code /usr/lib/jvm}; without one that test is skipped), against the jar this build made.
+ * tools/image-smoke.sh builds and runs the image itself, with a Docker engine.
  */
 class DockerfileBuildIT {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -62,38 +65,43 @@ class DockerfileBuildIT {
 
     /**
      * The runtime stage's steps, in a directory standing for the image's file system: the Java
-     * runtime linked by the {@code jre} stage's {@code jlink} command (so a runtime without the
-     * base class-data archive a dynamic archive needs fails here), the archive's training run, and
-     * the {@code ENTRYPOINT} with the default {@code CMD} and {@code -Xshare:on} (which refuses to
-     * start when the archive cannot be mapped) up to {@code /readyz} 200 and a clean stop.
+     * runtime linked by the {@code jre} stage's {@code jlink} command, the AOT cache's training
+     * run, and the {@code ENTRYPOINT} with the default {@code CMD} and {@code -XX:AOTMode=on}
+     * (which refuses to start when the cache cannot be used) up to {@code /readyz} 200 and a clean
+     * stop. Every file the stage copies from the build context exists.
      */
     @Test
-    void theRuntimeStagesClassDataArchiveIsMadeAndUsedOnTheLinkedRuntime(@TempDir Path dir) throws Exception {
+    void theRuntimeStagesAotCacheIsMadeAndUsedOnTheLinkedRuntime(@TempDir Path dir) throws Exception {
         assertThat(JAR).as("built by package").isRegularFile();
         List<String> runtime = stage(null);
         Map<String, String> image = imagePaths(runtime, dir);
+        String from = stage("jre").get(0);
+        int version = Integer.parseInt(from.replaceAll("^FROM \\S+?:(\\d+)\\D.*$", "$1"));
+        Path jdk = jdk(version);
+        Assumptions.assumeTrue(jdk != null, "no JDK " + version + " here for the jre stage (" + from
+                + "): set IDEMPROXY_IMAGE_JDK to one");
 
         String link = stage("jre").stream().filter(l -> l.startsWith("RUN jlink ")).findFirst().orElseThrow();
         List<String> jlink = new ArrayList<>(List.of(link.substring(4).split("\\s+")));
-        jlink.set(0, Path.of(System.getProperty("java.home"), "bin", "jlink").toString());
+        jlink.set(0, jdk.resolve("bin/jlink").toString());
         jlink.set(jlink.indexOf("--output") + 1, dir.resolve("jre").toString());
         Result linked = exec(dir, 300, jlink);
         assertThat(linked.exit).as("%s:%n%s", jlink, linked.output).isZero();
 
-        String make = runtime.stream().filter(l -> l.startsWith("RUN java -XX:ArchiveClassesAtExit=")).findFirst().orElseThrow();
+        String make = runtime.stream().filter(l -> l.startsWith("RUN java -XX:AOTCacheOutput=")).findFirst().orElseThrow();
         assertThat(make).contains("@/etc/idemproxy/jvm.options").contains("-jar /app/idemproxy.jar demo");
         List<String> train = inImage(List.of(make.substring(4, make.indexOf(" > ")).split("\\s+")), image);
-        Result trained = exec(dir, 180, train);
+        Result trained = exec(dir, 300, train);
         assertThat(trained.exit).as("%s:%n%s", train, trained.output).isZero();
-        assertThat(Path.of(image.get("/app/idemproxy.jsa"))).isRegularFile();
+        assertThat(Path.of(image.get("/app/idemproxy.aot"))).isRegularFile();
 
         String entry = runtime.stream().filter(l -> l.startsWith("ENTRYPOINT ")).findFirst().orElseThrow();
         String cmd = runtime.stream().filter(l -> l.startsWith("CMD ")).findFirst().orElseThrow();
-        assertThat(entry).contains("\"-Xshare:auto\"").contains("-XX:SharedArchiveFile=/app/idemproxy.jsa");
         List<String> start = new ArrayList<>(jsonArray(entry.substring(11)));
+        assertThat(start).contains("-XX:AOTCache=/app/idemproxy.aot");
+        start.add(1, "-XX:AOTMode=on");
         start.addAll(jsonArray(cmd.substring(4)));
         start = inImage(start, image);
-        start.replaceAll(a -> a.equals("-Xshare:auto") ? "-Xshare:on" : a);
         int[] ports = FreePorts.pick(2);
         Map<String, String> env = new LinkedHashMap<>();
         runtime.stream().filter(l -> l.startsWith("ENV ") && !l.startsWith("ENV PATH="))  // the image's (MALLOC_ARENA_MAX)
@@ -120,8 +128,8 @@ class DockerfileBuildIT {
 
     /**
      * Where the runtime stage's files are here: what it copies (from the build stage: the jar this
-     * build made; from the jre stage: {@code dir/jre}; from the context: the repository's file)
-     * and the archive it makes ({@code dir/idemproxy.jsa}).
+     * build made; from the jre stage: {@code dir/jre}; from the context: the repository's file,
+     * which must exist) and the AOT cache it makes ({@code dir/idemproxy.aot}).
      */
     private static Map<String, String> imagePaths(List<String> runtime, Path dir) {
         Map<String, String> paths = new LinkedHashMap<>();
@@ -135,11 +143,12 @@ class DockerfileBuildIT {
                 } else if (line.startsWith("COPY --from=jre ")) {
                     paths.put(to, dir.resolve("jre").toString());
                 } else {
+                    assertThat(ROOT.resolve(from)).as("%s: in the build context", line).exists();
                     paths.put(to, ROOT.resolve(from).toString());
                 }
             }
         }
-        paths.put("/app/idemproxy.jsa", dir.resolve("idemproxy.jsa").toString());
+        paths.put("/app/idemproxy.aot", dir.resolve("idemproxy.aot").toString());
         assertThat(paths).containsKeys("/opt/java", "/app/idemproxy.jar", "/etc/idemproxy/jvm.options",
                 "/etc/idemproxy/idemproxy.yaml");
         return paths;
@@ -160,6 +169,34 @@ class DockerfileBuildIT {
             mapped.add(a);
         }
         return mapped;
+    }
+
+    /**
+     * A JDK of this feature version: this JVM's, else {@code IDEMPROXY_IMAGE_JDK}'s, else the first
+     * under {@code /usr/lib/jvm} (where Debian's and Temurin's packages put them); null if none.
+     */
+    private static Path jdk(int version) throws IOException {
+        List<Path> candidates = new ArrayList<>();
+        candidates.add(Path.of(System.getProperty("java.home")));
+        String given = System.getenv("IDEMPROXY_IMAGE_JDK");
+        if (given != null && !given.isBlank()) {
+            candidates.add(Path.of(given));
+        }
+        Path jvms = Path.of("/usr/lib/jvm");
+        if (Files.isDirectory(jvms)) {
+            try (var homes = Files.list(jvms)) {
+                homes.sorted().forEach(candidates::add);
+            }
+        }
+        for (Path home : candidates) {
+            Path release = home.resolve("release");
+            if (Files.isExecutable(home.resolve("bin/jlink")) && Files.isRegularFile(release)
+                    && Files.readAllLines(release).stream().anyMatch(l -> l.startsWith("JAVA_VERSION=\"" + version + ".")
+                            || l.equals("JAVA_VERSION=\"" + version + "\""))) {
+                return home;
+            }
+        }
+        return null;
     }
 
     private static List<String> jsonArray(String json) throws IOException {

@@ -85,11 +85,13 @@ class PackagingTest {
         assertThat(lines.subList(runtime, lines.size()))
                 .anyMatch(l -> l.startsWith("RUN ") && l.contains("apt-get install") && l.contains("curl"));
         assertThat(lines).contains("VOLUME /data");
-        // The JVM profile of config/jvm.options, and the class-data archive made at build time.
+        // The JVM profile of config/jvm.options, the AOT cache made at build time with the same
+        // options the entrypoint uses, and the idemproxy command on PATH.
         assertThat(lines).contains("COPY config/jvm.options /etc/idemproxy/jvm.options");
-        assertThat(lines).anyMatch(l -> l.startsWith("RUN java -XX:ArchiveClassesAtExit=/app/idemproxy.jsa @/etc/idemproxy/jvm.options"));
-        assertThat(lines).anyMatch(l -> l.startsWith("ENTRYPOINT [\"java\", \"-XX:SharedArchiveFile=/app/idemproxy.jsa\"")
+        assertThat(lines).anyMatch(l -> l.startsWith("RUN java -XX:AOTCacheOutput=/app/idemproxy.aot -XX:+UseCompactObjectHeaders @/etc/idemproxy/jvm.options"));
+        assertThat(lines).anyMatch(l -> l.startsWith("ENTRYPOINT [\"java\", \"-XX:AOTCache=/app/idemproxy.aot\", \"-XX:+UseCompactObjectHeaders\"")
                 && l.contains("\"@/etc/idemproxy/jvm.options\""));
+        assertThat(lines).contains("COPY bin/idemproxy /usr/local/bin/idemproxy");
         assertThat(lines).contains("WORKDIR /app");
         assertThat(lines).contains("COPY config/docker.yaml /etc/idemproxy/idemproxy.yaml");
         assertThat(lines).anyMatch(l -> l.startsWith("ENTRYPOINT [\"java\""));

@@ -6,7 +6,6 @@ import dev.idemproxy.core.store.ClaimContext;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.OwnedClaim;
 import dev.idemproxy.core.store.StorePolicy;
-import dev.idemproxy.core.util.LogThrottle;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,8 +25,6 @@ import org.slf4j.LoggerFactory;
  */
 final class Claiming {
     private static final Logger LOG = LoggerFactory.getLogger(Claiming.class);
-    /** A store outage fails every call: one line per 10 s says so (each call's own line says what it got). */
-    private static final LogThrottle STORE_DOWN_LOG = LogThrottle.every(Duration.ofSeconds(10));
     private static final long POLL_MILLIS = 100;
 
     private final ProxyCall call;
@@ -170,7 +167,7 @@ final class Claiming {
             return null;
         }
         if (error != null) {
-            logStoreDown(error);
+            StoreOutageLog.claimFailed(identity.callId(), error);
         }
         ClaimSteps.Step step = ClaimSteps.next(result, error, call.route().idempotency(), plan.legacyFingerprint() != null
                 && !legacyAsked, services.onUnavailable(), services.ticker().nanos() - waitUntil >= 0);
@@ -287,13 +284,6 @@ final class Claiming {
                     identity.callId(), "release of its key");
         }
         services.waiters().wake(plan.record(), null, door.loop());
-    }
-
-    private void logStoreDown(Throwable error) {
-        long held = STORE_DOWN_LOG.pass();
-        if (held >= 0) {
-            LOG.warn("[call={}] idempotency store unavailable: {}{}", identity.callId(), error.toString(), LogThrottle.more(held));
-        }
     }
 
     private void stopWaiting() {
