@@ -32,12 +32,13 @@ class SimulationTest {
      * final receipt of a call whose client left before it was forwarded was written once, and a
      * store failure left it PROCESSING for good (now tried again, as a settled call's). Seed 7148:
      * the embedded store reopened on a last frame without its padding wrote every later frame off
-     * its position (recovery pads it now).
+     * its position (recovery pads it now). Seed 49192: a waiter was answered from the outcome of a
+     * call sent with another body under its key (waiters now meet owners by key and fingerprint).
      */
     @Test
     void fixedBugsStayFixedAndTheTakeoverChainStillReproduces() {
         Simulation sim = new Simulation(Mistakes.NONE);
-        for (long fixed : new long[] {59, 2834, 8449, 359, 7148}) {
+        for (long fixed : new long[] {59, 2834, 8449, 359, 7148, 49192}) {
             Simulation.Result r = sim.runOne(fixed, false);
             assertThat(r.violations()).as("seed %d", fixed).isEmpty();
             assertThat(r.knownBugs()).as("seed %d", fixed).isEmpty();
