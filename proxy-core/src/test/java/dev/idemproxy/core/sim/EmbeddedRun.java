@@ -77,6 +77,11 @@ final class EmbeddedRun {
         return mark;
     }
 
+    /** Whether the process died in a power loss that its sync mode let take writes already answered ({@code interval}). */
+    boolean lostUnforced() {
+        return crashed != null && plan.crash().kind() == SimLogFiles.Crash.POWER && plan.sync() == EmbeddedSync.INTERVAL;
+    }
+
     boolean down() {
         return down;
     }
