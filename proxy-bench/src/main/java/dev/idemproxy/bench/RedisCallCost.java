@@ -12,6 +12,7 @@ import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.redis.RedisStore;
+import dev.idemproxy.core.tries.CallHeads;
 import dev.idemproxy.core.tries.CallTries;
 import dev.idemproxy.core.tries.HeadField;
 import dev.idemproxy.core.tries.RequestHead;
@@ -132,7 +133,7 @@ public final class RedisCallCost {
         String owner = callId + ".60bd7c8d82d1167a";
         Instant created = Instant.now();
         Receipt started = new Receipt(callId, null, key.key(), "idem", "PROCESSING", null, 0, 0, created, null)
-                .withDetail(null, CallTries.NONE, null, null);
+                .withDetail(null, CallTries.NONE, null);
         RequestHead request = new RequestHead("POST", "/idem/post", List.of(new HeadField("Host", "127.0.0.1:26481"),
                 new HeadField("Content-Type", "application/json"), new HeadField("Idempotency-Key", key.key()),
                 new HeadField("Content-Length", "84")));
@@ -142,7 +143,7 @@ public final class RedisCallCost {
                 .thenCompose(c -> {
                     Receipt done = new Receipt(callId, null, key.key(), "idem", "SUCCESS", "executed", 200, 1, created, Instant.now())
                             .withDetail(null, new CallTries(List.of(new Try(1, 0, 2, 200, null, TryClass.EXECUTED, TryNext.ANSWER,
-                                    -1, "executed", -1, null, null)), 0), request, new ResponseHead(200, responseFields));
+                                    -1, "executed", -1, null, null)), 0), CallHeads.of(request, new ResponseHead(200, responseFields)));
                     return stores.records().complete(key, claim, RESPONSE, 1, TTL, new ReceiptPut(done, TTL));
                 });
     }

@@ -24,6 +24,9 @@ import dev.idemproxy.core.pipeline.ServerState;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteTable;
 import dev.idemproxy.core.upstream.UpstreamPools;
+import dev.idemproxy.core.call.Dialects;
+import dev.idemproxy.core.mcp.McpDialects;
+import dev.idemproxy.core.route.McpPolicy;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -109,6 +112,7 @@ public final class ProxyServer implements AutoCloseable {
         this.services = new CallServices(pools, new RetryRules(ThreadLocalRandom.current(), clock), config.tasks(),
                 taskBudgets, config.retryBudget(), metered, config.store().onUnavailable(),
                 config.redactor(), ThreadLocalRandom.current(), Ticker.system(), clock, metrics, logKeyValues);
+        this.services.dialects(Dialects.http().with(McpPolicy.class, new McpDialects(metrics)));
     }
 
     /**
@@ -182,7 +186,7 @@ public final class ProxyServer implements AutoCloseable {
         for (Route route : newConfig.routes()) {
             services.metrics().registerRoute(route.name(), RetryRules.retryReasons(route.retry(), route.notExecutedOn()));
             if (route.isMcp()) {
-                services.metrics().registerMcpRoute(route.name(), dev.idemproxy.core.call.McpDialect.OUTCOMES);
+                services.metrics().registerMcpRoute(route.name(), dev.idemproxy.core.mcp.McpDialect.OUTCOMES);
             }
         }
     }

@@ -22,9 +22,6 @@ import java.util.Map;
  * are ISO-8601 strings; the scope hash of a record key is never shown. Stateless.
  */
 final class CallRecordsJson {
-    /** Client keys are stored with this prefix so they cannot collide with derived or generated ones. */
-    private static final String CLIENT_KEY_PREFIX = "c:";
-
     private CallRecordsJson() {
     }
 
@@ -107,7 +104,7 @@ final class CallRecordsJson {
      */
     static String clientVisibleKey(RecordKey key) {
         String k = key.key();
-        return k.startsWith(CLIENT_KEY_PREFIX) ? k.substring(CLIENT_KEY_PREFIX.length()) : k;
+        return dev.idemproxy.core.idempotency.StoredKey.shown(k);
     }
 
     private static String iso(Instant t) {

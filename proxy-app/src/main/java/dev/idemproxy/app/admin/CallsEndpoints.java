@@ -94,7 +94,7 @@ final class CallsEndpoints {
         return Base64.getUrlEncoder().withoutPadding().encodeToString((CURSOR_MARK + storeCursor).getBytes(StandardCharsets.UTF_8));
     }
 
-    /** The store's cursor in {@code cursor} (a receipt's sort key), or null when it is not one {@link #encodeCursor} made. */
+    /** The store's cursor in {@code cursor} (a call id), or null when it is not one {@link #encodeCursor} made. */
     static String decodeCursor(String cursor) {
         String decoded;
         try {
@@ -106,6 +106,6 @@ final class CallsEndpoints {
             return null;
         }
         String key = decoded.substring(CURSOR_MARK.length());
-        return key.length() > 17 && key.charAt(16) == ' ' && key.chars().limit(16).allMatch(Character::isDigit) ? key : null;
+        return !key.isEmpty() && key.length() <= 255 && key.chars().allMatch(c -> c > ' ' && c < 127) ? key : null;
     }
 }

@@ -8,6 +8,7 @@ import dev.idemproxy.core.forward.ForwardProxyPolicy;
 import dev.idemproxy.core.forward.LocalCa;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -22,7 +23,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code idemproxy ca cert|bundle [--config FILE]} (docs/operations.md, docs/https-proxy.md): prints the forward proxy's
  * CA certificate, or the system's trust roots followed by it, generating the CA first, as a start
- * would, when its files are absent. Never prints the CA's key. Exit codes: 0 printed, 1 the CA
+ * would, when its files are absent (and saying so on stderr, with the files' absolute paths).
+ * Never prints the CA's key. Exit codes: 0 printed, 1 the CA
  * could not be read or written, 2 no usable config or no {@code forwardProxy} in it.
  */
 @Command(name = "ca", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -102,8 +104,16 @@ final class CaCommand implements Callable<Integer> {
                 return IdemproxyCommand.USAGE;
             }
             try {
-                print(out, LocalCa.loadOrCreate(policy.caCert(), policy.caKey(), Clock.systemUTC(), new SecureRandom(),
-                        loaded.store().embeddedPath()).certificatePem());
+                boolean absent = !Files.exists(policy.caCert()) && !Files.exists(policy.caKey());
+                String pem = LocalCa.loadOrCreate(policy.caCert(), policy.caKey(), Clock.systemUTC(), new SecureRandom(),
+                        loaded.store().embeddedPath()).certificatePem();
+                if (absent) {
+                    err.println("idemproxy ca: created a new CA: " + policy.caCert().toAbsolutePath()
+                            + ", its key " + policy.caKey().toAbsolutePath() + " (mode 0600); a proxy run with "
+                            + file + " uses it");
+                    err.flush();
+                }
+                print(out, pem);
                 out.flush();
                 return IdemproxyCommand.OK;
             } catch (IllegalArgumentException | IOException e) {

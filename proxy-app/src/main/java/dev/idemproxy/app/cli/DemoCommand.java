@@ -85,7 +85,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
         out.println();
         out.print(DemoReport.format(outcome));
-        out.printf("%nBoth runs took %.1f s. Run your own: java -jar proxy-app/target/idemproxy.jar run --config config/idemproxy.yaml%n",
+        out.printf("%nBoth runs took %.1f s. Run your own: bin/idemproxy run --config config/idemproxy.yaml%n",
                 Duration.ofNanos(System.nanoTime() - started).toMillis() / 1000.0);
         out.flush();
         return outcome.viaProxy().duplicateExecutions() == 0 ? IdemproxyCommand.OK : IdemproxyCommand.RUNTIME_FAILURE;

@@ -62,7 +62,7 @@ public final class DemoServeCommand implements Callable<Integer> {
             return IdemproxyCommand.RUNTIME_FAILURE;
         }
         CountDownLatch stop = new CountDownLatch(1);
-        Signals.install(stop::countDown, () -> { });
+        Signals.installStop("the tickets service", stop::countDown);
         out.println("demo tickets service listening on " + service.uri() + ": POST /tickets creates a ticket,"
                 + " GET /tickets counts them (Ctrl-C stops it)");
         out.flush();

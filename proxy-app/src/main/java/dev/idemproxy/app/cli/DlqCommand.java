@@ -85,8 +85,8 @@ final class DlqCommand implements Callable<Integer> {
     }
 
     @Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = {"Re-send the entry's request through the proxy with the same idempotency key;",
-                    "a 2xx answer removes the entry. A call whose key the proxy generated gets a new key."})
+            description = "Re-send the entry's request through the proxy with the same idempotency key: a 2xx answer"
+                    + " removes the entry. A call whose key the proxy generated gets a new key.")
     static final class Replay implements Callable<Integer> {
         @Spec
         CommandSpec spec;

@@ -9,6 +9,7 @@ import dev.idemproxy.app.config.YamlConfigLoader;
 import dev.idemproxy.core.ProxyConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,12 +19,15 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code idemproxy validate}: checks a config file. Prints {@code FILE: OK}, the effective route
- * table and, for each protected route, where its keys come from and what scopes them (exit 0), or
+ * table, for each protected route where its keys come from and what scopes them (for an MCP route,
+ * which tools it protects too), and with {@code forwardProxy} each intercepted host with the CA's
+ * files (exit 0), or
  * one {@code FILE:LINE:COL: path: message} line per problem on stderr (exit 2).
  */
 @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Check a config file; print one line per problem, or the effective route table and where each"
-                + " protected route's keys come from.",
+        description = "Check a config file; print one line per problem, or the effective route table, where each"
+                + " protected route's keys come from (an MCP route's: which tools it protects), and each intercepted host"
+                + " with the CA's files.",
         footer = {"", "Exit codes: 0 valid, 2 invalid or unreadable."})
 public final class ValidateCommand implements Callable<Integer> {
 
@@ -59,10 +63,15 @@ public final class ValidateCommand implements Callable<Integer> {
             ProxyConfig loaded = loader.load(config);
             out.println(config + ": OK");
             out.println(ConfigDescriber.routeTable(loaded));
-            java.util.List<String> keySources = ConfigDescriber.keySources(loaded);
+            List<String> keySources = ConfigDescriber.keySources(loaded);
             if (!keySources.isEmpty()) {
                 out.println();
                 keySources.forEach(out::println);
+            }
+            List<String> interception = ConfigDescriber.interception(loaded);
+            if (!interception.isEmpty()) {
+                out.println();
+                interception.forEach(out::println);
             }
             out.flush();
             return IdemproxyCommand.OK;

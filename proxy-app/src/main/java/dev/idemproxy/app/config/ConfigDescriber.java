@@ -1,11 +1,13 @@
 package dev.idemproxy.app.config;
 
+import dev.idemproxy.core.forward.ForwardProxyPolicy;
 import dev.idemproxy.core.pipeline.LimitsPolicy;
 import dev.idemproxy.core.ProxyConfig;
 import dev.idemproxy.core.route.Route;
 import dev.idemproxy.core.route.RouteMatch;
 import dev.idemproxy.core.secret.Redactor;
 import dev.idemproxy.core.store.StorePolicy;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -64,6 +66,32 @@ public final class ConfigDescriber {
                 lines.add(line);
             }
         }
+        return lines;
+    }
+
+    /**
+     * The forward proxy, for {@code validate}: what a CONNECT to a host no route intercepts gets, and
+     * one line per intercepting route with its host and the CA's files (absolute), whether they
+     * exist yet; empty without {@code forwardProxy}.
+     */
+    public static List<String> interception(ProxyConfig config) {
+        ForwardProxyPolicy f = config.forwardProxy();
+        if (f == null) {
+            return List.of();
+        }
+        List<String> lines = new ArrayList<>();
+        String ca = f.caCert().toAbsolutePath() + " (key " + f.caKey().toAbsolutePath()
+                + (Files.exists(f.caCert()) ? ")" : "; not there yet: made at start or by idemproxy ca cert)");
+        boolean any = false;
+        for (Route r : config.routes()) {
+            if (r.intercept()) {
+                any = true;
+                lines.add("route " + r.name() + ": intercepts CONNECTs to " + r.match().host() + ", with certificates from the CA " + ca);
+            }
+        }
+        String others = f.connect() == ForwardProxyPolicy.ConnectMode.REFUSE ? "refused (403 connect-refused)" : "tunnelled blind";
+        lines.add("forwardProxy: CONNECTs to " + (any ? "other hosts " : "any host (no route intercepts) ") + others
+                + (any ? "" : "; the CA " + ca));
         return lines;
     }
 

@@ -126,7 +126,9 @@ final class ConfigReader {
         StorePolicy d = StorePolicy.DEFAULT;
         StorePolicy.Type type = m.parsed("type", d.type(), "a store type",
                 t -> Choices.of(StorePolicy.Type.values(), StorePolicy.Type::spelling, t));
-        Path path = m.map("embedded").parsed("path", d.embeddedPath(), "a directory", ConfigReader::path);
+        Path base = m.reading().baseDir();
+        Path path = m.map("embedded").parsed("path", base.resolve(d.embeddedPath()).normalize(), "a directory",
+                t -> ConfigReader.path(base, t));
         StorePolicy.EmbeddedSync sync = m.map("embedded").parsed("sync", d.embeddedSync(), "none, interval or always",
                 t -> Choices.of(StorePolicy.EmbeddedSync.values(), StorePolicy.EmbeddedSync::spelling, t));
         long maxEntries = m.map("memory").integer("maxEntries", d.memoryMaxEntries(), 1, Long.MAX_VALUE);
@@ -207,9 +209,10 @@ final class ConfigReader {
         return routes;
     }
 
-    private static Path path(String text) {
+    /** {@code text} resolved against the config file's folder, as every relative path in the file is. */
+    private static Path path(Path base, String text) {
         try {
-            return Path.of(text);
+            return base.resolve(text).normalize();
         } catch (InvalidPathException e) {
             throw new IllegalArgumentException("'" + text + "' is not a valid path (expected: a directory)");
         }

@@ -23,8 +23,9 @@ final class ForwardReader {
 
     /**
      * The forward proxy's settings, or null when the config has no {@code forwardProxy}. Relative
-     * CA paths resolve against the working directory, as {@code store.embedded.path} does; by
-     * default the files are {@code ca.crt} and {@code ca.key} in that directory.
+     * CA paths resolve against the config file's folder, as every path in the file does; by
+     * default the files are {@code ca.crt} and {@code ca.key} in {@code dataDir} (the store's
+     * {@code embedded.path}, already resolved so).
      */
     static ForwardProxyPolicy read(MapReader root, Path dataDir) {
         if (!root.has("forwardProxy")) {
@@ -35,8 +36,9 @@ final class ForwardReader {
         ConnectMode connect = m.parsed("connect", d.connect(), "tunnel or refuse",
                 t -> Choices.of(ConnectMode.values(), ConnectMode::spelling, t));
         MapReader ca = m.map("ca");
-        Path cert = ca.parsed("cert", d.caCert(), "a file name", ForwardReader::path);
-        Path key = ca.parsed("key", d.caKey(), "a file name", ForwardReader::path);
+        Path base = m.reading().baseDir();
+        Path cert = ca.parsed("cert", d.caCert(), "a file name", t -> path(base, t));
+        Path key = ca.parsed("key", d.caKey(), "a file name", t -> path(base, t));
         Duration idle = m.duration("tunnelIdleTimeout", d.tunnelIdleTimeout(), false);
         Duration connectTimeout = m.duration("tunnelConnectTimeout", d.tunnelConnectTimeout(), false);
         ForwardProxyPolicy p = m.reading().problems().build(m.at("ca"), m.path("ca"),
@@ -92,9 +94,9 @@ final class ForwardReader {
         }
     }
 
-    private static Path path(String text) {
+    private static Path path(Path base, String text) {
         try {
-            return Path.of(text);
+            return base.resolve(text).normalize();
         } catch (InvalidPathException e) {
             throw new IllegalArgumentException("'" + text + "' is not a valid path (expected: a file name)");
         }

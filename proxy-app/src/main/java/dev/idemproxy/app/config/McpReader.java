@@ -1,8 +1,8 @@
 package dev.idemproxy.app.config;
 
-import dev.idemproxy.core.mcp.McpPolicy;
-import dev.idemproxy.core.mcp.McpPolicy.Protect;
-import dev.idemproxy.core.mcp.McpPolicy.ToolRule;
+import dev.idemproxy.core.route.McpPolicy;
+import dev.idemproxy.core.route.McpPolicy.Protect;
+import dev.idemproxy.core.route.McpPolicy.ToolRule;
 import java.time.Duration;
 import java.util.Map;
 

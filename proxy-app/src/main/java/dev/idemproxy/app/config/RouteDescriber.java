@@ -6,7 +6,7 @@ import static dev.idemproxy.app.config.ConfigDescriber.sorted;
 
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.KeyPolicy;
-import dev.idemproxy.core.mcp.McpPolicy;
+import dev.idemproxy.core.route.McpPolicy;
 import dev.idemproxy.core.retry.BackoffPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;
 import dev.idemproxy.core.route.Route;
@@ -75,6 +75,9 @@ final class RouteDescriber {
      */
     static String keySource(Route r) {
         IdempotencyPolicy p = r.idempotency();
+        if (r.isMcp()) {
+            return mcpKeySource(r.name(), r.mcp(), p);
+        }
         if (!p.enabled()) {
             return null;
         }
@@ -88,6 +91,40 @@ final class RouteDescriber {
         } else if (k.derive().isEmpty()) {
             sb.append(", else generated per call (a client's retry without a key is a new call)");
         }
+        return scope(sb, p).toString();
+    }
+
+    /**
+     * An MCP route's protected tools and where their keys come from, e.g. {@code route tools (MCP):
+     * protects tools/call of every tool but those the server's tools/list marks readOnlyHint, and
+     * always [create_ticket], never [search_docs]; key from header Idempotency-Key, else derived from
+     * the tool's name and arguments within 10m; scoped by …}.
+     */
+    private static String mcpKeySource(String name, McpPolicy m, IdempotencyPolicy p) {
+        StringBuilder sb = new StringBuilder("route ").append(name).append(" (MCP): protects tools/call of ");
+        switch (m.protect()) {
+            case ALL -> sb.append("every tool");
+            case NONE -> sb.append("no tool");
+            default -> sb.append("every tool but those the server's tools/list marks readOnlyHint");
+        }
+        List<String> always = tools(m, McpPolicy.ToolRule.PROTECT);
+        List<String> never = tools(m, McpPolicy.ToolRule.PASS);
+        if (!always.isEmpty()) {
+            sb.append(m.protect() == McpPolicy.Protect.NONE ? " but " : ", and always ").append(always);
+        }
+        if (!never.isEmpty()) {
+            sb.append(", never ").append(never);
+        }
+        sb.append("; key from header ").append(p.key().header())
+                .append(", else derived from the tool's name and arguments within ").append(d(m.window()));
+        return scope(sb, p).toString();
+    }
+
+    private static List<String> tools(McpPolicy m, McpPolicy.ToolRule rule) {
+        return m.tools().entrySet().stream().filter(e -> e.getValue() == rule).map(Map.Entry::getKey).sorted().toList();
+    }
+
+    private static StringBuilder scope(StringBuilder sb, IdempotencyPolicy p) {
         sb.append("; scoped by ");
         if (p.scope().credentials()) {
             sb.append("credential headers ").append(p.scope().credentialHeaders());
@@ -96,7 +133,7 @@ final class RouteDescriber {
         } else {
             sb.append(p.scope().parts());
         }
-        return sb.toString();
+        return sb;
     }
 
     private static Map<String, Object> retry(RetryPolicy p) {

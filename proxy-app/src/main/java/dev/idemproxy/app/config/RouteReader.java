@@ -5,7 +5,7 @@ import dev.idemproxy.core.idempotency.IdempotencyPolicy;
 import dev.idemproxy.core.idempotency.RequestPart;
 import dev.idemproxy.core.route.IdsPolicy;
 import dev.idemproxy.core.route.ReceiptPolicy;
-import dev.idemproxy.core.mcp.McpPolicy;
+import dev.idemproxy.core.route.McpPolicy;
 import dev.idemproxy.core.route.IdsPolicy;
 import dev.idemproxy.core.route.ReceiptPolicy;
 import dev.idemproxy.core.retry.RetryPolicy;

@@ -15,23 +15,31 @@ public final class Signals {
 
     private Signals() {}
 
+    /** The proxy's signals: TERM and INT stop it, HUP reloads its config. */
     public static void install(Runnable onStop, Runnable onReload) {
-        handle("TERM", onStop);
-        handle("INT", onStop);
-        handle("HUP", onReload);
+        handle("TERM", onStop, "the proxy");
+        handle("INT", onStop, "the proxy");
+        handle("HUP", onReload, "the proxy");
     }
 
-    private static void handle(String name, Runnable action) {
+    /** TERM and INT stop {@code what} (say "the tickets service"), which has nothing to reload. */
+    public static void installStop(String what, Runnable onStop) {
+        handle("TERM", onStop, what);
+        handle("INT", onStop, what);
+    }
+
+    private static void handle(String name, Runnable action, String what) {
         try {
             SignalHandler previous = Signal.handle(new Signal(name), s -> {
                 LOG.info("received SIG{}", name);
                 action.run();
             });
             if (previous == SignalHandler.SIG_IGN) {
-                // The JVM keeps a signal its parent ignored (nohup ignores SIGHUP) ignored: the
-                // handler is registered but never runs.
-                LOG.warn("SIG{} was ignored when this process started (nohup?), so it stays ignored: {}", name,
-                        name.equals("HUP") ? "reload by changing the config file instead" : "stop the proxy with another signal");
+                // The JVM keeps a signal its parent ignored (nohup ignores SIGHUP; a shell script
+                // starts a command with & with SIGINT ignored) ignored: the handler never runs.
+                LOG.warn("SIG{} was ignored when this process started (nohup, or started with & by a script),"
+                        + " so it stays ignored: {}", name, name.equals("HUP") ? "reload by changing the config file instead"
+                        : "stop " + what + " with SIG" + (name.equals("TERM") ? "INT" : "TERM") + " (kill PID)");
             }
         } catch (IllegalArgumentException e) {
             LOG.warn("cannot handle SIG{} on this platform: {}", name, e.getMessage());

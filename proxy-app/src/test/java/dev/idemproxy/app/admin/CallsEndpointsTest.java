@@ -74,7 +74,7 @@ class CallsEndpointsTest {
 
     private static Receipt call(String id, String route, String status, int second, String task) {
         return new Receipt(id, "biz-" + id, "k-" + id, route, status, null, 200, 1, CallRecordsFixture.T0.plusSeconds(second), null)
-                .withDetail(task, CallTries.NONE, null, null);
+                .withDetail(task, CallTries.NONE, null);
     }
 
     @Test
@@ -101,8 +101,8 @@ class CallsEndpointsTest {
                 new Try(1, 2, 40, 503, null, TryClass.UNKNOWN, TryNext.RETRY, 200, Try.BACKOFF, -1, null, null),
                 new Try(2, 242, 30, 0, "connect-failure", TryClass.NOT_EXECUTED, TryNext.RETRY, 400, Try.BACKOFF, -1, null, null),
                 new Try(3, 672, 8, 201, null, TryClass.EXECUTED, TryNext.ANSWER, -1, "executed", -1, null, null)), 0),
-                new RequestHead("POST", "/t?api_key=***", List.of(new HeadField("Authorization", "***"))),
-                new ResponseHead(201, List.of(new HeadField("Content-Type", "application/json"))));
+                dev.idemproxy.core.tries.CallHeads.of(new RequestHead("POST", "/t?api_key=***", List.of(new HeadField("Authorization", "***"))),
+                new ResponseHead(201, List.of(new HeadField("Content-Type", "application/json")))));
         put(r);
         JsonNode c = ok("/calls/c-9");
         assertThat(c.get("tries")).hasSize(3);

@@ -2,7 +2,7 @@ package dev.idemproxy.app.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idemproxy.core.call.McpDialect;
+import dev.idemproxy.core.mcp.McpDialect;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import java.io.IOException;

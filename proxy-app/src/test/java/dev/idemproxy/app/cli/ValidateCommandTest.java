@@ -34,6 +34,34 @@ class ValidateCommandTest {
     }
 
     @Test
+    void anMcpRouteAndAnInterceptedHostAreDescribedAfterTheTable(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("forward.yaml"), ""
+                + "forwardProxy: { ca: { cert: ca/ca.crt, key: ca/ca.key } }\n"
+                + "routes:\n"
+                + "  - name: tools\n"
+                + "    match: { pathPrefix: /mcp }\n"
+                + "    upstream: http://127.0.0.1:3001\n"
+                + "    mcp: { enabled: true, protect: all }\n"
+                + "  - name: stripe\n"
+                + "    match: { host: api.stripe.com }\n"
+                + "    intercept: true\n");
+
+        int exit = validate("-c", file.toString());
+
+        assertThat(exit).isEqualTo(IdemproxyCommand.OK);
+        assertThat(lines(out)).endsWith(
+                "",
+                "route tools (MCP): protects tools/call of every tool; key from header Idempotency-Key, else derived from the"
+                        + " tool's name and arguments within 10m; scoped by credential headers [Authorization, Proxy-Authorization,"
+                        + " Cookie, X-Api-Key, Api-Key]",
+                "",
+                "route stripe: intercepts CONNECTs to api.stripe.com, with certificates from the CA " + dir.resolve("ca/ca.crt")
+                        + " (key " + dir.resolve("ca/ca.key") + "; not there yet: made at start or by idemproxy ca cert)",
+                "forwardProxy: CONNECTs to other hosts tunnelled blind");
+        assertThat(Files.exists(dir.resolve("ca"))).as("validate makes no CA").isFalse();
+    }
+
+    @Test
     void eachProtectedRouteSaysWhereItsKeysComeFromAndWhatScopesThem(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("keys.yaml"), ""
                 + "secretHeaders: [X-Auth-Token]\n"

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ConfigDescriberTest {
     private final YamlConfigLoader loader = new YamlConfigLoader(Map.of("IDEMPROXY_ADMIN_TOKEN", "t0p-secret")::get);
@@ -31,6 +32,54 @@ class ConfigDescriberTest {
                         + "POST,PUT,PATCH,DELETE  4         idempotent",
                 "echo     *                                                          http://127.0.0.1:8081          "
                         + "-                      1         -"));
+    }
+
+    @Test
+    void anMcpRouteSaysWhichToolsItProtectsAndWhereTheirKeysComeFrom() throws Exception {
+        ProxyConfig config = loader.parse("routes:\n"
+                + "  - name: tools\n"
+                + "    match: { pathPrefix: /mcp }\n"
+                + "    upstream: http://127.0.0.1:3001\n"
+                + "    mcp: { enabled: true, tools: { search_docs: pass, create_ticket: protect, close_ticket: protect } }\n"
+                + "    idempotency: { scope: [header:Authorization] }\n"
+                + "  - name: all\n"
+                + "    match: { pathPrefix: /all }\n"
+                + "    upstream: http://127.0.0.1:3002\n"
+                + "    mcp: { enabled: true, protect: none, tools: { create_ticket: protect }, window: 1h }\n", "t.yaml", Path.of(""));
+
+        assertThat(ConfigDescriber.keySources(config)).containsExactly(
+                "route tools (MCP): protects tools/call of every tool but those the server's tools/list marks readOnlyHint,"
+                        + " and always [close_ticket, create_ticket], never [search_docs]; key from header Idempotency-Key,"
+                        + " else derived from the tool's name and arguments within 10m; scoped by [header:Authorization]",
+                "route all (MCP): protects tools/call of no tool but [create_ticket]; key from header Idempotency-Key,"
+                        + " else derived from the tool's name and arguments within 1h; scoped by credential headers"
+                        + " [Authorization, Proxy-Authorization, Cookie, X-Api-Key, Api-Key]");
+    }
+
+    @Test
+    void eachInterceptedHostIsShownWithTheCasFiles(@TempDir Path dir) throws Exception {
+        ProxyConfig config = loader.parse("forwardProxy: { connect: refuse, ca: { cert: ca/ca.crt, key: ca/ca.key } }\n"
+                + "routes:\n"
+                + "  - name: stripe\n"
+                + "    match: { host: api.stripe.com }\n"
+                + "    intercept: true\n"
+                + "  - name: openai\n"
+                + "    match: { host: api.openai.com }\n"
+                + "    intercept: true\n", "t.yaml", dir);
+        String ca = dir.resolve("ca/ca.crt").toAbsolutePath() + " (key " + dir.resolve("ca/ca.key").toAbsolutePath();
+
+        assertThat(ConfigDescriber.interception(config)).containsExactly(
+                "route stripe: intercepts CONNECTs to api.stripe.com, with certificates from the CA " + ca
+                        + "; not there yet: made at start or by idemproxy ca cert)",
+                "route openai: intercepts CONNECTs to api.openai.com, with certificates from the CA " + ca
+                        + "; not there yet: made at start or by idemproxy ca cert)",
+                "forwardProxy: CONNECTs to other hosts refused (403 connect-refused)");
+        assertThat(ConfigDescriber.interception(loader.parse("routes: []\n", "t.yaml", dir))).isEmpty();
+        assertThat(ConfigDescriber.interception(loader.parse("forwardProxy: {}\n", "t.yaml", dir))).containsExactly(
+                "forwardProxy: CONNECTs to any host (no route intercepts) tunnelled blind; the CA "
+                        + dir.resolve("idemproxy-data/ca.crt").toAbsolutePath() + " (key "
+                        + dir.resolve("idemproxy-data/ca.key").toAbsolutePath()
+                        + "; not there yet: made at start or by idemproxy ca cert)");
     }
 
     @Test

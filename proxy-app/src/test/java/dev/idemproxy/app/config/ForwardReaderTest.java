@@ -66,7 +66,8 @@ class ForwardReaderTest {
                         "test.yaml:4:3: forwardProxy.sni: unknown key (expected one of: connect, ca, tunnelIdleTimeout,"
                                 + " tunnelConnectTimeout)");
         assertThat(problems("forwardProxy:\n  ca: { cert: x.crt, key: x.crt }\n"))
-                .containsExactly("test.yaml:2:7: forwardProxy.ca: ca.cert and ca.key are the same file x.crt (expected: two files)");
+                .containsExactly("test.yaml:2:7: forwardProxy.ca: ca.cert and ca.key are the same file " + dir.resolve("x.crt")
+                        + " (expected: two files)");
     }
 
     @Test

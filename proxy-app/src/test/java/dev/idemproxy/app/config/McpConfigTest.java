@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.idemproxy.core.ProxyConfig;
-import dev.idemproxy.core.mcp.McpPolicy;
-import dev.idemproxy.core.mcp.McpPolicy.Protect;
-import dev.idemproxy.core.mcp.McpPolicy.ToolRule;
+import dev.idemproxy.core.route.McpPolicy;
+import dev.idemproxy.core.route.McpPolicy.Protect;
+import dev.idemproxy.core.route.McpPolicy.ToolRule;
 import dev.idemproxy.core.route.Route;
 import java.nio.file.Path;
 import java.time.Duration;

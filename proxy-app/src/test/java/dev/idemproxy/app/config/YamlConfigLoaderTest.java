@@ -60,7 +60,7 @@ class YamlConfigLoaderTest {
                 Duration.ofSeconds(20),
                 new AdminPolicy(new HostPort("127.0.0.1", 9901), ""),
                 ServerPolicy.DEFAULT,
-                new StorePolicy(StorePolicy.Type.EMBEDDED, Path.of("./idemproxy-data"), 1_000_000,
+                new StorePolicy(StorePolicy.Type.EMBEDDED, Path.of(VALID + "idemproxy-data"), 1_000_000,
                         MemoryStore.defaultMaxBytes(),
                         new StorePolicy.RedisPolicy("redis://127.0.0.1:6379", "standalone", "idemproxy:"),
                         StorePolicy.OnUnavailable.REJECT, StorePolicy.NearCachePolicy.ENABLED),
@@ -95,9 +95,45 @@ class YamlConfigLoaderTest {
     void omittedKeysTakeTheRecordDefaults() throws Exception {
         ProxyConfig config = parse("routes:\n  - name: echo\n    upstream: http://127.0.0.1:8081\n");
 
-        assertThat(config).isEqualTo(ProxyConfig.empty().withRoutes(List.of(
-                Route.passThrough("echo", RouteMatch.ANY, URI.create("http://127.0.0.1:8081")))));
+        assertThat(config.routes()).containsExactly(Route.passThrough("echo", RouteMatch.ANY, URI.create("http://127.0.0.1:8081")));
+        ProxyConfig empty = ProxyConfig.empty();
+        StorePolicy d = StorePolicy.DEFAULT;
+        assertThat(config).as("all else as the empty config, the store's folder resolved against the file's (here '')")
+                .isEqualTo(new ProxyConfig(empty.listen(), empty.shutdownGrace(), empty.admin(), empty.server(),
+                        new StorePolicy(d.type(), Path.of("idemproxy-data"), d.memoryMaxEntries(), d.memoryMaxBytes(), d.redis(),
+                                d.onUnavailable(), d.nearCache()),
+                        empty.tasks(), empty.retryBudget(), empty.secretHeaders(), empty.secretQueryParams(), config.routes(),
+                        empty.forwardProxy()));
         assertThat(config.routes().get(0).idempotency().fingerprint()).isEmpty();
+    }
+
+    @Test
+    void relativePathsResolveAgainstTheConfigFilesFolder(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("conf/idemproxy.yaml");
+        Files.createDirectories(file.getParent().resolve("certs"));
+        Files.writeString(file.getParent().resolve("certs/ca.pem"), "x");
+        Files.writeString(file, "store: { embedded: { path: ./data } }\n"
+                + "forwardProxy: { ca: { cert: ca/ca.crt, key: ../keys/ca.key } }\n"
+                + "routes:\n  - name: a\n    upstream: https://a.internal\n    tls: { caFile: certs/ca.pem }\n");
+
+        ProxyConfig config = loader.load(file);
+
+        assertThat(config.store().embeddedPath()).isEqualTo(dir.resolve("conf/data"));
+        assertThat(config.forwardProxy().caCert()).isEqualTo(dir.resolve("conf/ca/ca.crt"));
+        assertThat(config.forwardProxy().caKey()).isEqualTo(dir.resolve("keys/ca.key"));
+        assertThat(config.routes().get(0).tls().caFile()).isEqualTo(dir.resolve("conf/certs/ca.pem"));
+    }
+
+    @Test
+    void theDefaultDataFolderAndTheCaInItAreBesideTheConfigFile(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("conf/idemproxy.yaml");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, "forwardProxy: {}\n");
+
+        ProxyConfig config = loader.load(file);
+
+        assertThat(config.store().embeddedPath()).isEqualTo(dir.resolve("conf/idemproxy-data"));
+        assertThat(config.forwardProxy().caCert()).isEqualTo(dir.resolve("conf/idemproxy-data/ca.crt"));
     }
 
     @Test

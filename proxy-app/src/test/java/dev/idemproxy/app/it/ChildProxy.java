@@ -90,7 +90,12 @@ final class ChildProxy implements AutoCloseable {
      * the disposition and execs java in its place (so the pid is the JVM's).
      */
     static ChildProxy startIgnoringHup(Path workDir, String... args) {
-        return start(List.of("sh", "-c", "trap '' HUP; exec \"$@\"", "sh"), workDir, Map.of(), args);
+        return startIgnoring("HUP", workDir, args);
+    }
+
+    /** As {@link #startIgnoringHup}, with {@code signal} ignored (INT: as a script's {@code cmd &} starts it). */
+    static ChildProxy startIgnoring(String signal, Path workDir, String... args) {
+        return start(List.of("sh", "-c", "trap '' " + signal + "; exec \"$@\"", "sh"), workDir, Map.of(), args);
     }
 
     private static ChildProxy start(List<String> prefix, Path workDir, Map<String, String> env, String... args) {
@@ -125,6 +130,27 @@ final class ChildProxy implements AutoCloseable {
 
     static ChildProxy start(Path workDir, String... args) {
         return start(workDir, Map.of(), args);
+    }
+
+    /**
+     * Starts {@code command} as it is (say the launcher, {@code bin/idemproxy …}, or a shell running
+     * a line of the docs) in {@code workDir}, with {@code env} added to this JVM's environment (a
+     * null value removes the variable).
+     */
+    static ChildProxy command(List<String> command, Path workDir, Map<String, String> env) {
+        ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile());
+        env.forEach((name, value) -> {
+            if (value == null) {
+                pb.environment().remove(name);
+            } else {
+                pb.environment().put(name, value);
+            }
+        });
+        try {
+            return new ChildProxy(pb.start(), List.copyOf(command));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + command, e);
+        }
     }
 
     /** Runs a short-lived command to its end (e.g. {@code --version}); the result has the exit code and output. */

@@ -9,6 +9,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -16,14 +18,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * README "Try it", as a user runs it: the jar serves the demo's tickets service
- * ({@code demo serve}) and runs the repository's {@code config/idemproxy.yaml}, each a child
- * process; the example's ports are the only change (to free ones, and its upstream to where the
+ * ({@code demo serve}) and bin/idemproxy, as README's first command does, runs the repository's
+ * {@code config/idemproxy.yaml} with the shipped JVM profile, each a child process (the proxy with
+ * paranoid leak detection added through IDEMPROXY_JAVA_OPTS); the example's ports are the only change (to free ones, and its upstream to where the
  * demo service listens). The example's route protects out of the box: a keyless duplicate, and a
  * duplicate under a client key, are replayed with {@code Idempotent-Replayed: true} and the
  * service creates one ticket for each pair.
  */
 class ExampleConfigIT {
     static final Path EXAMPLE = Path.of("..", "config", "idemproxy.yaml");
+    /** README's first command runs the example through the launcher, with the shipped JVM profile. */
+    static final Path LAUNCHER = DocBlocks.ROOT.resolve("bin/idemproxy");
     static final Duration WAIT = Duration.ofSeconds(20);
     static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final String TICKET = "{\"title\":\"printer on fire\"}";
@@ -37,7 +42,8 @@ class ExampleConfigIT {
             String serviceUrl = group(service.awaitLine("demo tickets service listening on "),
                     "listening on (http://127\\.0\\.0\\.1:\\d+)");
             Files.writeString(dir.resolve("idemproxy.yaml"), onFreePorts(Files.readString(EXAMPLE), serviceUrl));
-            try (ChildProxy proxy = ChildProxy.start(dir, "run", "--config", "idemproxy.yaml")) {
+            try (ChildProxy proxy = ChildProxy.command(List.of(LAUNCHER.toString(), "run", "--config", "idemproxy.yaml"), dir,
+                    Map.of("JAVA_HOME", System.getProperty("java.home"), "IDEMPROXY_JAVA_OPTS", "-Dio.netty.leakDetection.level=paranoid"))) {
                 String port = group(proxy.awaitLine("idemproxy listening on "), "listening on \\S*:(\\d+) ");
                 proxy.awaitLine("admin listening on");
                 URI tickets = URI.create("http://127.0.0.1:" + port + "/tickets");
@@ -81,6 +87,23 @@ class ExampleConfigIT {
             assertThat(second.stderr()).anyMatch(l -> l.startsWith("idemproxy demo serve: cannot listen on " + taken));
             ChildProxy.Finished bad = ChildProxy.run(dir, "demo", "serve", "--listen", "8081");
             assertThat(bad.exitCode()).as(bad.toString()).isEqualTo(2);
+        }
+    }
+
+    /**
+     * Issue #43: README's {@code demo serve … &}, run by a script, starts it with SIGINT ignored; it
+     * says so naming the tickets service, not "the proxy", and how to stop it, which then works.
+     */
+    @Test
+    void demoServeStartedWithSigintIgnoredSaysHowToStopTheTicketsService() throws Exception {
+        try (ChildProxy service = ChildProxy.startIgnoring("INT", dir, "demo", "serve", "--listen", "127.0.0.1:0")) {
+            service.awaitLine("SIGINT was ignored when this process started \\(nohup, or started with & by a script\\), so it"
+                    + " stays ignored: stop the tickets service with SIGTERM \\(kill PID\\)$");
+            service.awaitLine("demo tickets service listening on ");
+            assertThat(service.count("the proxy")).as(service.transcript()).isZero();
+            assertThat(service.count("SIGHUP")).as("nothing to reload, nothing said about HUP").isZero();
+            service.signal("TERM");
+            assertThat(service.waitFor(WAIT)).as(service.transcript()).isZero();
         }
     }
 

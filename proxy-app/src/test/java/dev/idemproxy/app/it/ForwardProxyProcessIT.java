@@ -4,7 +4,10 @@ import static dev.idemproxy.core.testing.UpstreamAction.respond;
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.idemproxy.core.testing.FreePorts;
+import dev.idemproxy.core.testing.SystemPackages;
 import dev.idemproxy.core.testing.RawHttp;
 import dev.idemproxy.core.testing.TestCertificates;
 import dev.idemproxy.core.testing.TestUpstream;
@@ -13,13 +16,19 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.InetSocketAddress;
+import java.net.ProxySelector;
+import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
+import javax.net.ssl.SSLHandshakeException;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -157,6 +166,76 @@ class ForwardProxyProcessIT {
         assertThat(all).endsWith(pem);
         assertThat(all.split("-----BEGIN CERTIFICATE-----", -1).length - 1).as("the system's roots, then the CA").isGreaterThan(1);
         assertThat(String.join("\n", first.stdout()) + String.join("\n", bundle.stdout())).doesNotContain("PRIVATE KEY");
+    }
+
+    /**
+     * Issue #43: a client that does not trust the proxy's CA is told so in the CONNECT's line, not
+     * with the TLS engine's words. Two real clients, each with the system's roots only: the JDK's
+     * HttpClient (which closes the connection on the certificate) and curl (OpenSSL, which sends
+     * its alert in the clear); then the same JDK client trusting the CA, whose handshake is {@code ok}.
+     */
+    @Test
+    void aClientThatDoesNotTrustTheCaIsToldToTrustItInTheConnectLine() throws Exception {
+        SystemPackages.require(List.of("curl", "--version"), "curl");
+        int port = FreePorts.pick();
+        try (TestCertificates certs = TestCertificates.create();
+             TestUpstream upstream = TestUpstream.start(certs.serverSslContext()).defaultAction(respond(200, "secure"));
+             ChildProxy child = ChildProxy.start(dir, "run", "--config", config(""
+                     + "forwardProxy: { ca: { cert: ca/ca.crt, key: ca/ca.key } }\n"
+                     + "routes:\n"
+                     + "  - name: tickets\n"
+                     + "    match: { host: localhost }\n"
+                     + "    intercept: true\n"
+                     + "    tls: { caFile: \"" + certs.caPemFile() + "\" }\n", port).toString())) {
+            child.awaitLine("admin listening on");
+            URI target = ConnectClient.https("localhost", upstream.port(), "/x");
+            String line = "connect - CONNECT target=localhost:" + upstream.port() + " result=intercepted tls=\"client does not"
+                    + " trust the proxy's CA (";
+            String advice = "run: idemproxy ca cert --config FILE, and make the client trust what it prints: docs/https-proxy.md)\" ms=";
+
+            HttpClient untrusting = HttpClient.newBuilder().proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", port))).build();
+            assertThatThrownBy(() -> untrusting.send(HttpRequest.newBuilder(target).build(), HttpResponse.BodyHandlers.ofString()))
+                    .isInstanceOf(SSLHandshakeException.class);
+            child.awaitLine(l -> l.contains(line + "it closed the connection on the proxy's certificate; " + advice), ChildProxy.DEFAULT_WAIT);
+
+            Process curl = new ProcessBuilder("curl", "-sS", "--max-time", "20", "-x", "http://127.0.0.1:" + port, target.toString())
+                    .redirectErrorStream(true).start();
+            String said = new String(curl.getInputStream().readAllBytes(), ISO_8859_1);
+            assertThat(curl.waitFor()).as(said).isEqualTo(60);  // curl: the peer's certificate cannot be verified
+            child.awaitLine(l -> l.contains(line + advice), ChildProxy.DEFAULT_WAIT);
+
+            HttpResponse<String> trusted = ConnectClient.client(port, dir.resolve("ca/ca.crt")).send(HttpRequest.newBuilder(target).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(trusted.body()).isEqualTo("secure");
+            child.awaitLine("CONNECT target=localhost:" + upstream.port() + " result=intercepted tls=ok ms=\\d+$");
+            assertThat(child.count("client does not trust the proxy's CA")).isEqualTo(2);
+            assertThat(child.count("SSLHandshakeException")).isZero();
+        }
+    }
+
+    /**
+     * Issue #43: the CA's relative paths are the config file's, not the working directory's: run
+     * from another folder, {@code ca cert} prints the CA it made before instead of making a second
+     * one; making it is said on stderr with the files' absolute paths, and stdout is the PEM alone.
+     */
+    @Test
+    void caCertFromAnotherFolderPrintsTheCaBesideTheConfigAndSaysWhenItMakesOne() throws Exception {
+        Path file = config("forwardProxy: { ca: { cert: ca/ca.crt, key: ca/ca.key } }\n", 0);
+        Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+
+        ChildProxy.Finished made = ChildProxy.run(elsewhere, "ca", "cert", "--config", file.toString());
+        ChildProxy.Finished again = ChildProxy.run(elsewhere, "ca", "cert", "--config", "../idemproxy.yaml");
+
+        assertThat(made.exitCode()).as(made.toString()).isZero();
+        assertThat(made.stderr()).containsExactly("idemproxy ca: created a new CA: " + dir.resolve("ca/ca.crt").toAbsolutePath()
+                + ", its key " + dir.resolve("ca/ca.key").toAbsolutePath() + " (mode 0600); a proxy run with " + file + " uses it");
+        assertThat(String.join("\n", made.stdout()) + "\n").isEqualTo(Files.readString(dir.resolve("ca/ca.crt")));
+        assertThat(again.exitCode()).as(again.toString()).isZero();
+        assertThat(again.stderr()).as("nothing made, nothing said").isEmpty();
+        assertThat(again.stdout()).isEqualTo(made.stdout());
+        try (Stream<Path> files = Files.list(elsewhere)) {
+            assertThat(files).as("nothing written where it ran").isEmpty();
+        }
     }
 
     @Test

@@ -10,6 +10,7 @@ import dev.idemproxy.core.testing.LeakDetection;
 import dev.idemproxy.core.testing.RecordedRequest;
 import dev.idemproxy.core.testing.TestCertificates;
 import dev.idemproxy.core.testing.TestUpstream;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -38,6 +39,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class HttpsInterceptionIT {
     static TestCertificates certs;
     static TestUpstream upstream;
+    /** A plain-http stand-in (a mock, a staging server) that the route {@code staged} sends its intercepted calls to. */
+    static TestUpstream staging;
     static RunningProxy proxy;
     static Path caDir;
     /** Responses held back per path until the test completes the gate. */
@@ -51,6 +54,7 @@ class HttpsInterceptionIT {
             CompletableFuture<Void> gate = gates.get(r.path());
             return gate != null ? after(gate, respond(201, "made once")) : respond(200, "secure hello");
         }));
+        staging = TestUpstream.start().defaultAction(respond(200, "staged"));
         caDir = Files.createTempDirectory("idemproxy-ca");
         proxy = RunningProxy.start(""
                 + "forwardProxy:\n"
@@ -62,6 +66,10 @@ class HttpsInterceptionIT {
                 + "    intercept: true\n"
                 + "    tls: { caFile: \"" + certs.caPemFile() + "\" }\n"
                 + "    idempotency: { enabled: true, waitTimeout: 30s }\n"
+                + "  - name: staged\n"
+                + "    match: { host: api.example.test }\n"
+                + "    intercept: true\n"
+                + "    upstream: " + staging.uri() + "\n"
                 + "  - name: untrusted\n"
                 + "    match: { host: 127.0.0.1 }\n"
                 + "    intercept: true\n"
@@ -73,6 +81,7 @@ class HttpsInterceptionIT {
         gates.values().forEach(g -> g.complete(null));
         proxy.close();
         upstream.close();
+        staging.close();
         certs.close();
         try (Stream<Path> files = Files.walk(caDir)) {
             for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
@@ -179,6 +188,25 @@ class HttpsInterceptionIT {
                 .contains("TLS handshake failed with 127.0.0.1:" + upstream.port())
                 .contains("PKIX path");
         assertThat(upstream.requestCount()).as("nothing was sent").isEqualTo(before);
+    }
+
+    /**
+     * docs/https-proxy.md, "The Host upstream": a route with an upstream sends the intercepted call
+     * there with that upstream's Host; the host the client asked for goes as X-Forwarded-Host.
+     */
+    @Test
+    void anInterceptedCallToARouteWithAnUpstreamCarriesTheUpstreamsHost() throws Exception {
+        HttpClient client = ConnectClient.client(proxy.port(), caPem());
+        int before = staging.requestCount();
+
+        HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("https://api.example.test/v1/x"))
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(r.body()).isEqualTo("staged");
+        RecordedRequest seen = staging.awaitRequests(before + 1, Duration.ofSeconds(10)).get(before);
+        assertThat(seen.header("Host")).isEqualTo(staging.uri().getRawAuthority());
+        assertThat(seen.header("X-Forwarded-Host")).isEqualTo("api.example.test");
+        assertThat(seen.header("X-Forwarded-Proto")).isEqualTo("https");
     }
 
     @Test

@@ -185,6 +185,19 @@ class ReceiptIT {
         assertThat(seen.get(0).header("Idempotency-Key")).isEqualTo(seen.get(2).header("Idempotency-Key"));
         assertThat(seen.get(0).header("X-Call-Id")).isEqualTo(seen.get(2).header("X-Call-Id"));
         assertThat(seen.get(2).header("X-Attempt")).isEqualTo("2");
+
+        JsonNode tries = admin("/calls/" + r.headers().firstValue("X-Call-Id").get()).get("tries");
+        assertThat(tries).hasSize(2);
+        assertThat(tries.get(0).get("failure").asText()).isEqualTo("read-timeout");
+        assertThat(tries.get(0).get("class").asText()).isEqualTo("unknown");
+        assertThat(tries.get(0).get("next").asText()).isEqualTo("check-receipt");
+        assertThat(tries.get(0).get("why").asText()).isEqualTo("NOT_FOUND");
+        assertThat(tries.get(0).get("afterCheck").asText()).isEqualTo("retry");
+        assertThat(tries.get(0).get("afterCheckWhy").asText()).isEqualTo("backoff");
+        assertThat(tries.get(0).get("waitMs").asLong()).isEqualTo(20);
+        assertThat(tries.get(0).get("checkMs").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(tries.get(1).get("status").asInt()).isEqualTo(201);
+        assertThat(tries.get(1).get("next").asText()).isEqualTo("answer");
     }
 
     @Test
@@ -195,6 +208,12 @@ class ReceiptIT {
         HttpResponse<String> r = post(UUID.randomUUID().toString());
         assertThat(r.body()).isEqualTo("{\"id\":\"o-3\"}");
         assertThat(paths()).hasSize(4);
+
+        JsonNode only = admin("/calls/" + r.headers().firstValue("X-Call-Id").get()).get("tries").get(0);
+        assertThat(only.get("next").asText()).isEqualTo("check-receipt");
+        assertThat(only.get("why").asText()).as("the check's last answer").isEqualTo("SUCCESS");
+        assertThat(only.get("afterCheck").asText()).isEqualTo("answer");
+        assertThat(only.get("afterCheckWhy").asText()).isEqualTo("receipt_success");
     }
 
     @Test

@@ -10,15 +10,13 @@ import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptPut;
 import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.RecordKey;
-import dev.idemproxy.core.store.StoreRetries;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredRequest;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.tries.CallHeads;
 import dev.idemproxy.core.tries.CallTries;
-import dev.idemproxy.core.tries.Heads;
-import dev.idemproxy.core.tries.RequestHead;
-import dev.idemproxy.core.tries.ResponseHead;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.EventLoop;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,10 +47,9 @@ public final class CallRecorder {
     /** What a credential header not kept for replays is stored as. */
     public static final String REDACTED = Redactor.MASK;
     /** The reason of a call whose client left before it was forwarded. */
-    public static final String CLIENT_GONE = "client_gone";
+    public static final String CLIENT_GONE = dev.idemproxy.core.retry.RetryReason.CLIENT_GONE.spelling();
     private static final Logger LOG = LoggerFactory.getLogger(CallRecorder.class);
     /** In a store outage every call's writes fail: a line per 10 s for each kind, with the count held back. */
-    private static final LogThrottle RETRY_LOG = LogThrottle.every(java.time.Duration.ofSeconds(10));
     private static final LogThrottle GAVE_UP_LOG = LogThrottle.every(java.time.Duration.ofSeconds(10));
 
     /** Headers the proxy itself set on the forwarded request; the client's request had its own or none. */
@@ -65,6 +62,8 @@ public final class CallRecorder {
     /** The jitter of the pauses between tries of a write the store did not take. */
     private final RandomGenerator random;
     private final dev.idemproxy.core.metrics.ProxyMetrics metrics;
+    /** Where a settled call's receipt and dead letter are written, and tried again while the store fails. */
+    private final StoreWrites writes;
 
     /**
      * @param receipts    null: nothing is recorded
@@ -75,6 +74,7 @@ public final class CallRecorder {
     public CallRecorder(ReceiptStore receipts, DeadLetterStore deadLetters, Redactor redactor, Clock clock,
             RandomGenerator random, dev.idemproxy.core.metrics.ProxyMetrics metrics) {
         this.random = random;
+        this.writes = new StoreWrites(random);
         if ((receipts == null) != (deadLetters == null)) {
             throw new IllegalArgumentException("receipts and deadLetters: both or neither (expected: one backend's stores)");
         }
@@ -84,6 +84,11 @@ public final class CallRecorder {
         refreshDeadLetterCount();
         this.clock = clock;
         this.redactor = java.util.Objects.requireNonNull(redactor, "redactor");
+    }
+
+    /** The retrier of the call's writes, the record's end included. */
+    StoreWrites writes() {
+        return writes;
     }
 
     /** Sets {@code idemproxy_dlq_entries} from the store's own count (entries deleted through the admin API included). */
@@ -107,7 +112,7 @@ public final class CallRecorder {
             return null;
         }
         return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), PROCESSING, null, 0, 0,
-                createdAt, null, call.label()).withDetail(id.taskId(), CallTries.NONE, null, null), call.route().idempotency().ttl());
+                createdAt, null, call.label()).withDetail(id.taskId(), CallTries.NONE, null), call.route().idempotency().ttl());
     }
 
     /** Writes the receipt of a call that has started, when its claim did not (a call without a record). */
@@ -120,26 +125,44 @@ public final class CallRecorder {
 
     /**
      * Ends the receipt of a call whose client left before it was forwarded (its claim, which wrote
-     * the PROCESSING receipt, was released): FAILED, reason {@value #CLIENT_GONE}, no attempts.
+     * the PROCESSING receipt, was released): FAILED, reason {@code client_gone}, no attempts.
      */
     public void abandoned(ProxyCall call, CallIdentity id, Instant createdAt) {
         if (receipts != null) {
             Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0, createdAt,
-                    clock.instant(), call.label()).withDetail(id.taskId(), CallTries.NONE, requestHead(call), null);
+                    clock.instant(), call.label()).withDetail(id.taskId(), CallTries.NONE, heads(call, null));
             write(receipts.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
         }
     }
 
     /**
+     * The final receipt of a call answered with the outcome of the call it waited for ({@code known}),
+     * whose record it then kept: SUCCESS or FAILED as that outcome's status is, reason
+     * {@code replayed}; null without a store.
+     */
+    ReceiptPut answeredFrom(ProxyCall call, CallIdentity id, Instant createdAt, dev.idemproxy.core.store.ClaimResult known) {
+        if (receipts == null) {
+            return null;
+        }
+        int status = known instanceof dev.idemproxy.core.store.ClaimResult.Completed c ? c.response().status()
+                : ((dev.idemproxy.core.store.ClaimResult.NotRetained) known).status();
+        int attempts = known instanceof dev.idemproxy.core.store.ClaimResult.Completed c ? c.attempts()
+                : ((dev.idemproxy.core.store.ClaimResult.NotRetained) known).attempts();
+        boolean executed = OutcomeClass.ofStatus(status) == OutcomeClass.EXECUTED;
+        return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), executed ? SUCCESS : FAILED,
+                "replayed", status, attempts, createdAt, clock.instant(), call.label()), call.route().idempotency().ttl());
+    }
+
+    /**
      * Writes the dead letter of a call that ended unsuccessfully and, when {@code writeReceipt}, its
      * final receipt; returns that receipt (null without a store), which otherwise the call's
-     * {@link RecordedProtection} writes with its record. Must be called before the call's body is
+     * call's {@link Recording} writes with its record. Must be called before the call's body is
      * released: a dead letter keeps a copy.
      *
      * @param owner the owner token of the call's claim of {@code recordKey} (null: a call without a
      *              record), kept in its dead letter so that a release fences exactly this execution
      */
-    public ReceiptPut settled(ProxyCall call, CallIdentity id, RecordKey recordKey, String owner, Instant createdAt,
+    ReceiptPut settled(EventLoop loop, ProxyCall call, CallIdentity id, RecordKey recordKey, String owner, Instant createdAt,
             CallSettlement s, boolean writeReceipt) {
         if (receipts == null) {
             return null;
@@ -154,31 +177,29 @@ public final class CallRecorder {
         boolean notExecuted = d != null && d.outcome() == OutcomeClass.NOT_EXECUTED;
         Receipt receipt = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(),
                 failed || notExecuted ? FAILED : SUCCESS, reason, s.finalStatus(), s.attempts(), createdAt, now, call.label())
-                .withDetail(id.taskId(), s.tries(), requestHead(call), responseHead(s));
+                .withDetail(id.taskId(), s.tries(), heads(call, s));
         java.time.Duration ttl = call.route().idempotency().ttl();
         if (writeReceipt) {
-            writeRetrying(() -> receipts.putReceipt(receipt, ttl), id, "receipt", random, 1);
+            writes.write(loop, () -> receipts.putReceipt(receipt, ttl), id.callId(), "receipt");
         }
         if (failed && call.route().deadLetter().enabled()) {
             RecordKey rk = recordKey != null ? recordKey : new RecordKey(call.route().name(), "-", id.key() == null ? "" : id.key());
             DeadLetter entry = new DeadLetter(CallId.next(clock, random), id.callId(), id.taskId(), id.bizId(), rk, reason, s.finalStatus(),
                     s.attempts(), now, snapshot(call), owner);
-            writeRetrying(() -> deadLetters.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id, "dead letter", random, 1);
+            writes.write(loop, () -> deadLetters.addDeadLetter(entry).thenRun(metrics::deadLetterAdded), id.callId(), "dead letter");
         }
         return new ReceiptPut(receipt, ttl);
     }
 
-    /** The call's request head as it may be shown, for its receipt. */
-    private RequestHead requestHead(ProxyCall call) {
-        return Heads.request(call.request().method().name(), call.pathAndQuery(), call.originalHost(), call.request().headers(),
-                redactor);
-    }
-
-    /** The head of the answer the call's client got, as it may be shown (its status alone when it was not kept). */
-    private ResponseHead responseHead(CallSettlement s) {
-        StoredResponse r = s.response();
-        return r == null ? new ResponseHead(s.finalStatus(), List.of())
-                : Heads.response(r.status(), r.headers(), StoredHeader::name, StoredHeader::value, redactor);
+    /**
+     * The call's request head and the head of the answer its client got (its status alone when
+     * the answer was not kept; none when {@code s} is null), as they may be shown, for its receipt.
+     */
+    private CallHeads heads(ProxyCall call, CallSettlement s) {
+        StoredResponse r = s == null ? null : s.response();
+        return CallHeads.of(call.request().method().name(), call.pathAndQuery(), call.originalHost(),
+                call.request().headers()::iteratorCharSequence, s == null ? 0 : r == null ? s.finalStatus() : r.status(),
+                s == null ? null : r == null ? List.<StoredHeader>of() : r.headers(), StoredHeader::name, StoredHeader::value, redactor);
     }
 
     private static Set<String> caseInsensitive(String... names) {
@@ -205,44 +226,6 @@ public final class CallRecorder {
         // The target as the client sent it (the forwarded one carries the upstream's base path), so a
         // replay through the proxy matches the same route.
         return new StoredRequest(call.request().method().name().toUpperCase(Locale.ROOT), call.pathAndQuery(), headers, body);
-    }
-
-    /**
-     * A settled call's receipt and dead letter must not be lost to a store outage: a failed write
-     * is tried again with growing pauses ({@link StoreRetries#WRITES}: about ten minutes in all),
-     * off the event loops. Both writes replace by id, so a repeat is harmless.
-     *
-     * @param random the jitter of the pauses
-     * @param n      the try about to be made, from 1
-     */
-    static void writeRetrying(java.util.function.Supplier<java.util.concurrent.CompletionStage<?>> op, CallIdentity id,
-            String what, RandomGenerator random, int n) {
-        java.util.concurrent.CompletionStage<?> stage;
-        try {
-            stage = op.get();
-        } catch (RuntimeException e) {
-            stage = java.util.concurrent.CompletableFuture.failedFuture(e);
-        }
-        stage.whenComplete((v, err) -> {
-            if (err == null) {
-                return;
-            }
-            if (!StoreRetries.WRITES.triesAfter(n)) {
-                long held = GAVE_UP_LOG.pass();
-                if (held >= 0) {
-                    LOG.error("[call={}] gave up writing the {}: {}{}", id.callId(), what, err.toString(), LogThrottle.more(held));
-                }
-                return;
-            }
-            long held = RETRY_LOG.pass();
-            if (held >= 0) {
-                LOG.warn("[call={}] could not write the {} (try {}): {}; trying again{}", id.callId(), what, n, err.toString(),
-                        LogThrottle.more(held));
-            }
-            long pause = StoreRetries.WRITES.pauseAfter(n, random).toNanos();
-            java.util.concurrent.CompletableFuture.delayedExecutor(pause, java.util.concurrent.TimeUnit.NANOSECONDS)
-                    .execute(() -> writeRetrying(op, id, what, random, n + 1));
-        });
     }
 
     private static void write(java.util.concurrent.CompletionStage<?> op, CallIdentity id, String what) {

@@ -2,6 +2,7 @@ package dev.idemproxy.core.call;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.util.Mistakes;
 import dev.idemproxy.core.util.Ticker;
 import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.retry.RetryRules;
@@ -41,8 +42,12 @@ public final class CallServices {
     private final ReplayAuthority replays = new ReplayAuthority(new java.security.SecureRandom());
     private final dev.idemproxy.core.receipt.ReceiptClient receipts;
     private final ConcurrentHashMap<String, RouteRetryBudget> routeBudgets = new ConcurrentHashMap<>();
-    /** Each MCP route's dialect, by route name: its tool catalogue and calls in flight outlive a reload. */
-    private final ConcurrentHashMap<String, McpDialect> mcpDialects = new ConcurrentHashMap<>();
+    /** Who watches each protected call (its tries, its trace); nobody unless set. */
+    private volatile CallWatchers watchers = CallWatchers.NONE;
+    /** Which dialect each route's calls speak (plain HTTP unless registered otherwise). */
+    private volatile Dialects dialects = Dialects.http();
+    /** Mistakes planted for the simulation to find; {@link Mistakes#NONE} in production. */
+    private final Mistakes mistakes;
 
     /**
      * @param taskBudgets where task retries are counted: the store's counters when there is a store
@@ -54,6 +59,16 @@ public final class CallServices {
             dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, Stores stores,
             StorePolicy.OnUnavailable onUnavailable, Redactor redactor, RandomGenerator random, Ticker ticker,
             Clock clock, ProxyMetrics metrics, boolean logKeyValues) {
+        this(upstreams, rules, tasks, taskBudgets, routeBudgetPolicy, stores, onUnavailable, redactor, random, ticker, clock, metrics,
+                logKeyValues, Mistakes.NONE);
+    }
+
+    /** As above, with {@code mistakes} planted: for the deterministic simulation only. */
+    public CallServices(UpstreamConnector upstreams, RetryRules rules, TaskPolicy tasks, TaskBudgets taskBudgets,
+            dev.idemproxy.core.retry.RetryBudgetPolicy routeBudgetPolicy, Stores stores,
+            StorePolicy.OnUnavailable onUnavailable, Redactor redactor, RandomGenerator random, Ticker ticker,
+            Clock clock, ProxyMetrics metrics, boolean logKeyValues, Mistakes mistakes) {
+        this.mistakes = requireNonNull(mistakes, "mistakes");
         requireNonNull(redactor, "redactor");
         this.log = new CallLog(requireNonNull(metrics, "metrics"), logKeyValues, redactor, requireNonNull(ticker, "ticker"));
         this.receipts = new dev.idemproxy.core.receipt.ReceiptClient(upstreams);
@@ -69,6 +84,11 @@ public final class CallServices {
         this.routeBudgetPolicy = requireNonNull(routeBudgetPolicy, "routeBudgetPolicy");
         this.ticker = requireNonNull(ticker, "ticker");
         this.clock = requireNonNull(clock, "clock");
+    }
+
+    /** The mistakes planted for the simulation; none in production. */
+    public Mistakes mistakes() {
+        return mistakes;
     }
 
     /** The stores, or null when none is configured. */
@@ -158,21 +178,28 @@ public final class CallServices {
         return new CallIdentity(callId, keyHeader, key, taskId(call.request()), bizId);
     }
 
-    /**
-     * The dialect calls on {@code route} speak: {@link HttpDialect#INSTANCE}, or for an MCP route
-     * ({@link Route#isMcp()}) the route's own {@link McpDialect}, one per route name, kept across
-     * reloads.
-     */
+    /** The dialect calls on {@code route} speak ({@link Dialects}). */
     public CallDialect dialect(Route route) {
-        if (!route.isMcp()) {
-            return HttpDialect.INSTANCE;
-        }
-        McpDialect d = mcpDialects.get(route.name());
-        return d != null ? d : mcpDialects.computeIfAbsent(route.name(), n -> new McpDialect(n, metrics()));
+        return dialects.of(route);
+    }
+
+    /** Sets which dialects the engine speaks besides plain HTTP (the wiring registers MCP's). */
+    public void dialects(Dialects d) {
+        this.dialects = requireNonNull(d, "dialects");
     }
 
     public RouteRetryBudget routeBudget(Route route) {
         return routeBudgets.computeIfAbsent(route.name(), n -> new RouteRetryBudget(routeBudgetPolicy, ticker));
+    }
+
+    /** Who watches each protected call. */
+    public CallWatchers watchers() {
+        return watchers;
+    }
+
+    /** Sets who watches each protected call from now on (the tries kept with receipts, traces). */
+    public void watchers(CallWatchers w) {
+        this.watchers = requireNonNull(w, "watchers");
     }
 
     /** Where the per-task retry budget is counted. */

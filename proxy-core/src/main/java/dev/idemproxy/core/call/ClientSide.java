@@ -5,39 +5,51 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.concurrent.Future;
 
 /**
- * The client leg as a protected call sees it. Writes after the client has gone are released
- * silently: the call runs to its end regardless (docs/idempotency.md). Used on the client's loop only.
+ * The client leg as a {@link ProtectedCall} sees it: the client connection's loop, and the writes
+ * of the call's answer. Writes after the client has gone are released silently: a forwarded call
+ * runs to its end regardless (docs/idempotency.md). Every call ends its answer with exactly one
+ * of {@link #answer}, {@link #last}, {@link #whole} or {@link #abort}; the futures say when that
+ * last write left (or failed). The call counts the body bytes of its answer's end itself, before
+ * its log line; the client side counts those it streams ({@link #content}). Ownership of what is
+ * written passes to the client side. Used on the client's loop only.
  */
 public interface ClientSide {
-    /*
-     * A settled execution always ends its answer in exactly one of: the last content, problem,
-     * replay, or abort; the client side learns that the call is done with it from those.
-     */
     EventLoop loop();
 
     ByteBufAllocator alloc();
 
-    /** The final response head; headers are the call's to set before this. */
+    /** A whole answer of the gate's (a replay, a refusal): nothing was forwarded. */
+    void answer(FullHttpResponse response);
+
+    /**
+     * The call is forwarded: it counts in flight (a drain waits for it) until {@link #ended}, runs
+     * on when its client leaves, and its request is rewritten for the upstream.
+     */
+    void forwarded();
+
+    /** The final response head; its headers are the call's to set before this. */
     void head(HttpResponse response);
 
-    /** Body content; the last one is a {@code LastHttpContent}. Ownership passes to the client side. */
+    /** A piece of the body, not the last. */
     void content(HttpContent content);
 
     void flush();
 
     boolean writable();
 
-    /**
-     * A proxy-made answer ({@code application/problem+json}, headers set) when no upstream response
-     * could be passed on. Ownership passes to the client side.
-     */
-    void problem(FullHttpResponse problem);
+    /** The answer's last piece. */
+    Future<Void> last(LastHttpContent last);
 
-    /** A whole stored or synthesised response (the receipt's answer), marked with the call's id and attempts. */
-    void replay(dev.idemproxy.core.store.StoredResponse response, String callId, int attempts);
+    /** A whole answer (a problem, a receipt's result), its headers set. */
+    Future<Void> whole(FullHttpResponse response);
 
-    /** Cuts the client connection: a response under way cannot be completed. */
-    void abort();
+    /** Cuts the client connection: the answer under way cannot be completed. */
+    Future<Void> abort();
+
+    /** The answer's end is on the wire (or failed to get there): the call no longer counts in flight. */
+    void ended();
 }

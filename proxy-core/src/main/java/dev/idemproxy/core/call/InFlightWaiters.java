@@ -29,19 +29,21 @@ public final class InFlightWaiters {
     private static final class Waiting {
         final List<Consumer<ClaimResult>> wakes = new ArrayList<>(2);
         ClaimResult settled;
+        /** Whether the owner's write of {@link #settled} succeeded (else it is under way). */
+        boolean written;
     }
 
     private final ConcurrentHashMap<RecordKey, Waiting> waiting = new ConcurrentHashMap<>();
 
     /**
-     * Registers {@code wake} for the key's outcome; when the owner has settled it already, returns
-     * that outcome instead (and registers nothing).
+     * Registers {@code wake} for the key's outcome; when the owner has settled it already (its
+     * record written), returns that outcome instead (and registers nothing).
      */
     public ClaimResult await(RecordKey key, Consumer<ClaimResult> wake) {
         ClaimResult[] settled = {null};
         waiting.compute(key, (k, w) -> {
             Waiting next = w == null ? new Waiting() : w;
-            if (next.settled != null) {
+            if (next.settled != null && next.written) {
                 settled[0] = next.settled;
             } else {
                 next.wakes.add(wake);
@@ -58,10 +60,15 @@ public final class InFlightWaiters {
         });
     }
 
-    /** The outcome the key's owner settled here (marked, not yet expired), or null. */
-    public ClaimResult settled(RecordKey key) {
+    /**
+     * The outcome the key's owner here settled (marked, not yet expired), or null: with
+     * {@code writtenOnly}, only once the owner's record holds it; else also while its write is under
+     * way (what a claim that took the record from under the owner must keep, as the owner's write
+     * will then be refused).
+     */
+    public ClaimResult settled(RecordKey key, boolean writtenOnly) {
         Waiting w = waiting.get(key);
-        return w == null ? null : w.settled;
+        return w == null || (writtenOnly && !w.written) ? null : w.settled;
     }
 
     /**
@@ -90,6 +97,7 @@ public final class InFlightWaiters {
             if (outcome == null || w.settled == null) {
                 return null;
             }
+            w.written = true;
             marked[0] = true;
             return w;
         });
@@ -97,6 +105,7 @@ public final class InFlightWaiters {
         if (marked[0]) {
             timer.schedule(() -> waiting.computeIfPresent(key, (k, w) -> {
                 w.settled = null;
+                w.written = false;
                 return w.wakes.isEmpty() ? null : w;
             }), MARK_MILLIS, TimeUnit.MILLISECONDS);
         }

@@ -24,7 +24,6 @@ public final class ProxyCall {
     private final HttpVersion clientVersion;
     private final CallDialect dialect;
     private ByteBuf body;
-    private CallProtection protection;
     private CallPlan plan;
     private InFlightCalls inFlight;
     private boolean ended;
@@ -125,7 +124,7 @@ public final class ProxyCall {
 
     /** True for a buffered call its plan passes through unprotected (an MCP message other than a protected tools/call). */
     public boolean passesThrough() {
-        return plan != null && plan.kind() == CallPlan.Kind.PASS;
+        return plan instanceof CallPlan.Pass;
     }
 
     /** The buffered request body of a protected call (empty buffer when none); null until aggregated. */
@@ -157,15 +156,6 @@ public final class ProxyCall {
     /** Counts {@code n} more response body bytes written to the client. */
     public void addBytesOut(long n) {
         bytesOut += n;
-    }
-
-    /** The idempotency layer's hold on this call; null until attached (and for pass-through calls). */
-    public CallProtection protection() {
-        return protection;
-    }
-
-    public void protection(CallProtection p) {
-        this.protection = p;
     }
 
     /** Counts this call in {@code calls} until {@link #end()}; called once, by whoever routed it. */

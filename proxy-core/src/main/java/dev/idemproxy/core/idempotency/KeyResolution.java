@@ -53,7 +53,7 @@ public record KeyResolution(Kind kind, String key, String headerValue, String de
      */
     public String storeKey() {
         requireNonNull(key, "no key (expected: a CLIENT, DERIVED or GENERATED resolution)");
-        return kind == Kind.CLIENT ? "c:" + key : key;
+        return kind == Kind.CLIENT ? StoredKey.Origin.CLIENT.stored(key) : key;
     }
 
     /** The problem to answer when there is no key. */

@@ -57,14 +57,14 @@ public final class KeyResolver {
             return parseClientKey(policy.header(), sent);
         }
         if (!policy.derive().isEmpty() && distinguishes(policy.derive(), request)) {
-            String key = "d:" + PartHasher.hex(DERIVE_PURPOSE, policy.derive(), request, 16);
+            String key = StoredKey.Origin.DERIVED.stored(PartHasher.hex(DERIVE_PURPOSE, policy.derive(), request, 16));
             return new KeyResolution(KeyResolution.Kind.DERIVED, key, key, null);
         }
         if (policy.required()) {
             return new KeyResolution(KeyResolution.Kind.MISSING, null, null,
                     "No " + policy.header() + " header and nothing to derive a key from");
         }
-        String key = "g:" + uuid();
+        String key = StoredKey.Origin.GENERATED.stored(uuid().toString());
         return new KeyResolution(KeyResolution.Kind.GENERATED, key, key, null);
     }
 

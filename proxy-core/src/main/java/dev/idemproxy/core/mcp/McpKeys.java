@@ -6,6 +6,7 @@ import dev.idemproxy.core.idempotency.ClientKeys;
 import dev.idemproxy.core.idempotency.Fingerprint;
 import dev.idemproxy.core.idempotency.KeyResolution;
 import dev.idemproxy.core.idempotency.RequestView;
+import dev.idemproxy.core.idempotency.StoredKey;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -51,7 +52,7 @@ public final class McpKeys {
     }
 
     private static String derivedKey(String path, McpToolCall call) {
-        return "d:" + HEX.formatHex(hash(KEY_PURPOSE, path, call), 0, 16);
+        return StoredKey.Origin.DERIVED.stored(HEX.formatHex(hash(KEY_PURPOSE, path, call), 0, 16));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.idemproxy.core.mcp;
 
+import dev.idemproxy.core.route.McpPolicy;
 import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.idempotency.KeyResolution;
@@ -66,7 +67,7 @@ public final class McpPlanner {
         if (mismatch.isPresent()) {
             return new McpPlan.Reject(McpErrors.headerMismatch(m.rawId(), mismatch.get()), label, McpPlan.Reject.HEADER_MISMATCH);
         }
-        if (!policy.protects(call.tool(), catalogue)) {
+        if (!policy.protects(call.tool(), catalogue::isReadOnly)) {
             return new McpPlan.PassThrough(m, label);
         }
         KeyResolution key = keys.resolve(keyHeader, request, call);

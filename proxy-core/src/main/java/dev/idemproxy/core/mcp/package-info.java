@@ -5,7 +5,7 @@
  * checking the sessionless generation's mirrored headers ({@link dev.idemproxy.core.mcp.McpHeaderCheck}),
  * the route's tool catalogue fed by passing {@code tools/list} answers
  * ({@link dev.idemproxy.core.mcp.ToolCatalogue}), which tools are protected
- * ({@link dev.idemproxy.core.mcp.McpPolicy}), key and fingerprint ({@link dev.idemproxy.core.mcp.McpKeys}),
+ * ({@link dev.idemproxy.core.route.McpPolicy}), key and fingerprint ({@link dev.idemproxy.core.mcp.McpKeys}),
  * the outcome class of an upstream answer ({@link dev.idemproxy.core.mcp.McpOutcomes}), the final
  * response of an SSE answer ({@link dev.idemproxy.core.mcp.SseResponseCapture}), replay
  * ({@link dev.idemproxy.core.mcp.McpReplay}) and the proxy's own errors as JSON-RPC errors

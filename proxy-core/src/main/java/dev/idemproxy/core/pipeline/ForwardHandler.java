@@ -10,18 +10,16 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 
 /**
- * Hands each call to its leg: a pass-through call to the connection's {@link PassThroughRelay},
- * which streams it both ways (a buffered one its plan passes through goes up as one message); a
- * protected call (its body buffered) to a
- * {@link ProtectedCallRunner}, which runs its attempts and ends when it settles, even if this
- * client has gone by then. Ownership: what is not passed to a leg is released here. Not
- * thread-safe: one instance per channel.
+ * Hands each call that is not protected to the connection's {@link PassThroughRelay}, which
+ * streams it both ways with back-pressure (a buffered one its plan passes through goes up as one
+ * message). Protected calls never get here: the gate ({@link IdempotencyHandler}) runs them.
+ * Ownership: what is not passed to the relay is released here. Not thread-safe: one instance per
+ * channel.
  */
 final class ForwardHandler extends ChannelDuplexHandler {
     private final CallServices services;
     private final ServerState state;
     private PassThroughRelay passThrough;
-    private ProtectedCallRunner protectedRun;
     private String clientIp;
 
     ForwardHandler(CallServices services, ServerState state) {
@@ -36,14 +34,8 @@ final class ForwardHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof ProxyCall) {
-            ProxyCall c = (ProxyCall) msg;
-            if (c.body() != null && !c.passesThrough()) {
-                protectedRun = ProtectedCallRunner.prepare(ctx, c, services, state, clientIp(ctx), () -> protectedRun = null);
-                protectedRun.start();
-            } else {
-                passThrough.start(c, clientIp(ctx));
-            }
+        if (msg instanceof ProxyCall c) {
+            passThrough.start(c, clientIp(ctx));
         } else if (msg instanceof HttpContent) {
             passThrough.clientContent((HttpContent) msg);
         } else {
@@ -59,11 +51,7 @@ final class ForwardHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        boolean writable = ctx.channel().isWritable();
-        if (protectedRun != null && writable) {
-            protectedRun.clientWritable();
-        }
-        passThrough.clientWritabilityChanged(writable);
+        passThrough.clientWritabilityChanged(ctx.channel().isWritable());
         ctx.fireChannelWritabilityChanged();
     }
 
@@ -73,7 +61,7 @@ final class ForwardHandler extends ChannelDuplexHandler {
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof FrontRejected && protectedRun == null) {
+        if (evt instanceof FrontRejected) {
             passThrough.frontRejected((FrontRejected) evt);
         }
         ctx.fireUserEventTriggered(evt);
@@ -81,10 +69,6 @@ final class ForwardHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (protectedRun != null) {
-            // A forwarded protected call runs to its end; it settles and counts itself out.
-            protectedRun.clientWritable();
-        }
         passThrough.clientGone();
         ctx.fireChannelInactive();
     }

@@ -3,43 +3,45 @@ package dev.idemproxy.core.pipeline;
 import dev.idemproxy.core.call.CallDialect;
 import dev.idemproxy.core.call.CallIdentity;
 import dev.idemproxy.core.call.CallPlan;
-import dev.idemproxy.core.call.CallProtection;
 import dev.idemproxy.core.call.CallServices;
-import dev.idemproxy.core.call.ClaimAttempt;
-import dev.idemproxy.core.call.OnLoop;
+import dev.idemproxy.core.call.ProtectedCall;
 import dev.idemproxy.core.call.ProxyCall;
-import dev.idemproxy.core.call.RecordedProtection;
 import dev.idemproxy.core.call.ReplayAuthority;
 import dev.idemproxy.core.metrics.CallOutcome;
-import dev.idemproxy.core.problem.Problem;
-import dev.idemproxy.core.store.ClaimResult;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpResponse;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
- * The gate of a buffered call its dialect plans ({@link CallDialect#gated}): the dialect's
- * planner says what the call is ({@link CallPlan}). A protected call's record is claimed by a
- * {@link ClaimAttempt} (asynchronously; the answer hops back to this channel's loop); then the
- * call is passed on holding the claim, or answered here with the stored response (a replay), or
- * with 400/409/422/503. A rejected call gets its problem, a call the planner answered (an
- * unreadable MCP message, a held-back cancellation) its answer; a call to pass through is passed
- * on unprotected (when its plan says, once a condition holds: an MCP session's DELETE waits for
- * the session's protected calls), as is a protected call when there is no store. A DLQ replay proven by the
- * admin API ({@link ReplayAuthority}) is resolved here, once, and claims under its original
- * record ({@link ConnectionPlanner}). Ownership: a call answered here has its body released here; a call passed on keeps it.
- * Not thread-safe: one instance per channel.
+ * The gate, and the home of the connection's protected call. A buffered call its dialect plans
+ * ({@link CallDialect#gated}) gets its {@link CallPlan}: a protected one becomes a
+ * {@link ProtectedCall} that claims its record and, unless it is answered from the store or
+ * refused, forwards; a rejected call gets its problem, a call the planner answered (an unreadable
+ * MCP message, a held-back cancellation) its answer; a call to pass through is passed on
+ * unprotected (when its plan says, once a condition holds: an MCP session's DELETE waits for the
+ * session's protected calls). A buffered call the gate does not plan (a retry-only route, no
+ * store) is a protected call without a record. A DLQ replay proven by the admin API
+ * ({@link ReplayAuthority}) is resolved once ({@link ConnectionPlanner}) and runs as itself.
+ * The connection's drain and close reach its protected call here. Ownership: a call answered or
+ * protected here has its body released by it; a call passed on keeps it. Not thread-safe: one
+ * instance per channel.
  */
-final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements ClaimAttempt.Outcome {
+final class IdempotencyHandler extends ChannelInboundHandlerAdapter {
     private final CallServices services;
-    private ChannelHandlerContext ctx;
+    private final ServerState state;
     private final ConnectionPlanner planning;
-    private ClaimAttempt claim;
+    private ChannelHandlerContext ctx;
+    /** The connection's protected call; null before the first (requests come one at a time). */
+    private ProtectedCall active;
     /** A call to pass through once its plan's condition holds (an MCP session's DELETE); null when none. */
     private ProxyCall waiting;
+    private String clientIp;
 
-    IdempotencyHandler(CallServices services) {
+    IdempotencyHandler(CallServices services, ServerState state) {
         this.services = services;
+        this.state = state;
         this.planning = new ConnectionPlanner(services);
     }
 
@@ -50,12 +52,13 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof ProxyCall) {
-            ProxyCall c = (ProxyCall) msg;
-            if (c.body() != null && c.dialect().gated(c, services.records() != null)) {
+        if (msg instanceof ProxyCall c && c.body() != null) {
+            if (c.dialect().gated(c, services.records() != null)) {
                 gate(c);
-                return;
+            } else {
+                unrecorded(c);
             }
+            return;
         }
         ctx.fireChannelRead(msg);
     }
@@ -65,36 +68,51 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
         ConnectionPlanner.Planned planned = planning.plan(c, view);
         CallPlan plan = planned.plan();
         c.plan(plan);
-        switch (plan.kind()) {
-            case REJECT:
-                answer(c, plan.problem(), plan.detail(), null, null, null);
-                return;
-            case ANSWER:
-                c.releaseBody();
-                FullHttpResponse ready = plan.answer().response(ctx.alloc());
-                c.addBytesOut(ready.content().readableBytes());
-                services.log().finished(c, CallOutcome.REJECTED, plan.answer().status(), null, null, null, 0, plan.answer().reason());
-                ctx.writeAndFlush(ready);
-                return;
-            case PASS:
-                if (plan.forwardAfter() != null) {
-                    passAfter(c, plan.forwardAfter());
-                    return;
-                }
+        if (plan instanceof CallPlan.Reject r) {
+            c.releaseBody();
+            FullHttpResponse resp = c.dialect().problem(ctx.alloc(), c, r.problem(), r.detail(), null);
+            c.addBytesOut(resp.content().readableBytes());
+            services.log().finished(c, CallOutcome.REJECTED, r.problem().status(), null, null, null, 0, r.problem().spelling());
+            ctx.writeAndFlush(resp);
+        } else if (plan instanceof CallPlan.Answer a) {
+            c.releaseBody();
+            FullHttpResponse ready = a.answer().response(ctx.alloc());
+            c.addBytesOut(ready.content().readableBytes());
+            services.log().finished(c, CallOutcome.REJECTED, a.answer().status(), null, null, null, 0, a.answer().reason());
+            ctx.writeAndFlush(ready);
+        } else if (plan instanceof CallPlan.Pass p) {
+            if (p.after() != null) {
+                passAfter(c, p.after());
+            } else {
                 ctx.fireChannelRead(c);
+            }
+        } else {
+            c.startInDialect();
+            if (services.records() == null) {
+                unrecorded(c);  // no records can be kept: a protected call without one
                 return;
-            default:
-                c.startInDialect();
-                if (services.records() == null) {
-                    ctx.fireChannelRead(c);  // no records can be kept: forwarded as a protected call without one
-                    return;
-                }
+            }
+            CallIdentity identity = new CallIdentity(planned.callId(), c.route().idempotency().key().header(),
+                    ((CallPlan.Protect) plan).headerValue(), services.taskId(c.request()), services.bizId(c, view));
+            run(ProtectedCall.recorded(c, (CallPlan.Protect) plan, identity,
+                    ReplayAuthority.createdAt(planned.replay(), services.recorder().now()), services, leg(c)));
         }
-        CallIdentity identity = new CallIdentity(planned.callId(), c.route().idempotency().key().header(), plan.headerValue(),
-                services.taskId(c.request()), services.bizId(c, view));
-        claim = new ClaimAttempt(services, ctx.channel().eventLoop(), c, plan, identity,
-                ReplayAuthority.createdAt(planned.replay(), services.recorder().now()), this);
-        claim.start();
+    }
+
+    /** A protected call without a record: it takes its DLQ replay's proof here, and forwards at once. */
+    private void unrecorded(ProxyCall c) {
+        ReplayAuthority.Replay replay = services.replays().take(c.request());
+        CallIdentity identity = services.unrecordedIdentity(c, services.bizId(c, new NettyRequestView(c)), replay);
+        run(ProtectedCall.unrecorded(c, identity, ReplayAuthority.createdAt(replay, services.recorder().now()), services, leg(c)));
+    }
+
+    private void run(ProtectedCall call) {
+        active = call;
+        call.start();
+    }
+
+    private ClientLeg leg(ProxyCall c) {
+        return new ClientLeg(ctx, c, state, clientIp());
     }
 
     /** Forwards {@code c} once {@code after} completes (on this loop), unless its client has left by then. */
@@ -109,44 +127,11 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
     }
 
     @Override
-    public void claimed(ClaimAttempt a, RecordedProtection protection) {
-        claim = null;
-        a.call().protection(protection);
-        ctx.fireChannelRead(a.call());
-    }
-
-    @Override
-    public void unprotected(ClaimAttempt a, CallProtection protection) {
-        claim = null;
-        a.call().protection(protection);
-        ctx.fireChannelRead(a.call());
-    }
-
-    @Override
-    public void completed(ClaimAttempt a, ClaimResult.Completed done) {
-        claim = null;
-        ProxyCall c = a.call();
-        c.releaseBody();
-        FullHttpResponse replayed = c.dialect().replay(ctx.alloc(), c, done.response(), done.callId(), done.attempts());
-        c.addBytesOut(replayed.content().readableBytes());
-        services.log().finished(c, CallOutcome.REPLAYED, done.response().status(), done.callId(), a.identity().bizId(),
-                a.identity().key(), done.attempts(), null);
-        ctx.writeAndFlush(replayed);
-    }
-
-    @Override
-    public void refused(ClaimAttempt a, Problem problem, String detail, String callId) {
-        claim = null;
-        answer(a.call(), problem, detail, callId, a.identity().bizId(), a.identity().key());
-    }
-
-    /** Answers the call with a problem, after its line (rejected, with the problem's name as reason). */
-    private void answer(ProxyCall c, Problem problem, String detail, String callId, String bizId, String key) {
-        c.releaseBody();
-        FullHttpResponse resp = c.dialect().problem(ctx.alloc(), c, problem, detail, callId);
-        c.addBytesOut(resp.content().readableBytes());
-        services.log().finished(c, CallOutcome.REJECTED, problem.status(), callId, bizId, key, 0, problem.spelling());
-        ctx.writeAndFlush(resp);
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (active != null && !active.over() && ctx.channel().isWritable()) {
+            active.clientWritable();
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override
@@ -155,12 +140,17 @@ final class IdempotencyHandler extends ChannelInboundHandlerAdapter implements C
             waiting.releaseBody();  // its client left before it was forwarded: it is not
             waiting = null;
         }
-        ClaimAttempt a = claim;
-        if (a != null) {
-            claim = null;
-            a.abandon();
-            a.call().releaseBody();
+        if (active != null && !active.over()) {
+            active.clientGone();  // not yet forwarded: abandoned; forwarded: it runs to its end
         }
         ctx.fireChannelInactive();
+    }
+
+    private String clientIp() {
+        if (clientIp == null) {
+            SocketAddress a = ctx.channel().remoteAddress();
+            clientIp = a instanceof InetSocketAddress ? ((InetSocketAddress) a).getAddress().getHostAddress() : "unknown";
+        }
+        return clientIp;
     }
 }

@@ -19,7 +19,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
-import dev.idemproxy.core.call.OnLoop;
+import dev.idemproxy.core.call.CallPlan;
 import java.util.ArrayDeque;
 
 /**
@@ -48,11 +48,9 @@ final class PassThroughRelay implements UpstreamListener {
     private ProxyCall call;
     private long callSeq;
     private UpstreamConnection conn;
-    private boolean requestDone;
-    private boolean responseStarted;
-    private boolean responseDone;
+    private PassThroughPhase phase = PassThroughPhase.IDLE;
     private boolean upstreamWantsClose;
-    private boolean discardRequest;
+    /** Whether the call ended unsuccessfully (its log line says so). */
     private boolean failed;
     private int status;
     /** Reads the call's answer as it passes; null when nothing does. */
@@ -68,35 +66,28 @@ final class PassThroughRelay implements UpstreamListener {
         this.headTimer = new HeadTimer(ctx.executor(), services.ticker(), this::onHeadTimeout);
     }
 
-    boolean active() {
-        return call != null;
-    }
-
     void start(ProxyCall c, String clientIp) {
         status = 0;
         failed = false;
         call = c;
         long seq = ++callSeq;
-        observer = c.plan() == null ? null : c.plan().observer();
+        observer = c.plan() instanceof CallPlan.Pass p ? p.observer() : null;
         head = c.request();
         if (c.body() != null) {
             head = UpstreamHead.buffered(c);
         }
         // a request read whole (no body, or all of it in one read) comes as one FullHttpRequest
-        requestDone = head instanceof LastHttpContent || c.body() != null;
+        phase = head instanceof LastHttpContent || c.body() != null ? PassThroughPhase.AWAITING_HEAD : PassThroughPhase.SENDING;
         if (head instanceof HttpContent) {
             c.addBytesIn(((HttpContent) head).content().readableBytes());
         }
         if (c.body() != null) {
             pending.add(new DefaultLastHttpContent(c.takeBody()));
         }
-        if (requestDone) {
+        if (phase.requestDone()) {
             headTimer.start(seq, c.route().timeouts());
         }
-        responseStarted = false;
-        responseDone = false;
         upstreamWantsClose = false;
-        discardRequest = false;
         state.callStarted();
         UpstreamConnection pooled = services.upstreams().tryPooled(c.route(), ctx.channel().eventLoop(), this);
         if (pooled != null) {
@@ -138,18 +129,18 @@ final class PassThroughRelay implements UpstreamListener {
         while ((c = pending.poll()) != null) {
             up.write(c, up.voidPromise());
         }
-        if (!inRead || requestDone) {
+        if (!inRead || phase.requestDone()) {
             up.flush();
         }
-        if (!requestDone) {
+        if (!phase.requestDone()) {
             ctx.channel().config().setAutoRead(conn.channel().isWritable());
         }
     }
 
     void clientContent(HttpContent c) {
-        if (call == null || discardRequest) {
-            if (c instanceof LastHttpContent) {
-                discardRequest = false;
+        if (call == null || phase == PassThroughPhase.DISCARDING) {
+            if (c instanceof LastHttpContent && phase == PassThroughPhase.DISCARDING) {
+                phase = PassThroughPhase.IDLE;
                 ctx.channel().config().setAutoRead(true);
             }
             c.release();
@@ -158,7 +149,7 @@ final class PassThroughRelay implements UpstreamListener {
         call.addBytesIn(c.content().readableBytes());
         boolean last = c instanceof LastHttpContent;
         if (last) {
-            requestDone = true;
+            phase = phase == PassThroughPhase.ANSWERING_WHILE_SENDING ? PassThroughPhase.ANSWERING : PassThroughPhase.AWAITING_HEAD;
             headTimer.start(callSeq, call.route().timeouts());
         }
         if (conn == null) {
@@ -168,7 +159,6 @@ final class PassThroughRelay implements UpstreamListener {
         conn.channel().write(c, conn.channel().voidPromise());
         if (last) {
             conn.channel().flush();
-            maybeFinish();
         } else if (!conn.channel().isWritable()) {
             // Pause first: the flush may drain the buffer and fire writable again, which resumes.
             ctx.channel().config().setAutoRead(false);
@@ -197,7 +187,7 @@ final class PassThroughRelay implements UpstreamListener {
     /** The response has started: its head is made the client's (written by the caller). */
     private void toClient(HttpResponse resp) {
         headTimer.cancel();
-        responseStarted = true;
+        phase = phase.requestDone() ? PassThroughPhase.ANSWERING : PassThroughPhase.ANSWERING_WHILE_SENDING;
         status = resp.status().code();
         upstreamWantsClose = !HttpUtil.isKeepAlive(resp);
         HeaderRewrite.toClient(resp, call.request().method(), call.clientVersion(), state.draining());
@@ -218,14 +208,13 @@ final class PassThroughRelay implements UpstreamListener {
         }
         ctx.write(new DefaultFullHttpResponse(head.protocolVersion(), head.status(), last.content(), head.headers(),
                 last.trailingHeaders()), ctx.voidPromise());
-        responseDone = true;
         ctx.flush();
-        maybeFinish();
+        answered();
     }
 
     @Override
     public void onResponseContent(HttpContent content) {
-        if (call == null || !responseStarted) {
+        if (call == null || !phase.answering()) {
             content.release();
             return;
         }
@@ -236,9 +225,8 @@ final class PassThroughRelay implements UpstreamListener {
         }
         ctx.write(content, ctx.voidPromise());
         if (last) {
-            responseDone = true;
             ctx.flush();
-            maybeFinish();
+            answered();
         } else if (!ctx.channel().isWritable()) {
             // Pause first: the flush may drain the buffer and fire writable again, which resumes.
             conn.channel().config().setAutoRead(false);
@@ -253,14 +241,14 @@ final class PassThroughRelay implements UpstreamListener {
 
     @Override
     public void onWritabilityChanged(boolean writable) {
-        if (call != null && !requestDone && conn != null) {
+        if (call != null && !phase.requestDone() && conn != null) {
             ctx.channel().config().setAutoRead(writable);
         }
     }
 
     /** The client's writability changed: the response's reading follows it. */
     void clientWritabilityChanged(boolean writable) {
-        if (conn != null && responseStarted && !responseDone) {
+        if (conn != null && phase.answering()) {
             conn.channel().config().setAutoRead(writable);
         }
     }
@@ -271,24 +259,24 @@ final class PassThroughRelay implements UpstreamListener {
             return;
         }
         conn = null;
-        if (!responseStarted) {
+        if (!phase.answering()) {
             fail(Problem.UPSTREAM_RESET, cause instanceof MalformedResponseException ? cause.getMessage()
                     : "the upstream closed the connection before answering" + (cause == null ? "" : ": " + MalformedResponseException.describe(cause)));
-        } else if (!responseDone) {
+        } else {
             abort();
         }
     }
 
     @Override
     public void onUpstreamIdle() {
-        if (call != null && (responseStarted || !requestDone)) {
+        if (call != null && (phase.answering() || !phase.requestDone())) {
             abort();
         }
     }
 
     /** No response head within min(perTry, total) of the request's end. */
     private void onHeadTimeout(long seq, boolean totalExpired) {
-        if (seq != callSeq || call == null || responseStarted) {
+        if (seq != callSeq || call == null || phase.answering()) {
             return;
         }
         var t = call.route().timeouts();
@@ -306,7 +294,7 @@ final class PassThroughRelay implements UpstreamListener {
         if (call != null) {
             call.addBytesOut(resp.content().readableBytes());
         }
-        boolean close = !requestDone || state.draining();
+        boolean close = !phase.requestDone() || state.draining();
         releasePending();
         endCall();
         Answers.write(ctx, resp, close);
@@ -321,18 +309,14 @@ final class PassThroughRelay implements UpstreamListener {
         ctx.close();
     }
 
-    private void maybeFinish() {
-        if (!responseDone) {
-            return;
-        }
-        if (requestDone) {
-            releaseUpstream(!upstreamWantsClose);
-        } else {
-            // The upstream answered before the request body ended: stop sending, drop the rest.
-            releaseUpstream(false);
-            discardRequest = true;
-        }
+    /** The answer's last piece went to the client: the call ends (the rest of a request still streaming is dropped). */
+    private void answered() {
+        boolean requestDone = phase.requestDone();
+        releaseUpstream(requestDone && !upstreamWantsClose);
         endCall();
+        if (!requestDone) {
+            phase = PassThroughPhase.DISCARDING;  // the upstream answered before the request ended: stop sending, drop the rest
+        }
         ctx.channel().config().setAutoRead(true);
     }
 
@@ -346,6 +330,7 @@ final class PassThroughRelay implements UpstreamListener {
 
     private void endCall() {
         headTimer.cancel();
+        phase = PassThroughPhase.IDLE;
         if (call != null) {
             ProxyCall c = call;
             call = null;
@@ -362,17 +347,18 @@ final class PassThroughRelay implements UpstreamListener {
      * as failed when its response had started already.
      */
     void frontRejected(FrontRejected r) {
-        if (call == null || requestDone) {
+        if (call == null || phase.requestDone()) {
             return;
         }
         ProxyCall c = call;
         failed = true;
         releaseUpstream(false);
         releasePending();
-        if (responseStarted) {
+        if (phase.answering()) {
             endCall();
         } else {
             call = null;
+            phase = PassThroughPhase.IDLE;
             headTimer.cancel();
             state.callEnded();
             services.log().finished(c, CallOutcome.REJECTED, r.status, null, null, null, 0, r.reason.spelling());

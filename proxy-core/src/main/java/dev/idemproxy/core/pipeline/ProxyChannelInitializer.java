@@ -75,7 +75,7 @@ public final class ProxyChannelInitializer extends ChannelInitializer<SocketChan
         p.addLast(PipelineNames.GUARD, new RequestGuardHandler(limits.underscoreHeaders(), rejections));
         p.addLast(PipelineNames.ROUTE, new RouteHandler(state, services, target));
         p.addLast(PipelineNames.BODY, new BodyAggregatorHandler(services.log()));
-        p.addLast(PipelineNames.IDEMPOTENCY, new IdempotencyHandler(services));
+        p.addLast(PipelineNames.IDEMPOTENCY, new IdempotencyHandler(services, state));
         p.addLast(PipelineNames.FORWARD, new ForwardHandler(services, state));
         p.addLast(PipelineNames.PROBLEMS, ProblemHandler.INSTANCE);
     }

@@ -60,10 +60,6 @@ final class RouteHandler extends ChannelDuplexHandler {
     private Route countedRoute;
     private InFlightCalls countedCalls;
 
-    RouteHandler(ServerState state, CallServices services) {
-        this(state, services, null);
-    }
-
     /** @param intercepted the target of the intercepted CONNECT this connection carries, or null */
     RouteHandler(ServerState state, CallServices services, ConnectTarget intercepted) {
         this.state = state;

@@ -23,4 +23,14 @@ public record FinishedAttempt(int number, AttemptOutcome outcome, boolean respon
     public static FinishedAttempt of(int number, AttemptOutcome outcome) {
         return new FinishedAttempt(number, outcome, false, false);
     }
+
+    /** An attempt whose response is already on its way to the client: never retried. */
+    public static FinishedAttempt started(int number, AttemptOutcome outcome) {
+        return new FinishedAttempt(number, outcome, true, false);
+    }
+
+    /** An attempt whose unknown outcome the receipt endpoint says was not found: repeating it is harmless. */
+    public static FinishedAttempt notFound(int number, AttemptOutcome outcome) {
+        return new FinishedAttempt(number, outcome, false, true);
+    }
 }

@@ -71,52 +71,52 @@ public final class RetryRules {
         AttemptOutcome o = attempt.outcome();
         OutcomeClass cls = o.outcomeClass();
         if (cls == OutcomeClass.EXECUTED) {
-            return RetryDecision.stop(RetryDecision.EXECUTED, cls, true, false, false, null);
+            return RetryDecision.store(RetryReason.EXECUTED, cls, false, null);
         }
         boolean failureAtDeadline = o.isFailure() && deadline.expired();
         if (cls == OutcomeClass.UNKNOWN && !(repeatHarmless || attempt.receiptNotFound())) {
-            String reason = attempt.responseStarted() ? RetryDecision.RESPONSE_STARTED
-                    : failureAtDeadline ? RetryDecision.DEADLINE
-                    : o.listedIn(policy.retryOn()) ? RetryDecision.UNSAFE_TO_REPEAT : RetryDecision.NOT_RETRYABLE;
+            RetryReason reason = attempt.responseStarted() ? RetryReason.RESPONSE_STARTED
+                    : failureAtDeadline ? RetryReason.DEADLINE
+                    : o.listedIn(policy.retryOn()) ? RetryReason.UNSAFE_TO_REPEAT : RetryReason.NOT_RETRYABLE;
             Problem problem = !o.isFailure() ? null
                     : failureAtDeadline ? Problem.DEADLINE_EXCEEDED : Problem.AMBIGUOUS_OUTCOME;
-            return RetryDecision.stop(reason, cls, true, false, true, problem);
+            return RetryDecision.store(reason, cls, true, problem);
         }
         if (attempt.responseStarted()) {
-            return end(o, cls, RetryDecision.RESPONSE_STARTED, failureAtDeadline);
+            return end(o, cls, RetryReason.RESPONSE_STARTED, failureAtDeadline);
         }
         if (failureAtDeadline) {
-            return end(o, cls, RetryDecision.DEADLINE, true);
+            return end(o, cls, RetryReason.DEADLINE, true);
         }
         if (!o.listedIn(policy.retryOn())) {
-            return end(o, cls, RetryDecision.NOT_RETRYABLE, false);
+            return end(o, cls, RetryReason.NOT_RETRYABLE, false);
         }
         if (attempt.number() >= policy.maxAttempts()) {
-            return end(o, cls, RetryDecision.ATTEMPTS_EXHAUSTED, false);
+            return end(o, cls, RetryReason.ATTEMPTS_EXHAUSTED, false);
         }
         Duration delay;
-        String reason;
+        RetryReason reason;
         Optional<Duration> retryAfter = honoursRetryAfter(o) ? RetryAfter.parse(o.retryAfter(), clock) : Optional.empty();
         if (retryAfter.isPresent()) {
             delay = retryAfter.get();
             if (delay.compareTo(policy.maxRetryAfter()) > 0 || !deadline.fits(delay)) {
-                return end(o, cls, RetryDecision.RETRY_AFTER, false);
+                return end(o, cls, RetryReason.RETRY_AFTER, false);
             }
-            reason = RetryDecision.RETRY_AFTER;
+            reason = RetryReason.RETRY_AFTER;
         } else {
             delay = new Backoff(policy.backoff(), random).delayBefore(attempt.number() + 1);
             if (!deadline.fits(delay)) {
-                return end(o, cls, RetryDecision.DEADLINE, false);
+                return end(o, cls, RetryReason.DEADLINE, false);
             }
-            reason = o.reason();
+            reason = RetryReason.BACKOFF;
         }
         if (!budgets.taskAllows()) {
-            return end(o, cls, RetryDecision.BUDGET_TASK, false);
+            return end(o, cls, RetryReason.BUDGET_TASK, false);
         }
         if (!budgets.tryAcquireRoute()) {
-            return end(o, cls, RetryDecision.BUDGET_ROUTE, false);
+            return end(o, cls, RetryReason.BUDGET_ROUTE, false);
         }
-        return RetryDecision.retry(delay, reason, cls);
+        return RetryDecision.retry(delay, reason, o);
     }
 
     /** True for a method whose duplicate execution is harmless by HTTP semantics (RFC 9110 §9.2.2). */
@@ -160,7 +160,7 @@ public final class RetryRules {
                 reasons.add(answered.reason());
             }
             if (status == 429 || status == 503) {
-                reasons.add(RetryDecision.RETRY_AFTER);
+                reasons.add(RetryReason.RETRY_AFTER.spelling());
             }
         }
         return Collections.unmodifiableSet(reasons);
@@ -179,10 +179,10 @@ public final class RetryRules {
      * Ends a call whose outcome, of class {@code cls}, is safe to repeat: the key is released;
      * nothing is stored.
      */
-    private static RetryDecision end(AttemptOutcome o, OutcomeClass cls, String reason, boolean deadlineExceeded) {
+    private static RetryDecision end(AttemptOutcome o, OutcomeClass cls, RetryReason reason, boolean deadlineExceeded) {
         Problem problem = null;
         if (o.isFailure()) {
-            problem = deadlineExceeded || reason.equals(RetryDecision.DEADLINE) ? Problem.DEADLINE_EXCEEDED
+            problem = deadlineExceeded || reason == RetryReason.DEADLINE ? Problem.DEADLINE_EXCEEDED
                     : cls == OutcomeClass.NOT_EXECUTED ? Problem.UPSTREAM_UNREACHABLE
                     : Problem.AMBIGUOUS_OUTCOME;
         }
@@ -190,8 +190,8 @@ public final class RetryRules {
         // a notExecutedOn status…), never a 5xx that may have executed, whatever its Retry-After
         // (docs/retries.md).
         boolean byDesign = !o.isFailure() && cls == OutcomeClass.NOT_EXECUTED
-                && (reason.equals(RetryDecision.RETRY_AFTER) || reason.equals(RetryDecision.NOT_RETRYABLE));
-        return RetryDecision.stop(reason, cls, false, true, !byDesign, problem);
+                && (reason == RetryReason.RETRY_AFTER || reason == RetryReason.NOT_RETRYABLE);
+        return RetryDecision.release(reason, cls, !byDesign, problem);
     }
 
     /** RFC 9110 §10.2.3: Retry-After on 429 (RFC 6585) and 503 says when to come back. */

@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;
-import dev.idemproxy.core.mcp.McpPolicy;
 import dev.idemproxy.core.retry.AttemptOutcome;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryPolicy;
@@ -189,6 +188,11 @@ public record Route(
         int p = upstream.getPort();
         String host = upstream.getHost();
         return p > 0 ? host + ":" + p : host;
+    }
+
+    /** The dialect the route's calls speak: its {@link McpPolicy} when {@code mcp.enabled}, else {@link DialectPolicy#HTTP}. */
+    public DialectPolicy dialect() {
+        return mcp.enabled() ? mcp : DialectPolicy.HTTP;
     }
 
     /** True when the route carries MCP ({@code mcp.enabled}, docs/mcp.md). */

@@ -12,7 +12,7 @@ import static java.util.Objects.requireNonNull;
  * @param status the receipt's status ({@code PROCESSING}, {@code SUCCESS}, {@code FAILED}), or null
  * @param bizId  the business id, or null
  * @param taskId the task id, or null
- * @param cursor the {@link Receipt#sortKey()} to continue after (older than it), or null from the newest
+ * @param cursor the call id to continue after (older than it), or null from the newest
  * @param limit  at most this many calls, >= 1
  */
 public record CallQuery(String route, String status, String bizId, String taskId, String cursor, int limit) {

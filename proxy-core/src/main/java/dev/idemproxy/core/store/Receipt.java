@@ -2,6 +2,7 @@ package dev.idemproxy.core.store;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.idemproxy.core.tries.CallHeads;
 import dev.idemproxy.core.tries.CallTries;
 import dev.idemproxy.core.tries.RequestHead;
 import dev.idemproxy.core.tries.ResponseHead;
@@ -25,8 +26,8 @@ import java.time.Instant;
  * @param tool        an MCP call's tool name, or null
  * @param taskId      the call's task id ({@code X-Task-Id}), or null
  * @param tries       the call's tries and what followed each ({@link CallTries#NONE} while it runs)
- * @param request     the call's request head, redacted; null until the call has ended
- * @param response    the head of the answer its client got, redacted; null when none (yet)
+ * @param heads       the call's request head and the head of the answer its client got, redacted;
+ *                    null until the call has ended
  */
 public record Receipt(
         String callId,
@@ -42,8 +43,7 @@ public record Receipt(
         String tool,
         String taskId,
         CallTries tries,
-        RequestHead request,
-        ResponseHead response) {
+        CallHeads heads) {
 
     /** A receipt without a tool (a plain HTTP call) and without the call's details. */
     public Receipt(String callId, String bizId, String key, String route, String status, String reason, int httpStatus,
@@ -55,23 +55,33 @@ public record Receipt(
     public Receipt(String callId, String bizId, String key, String route, String status, String reason, int httpStatus,
             int attempts, Instant createdAt, Instant completedAt, String tool) {
         this(callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt, tool, null, CallTries.NONE,
-                null, null);
+                null);
     }
 
     public Receipt withTool(String t) {
         return new Receipt(callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt, t, taskId,
-                tries, request, response);
+                tries, heads);
     }
 
-    /** This receipt with the call's task id, tries and heads. */
-    public Receipt withDetail(String task, CallTries t, RequestHead req, ResponseHead resp) {
+    /** This receipt with the call's task id, tries and heads (may be null). */
+    public Receipt withDetail(String task, CallTries t, CallHeads h) {
         return new Receipt(callId, bizId, key, route, status, reason, httpStatus, attempts, createdAt, completedAt, tool, task,
-                t, req, resp);
+                t, h);
     }
 
     /** True when it carries any of the call's details (task, tries, heads). */
     public boolean hasDetail() {
-        return taskId != null || !tries.isEmpty() || request != null || response != null;
+        return taskId != null || !tries.isEmpty() || heads != null;
+    }
+
+    /** The call's request head, redacted; null until the call has ended. */
+    public RequestHead request() {
+        return heads == null ? null : heads.request();
+    }
+
+    /** The head of the answer the call's client got, redacted; null when none (yet). */
+    public ResponseHead response() {
+        return heads == null ? null : heads.response();
     }
 
     public Receipt {

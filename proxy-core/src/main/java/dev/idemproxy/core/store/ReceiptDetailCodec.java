@@ -1,9 +1,7 @@
 package dev.idemproxy.core.store;
 
+import dev.idemproxy.core.tries.CallHeads;
 import dev.idemproxy.core.tries.CallTries;
-import dev.idemproxy.core.tries.HeadField;
-import dev.idemproxy.core.tries.RequestHead;
-import dev.idemproxy.core.tries.ResponseHead;
 import dev.idemproxy.core.tries.Try;
 import dev.idemproxy.core.tries.TryClass;
 import dev.idemproxy.core.tries.TryNext;
@@ -44,18 +42,12 @@ final class ReceiptDetailCodec {
             out.writeByte(t.afterCheck() == null ? 0 : t.afterCheck().ordinal() + 1);
             StoreCodec.writeString(out, t.afterCheckWhy());
         }
-        RequestHead req = r.request();
-        out.writeBoolean(req != null);
-        if (req != null) {
-            StoreCodec.writeString(out, req.method());
-            StoreCodec.writeString(out, req.uri());
-            writeFields(out, req.headers());
-        }
-        ResponseHead resp = r.response();
-        out.writeBoolean(resp != null);
-        if (resp != null) {
-            out.writeInt(resp.status());
-            writeFields(out, resp.headers());
+        CallHeads heads = r.heads();
+        out.writeBoolean(heads != null);
+        if (heads != null) {
+            byte[] b = heads.bytes();
+            out.writeInt(b.length);
+            out.write(b, 0, b.length);
         }
     }
 
@@ -83,16 +75,17 @@ final class ReceiptDetailCodec {
             tries.add(new Try(number, startMs, ms, status, failure, cls, next, waitMs, why, checkMs, afterCheck,
                     StoreCodec.readString(in)));
         }
-        RequestHead req = null;
+        CallHeads heads = null;
         if (in.get() != 0) {
-            req = new RequestHead(StoreCodec.readString(in), StoreCodec.readString(in), heads(StoreCodec.readHeaders(in)));
+            int n2 = in.getInt();
+            if (n2 < 0 || n2 > in.remaining()) {
+                throw new IOException("heads of " + n2 + " bytes with " + in.remaining() + " left");
+            }
+            byte[] b = new byte[n2];
+            in.get(b);
+            heads = CallHeads.fromBytes(b);
         }
-        ResponseHead resp = null;
-        if (in.get() != 0) {
-            int status = in.getInt();
-            resp = new ResponseHead(status, heads(StoreCodec.readHeaders(in)));
-        }
-        return r.withDetail(taskId, tries.isEmpty() && omitted == 0 ? CallTries.NONE : new CallTries(tries, omitted), req, resp);
+        return r.withDetail(taskId, tries.isEmpty() && omitted == 0 ? CallTries.NONE : new CallTries(tries, omitted), heads);
     }
 
     private static TryNext next(byte b) {
@@ -101,22 +94,5 @@ final class ReceiptDetailCodec {
 
     private static int clamp(long v) {
         return (int) Math.max(-1, Math.min(Integer.MAX_VALUE, v));
-    }
-
-    /** As {@code headers} in {@link StoreCodec}'s layout. */
-    private static void writeFields(StoreCodec.Out out, List<HeadField> fields) {
-        out.writeInt(fields.size());
-        for (HeadField f : fields) {
-            StoreCodec.writeString(out, f.name());
-            StoreCodec.writeString(out, f.value());
-        }
-    }
-
-    private static List<HeadField> heads(List<StoredHeader> stored) {
-        List<HeadField> out = new ArrayList<>(stored.size());
-        for (StoredHeader h : stored) {
-            out.add(new HeadField(h.name(), h.value()));
-        }
-        return out;
     }
 }

@@ -29,9 +29,10 @@ public interface ReceiptStore {
     CompletionStage<List<Receipt>> receiptsByBizId(String bizId, int limit);
 
     /**
-     * Recent calls, newest first (by createdAt, then call id, descending), filtered and paged as
-     * {@code query} says. Every receipt written through this store or with a claim or completion
-     * is listed until it expires (on Redis, the newest {@code 100,000} at most; embedded, the newest {@code 10,000}).
+     * Recent calls, newest first: by call id, descending (a call id begins with its call's start
+     * time in epoch milliseconds, {@code CallId}), filtered and paged as {@code query} says. Every
+     * receipt written through this store or with a claim or completion is listed until it expires
+     * (on Redis, the newest {@code 100,000} at most; embedded, the newest {@code 10,000}).
      */
     CompletionStage<CallPage> recentCalls(CallQuery query);
 }

@@ -3,13 +3,12 @@ package dev.idemproxy.core.store;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
- * One page of {@link ReceiptStore#recentCalls} over an index of sort keys read newest first, for
- * the backends that read it in place (memory, embedded). An index entry whose receipt is gone or
- * no longer has that sort key is skipped (and handed to {@code stale}, when not null). Stateless.
+ * One page of {@link ReceiptStore#recentCalls} over call ids read newest first (descending), for
+ * the backends that read them in place (memory: an index; embedded: the receipts map itself). A
+ * call id whose receipt is gone is skipped (and handed to {@code stale}, when not null). Stateless.
  */
 public final class RecentCallScan {
     private RecentCallScan() {
@@ -17,26 +16,26 @@ public final class RecentCallScan {
 
     /**
      * @param q       the query
-     * @param entries the index's entries (sort key → call id) older than {@code q.cursor()}, newest first
+     * @param callIds the call ids before {@code q.cursor()}, newest first
      * @param live    the live receipt of a call id, or null
-     * @param stale   gets the sort key of each entry whose receipt is gone or changed; may be null
+     * @param stale   gets each call id whose receipt is gone; may be null
      */
-    public static CallPage page(CallQuery q, Iterator<Map.Entry<String, String>> entries, Function<String, Receipt> live,
+    public static CallPage page(CallQuery q, Iterator<String> callIds, Function<String, Receipt> live,
             java.util.function.Consumer<String> stale) {
         List<Receipt> found = new ArrayList<>(Math.min(q.limit(), 64));
         String last = null;
         int scanned = 0;
-        while (entries.hasNext()) {
+        while (callIds.hasNext()) {
             if (found.size() == q.limit() || scanned == CallQuery.MAX_SCAN) {
                 return new CallPage(found, last);
             }
-            Map.Entry<String, String> e = entries.next();
+            String callId = callIds.next();
             scanned++;
-            last = e.getKey();
-            Receipt r = live.apply(e.getValue());
-            if (r == null || !r.sortKey().equals(e.getKey())) {
+            last = callId;
+            Receipt r = live.apply(callId);
+            if (r == null) {
                 if (stale != null) {
-                    stale.accept(e.getKey());
+                    stale.accept(callId);
                 }
                 continue;
             }

@@ -93,7 +93,9 @@ public final class RecordTransitions {
         if (!heldBy(current, claim.owner())) {
             return null;
         }
-        return new IdempotencyRecord(state, claim.owner(), current.callId(), current.fingerprint(), current.leaseExpiresAt(),
+        // The claim's call id: the call whose outcome this is (the claimer's own, or the owner's whose
+        // outcome a waiter keeps when its claim took the record from under it).
+        return new IdempotencyRecord(state, claim.owner(), claim.callId(), current.fingerprint(), current.leaseExpiresAt(),
                 current.createdAt(), now, now.plus(ttl), attempts, status, response);
     }
 

@@ -29,12 +29,11 @@ import java.util.List;
  *   receipt   := 'C' , 1 , string callId , string bizId , string key , string route , string status ,
  *                string reason , int32 httpStatus , int32 attempts , instant createdAt , instant completedAt ,
  *                [ string tool , [ detail ] ]
- *   detail    := 'T' , 1 , string taskId , int32 omitted , int32 count , try* , byte 0|1 , [ requestHead ] ,
- *                byte 0|1 , [ responseHead ]
+ *   detail    := 'T' , 1 , string taskId , int32 omitted , int32 count , try* , byte 0|1 , [ bytes heads ]
  *   try       := int32 number , int32 startMs , int32 ms , int32 status , string failure , byte class ordinal ,
  *                byte next (0 none, else ordinal + 1) , int32 waitMs , string why , int32 checkMs ,
  *                byte afterCheck (as next) , string afterCheckWhy
- *   requestHead := string method , string uri , headers ;   responseHead := int32 status , headers
+ *   heads     := as CallHeads encodes them (its own layout, kept as it is)
  *   deadLetter:= 'D' , 1 , string id , string callId , string taskId , string bizId , string route ,
  *                string scopeHash , string key , string reason , int32 lastStatus , int32 attempts ,
  *                instant failedAt , string method , string uri , headers , bytes body , [ string owner ]

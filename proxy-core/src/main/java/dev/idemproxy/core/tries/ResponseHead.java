@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * The head of the answer a call's client got, as the admin API may show it: its status and
- * headers, secrets already {@code ***} ({@link Heads}). This class is immutable.
+ * headers, secrets already {@code ***} ({@link CallHeads}). This class is immutable.
  */
 public record ResponseHead(int status, List<HeadField> headers) {
     public ResponseHead {

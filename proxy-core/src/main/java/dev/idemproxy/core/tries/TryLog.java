@@ -1,12 +1,11 @@
 package dev.idemproxy.core.tries;
 
 import dev.idemproxy.core.retry.AttemptOutcome;
-import dev.idemproxy.core.retry.FinishedAttempt;
 import dev.idemproxy.core.retry.RetryDecision;
+import dev.idemproxy.core.retry.RetryReason;
 import dev.idemproxy.core.util.Ticker;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * The accumulator one protected call feeds as its tries start ({@link #started}), end and are
@@ -60,29 +59,28 @@ public final class TryLog {
         open = new Open(number, ticker.nanos());
     }
 
-    /**
-     * The try {@code finished} names has ended (unless a receipt check already ended it) and its
-     * decision is being taken; returns {@code then} with the decision recorded before it runs.
-     */
-    public Consumer<RetryDecision> deciding(FinishedAttempt finished, Consumer<RetryDecision> then) {
-        Open t = current(finished.number());
-        if (t == null) {
-            return then;
+    /** Try {@code number} ended with {@code outcome} (unless it had already). */
+    public void ended(int number, AttemptOutcome outcome) {
+        Open t = current(number);
+        if (t != null) {
+            end(t, outcome);
         }
-        end(t, finished.outcome());
-        return d -> {
-            decided(t, d, finished.outcome());
-            then.accept(d);
-        };
     }
 
-    /** The try under way ended with {@code outcome}, and the upstream's receipt endpoint is asked about it. */
-    public void checking(AttemptOutcome outcome) {
-        Open t = open;
-        if (t == null) {
-            return;
+    /** What was decided after try {@code number}: a retry (its wait and why), or a stop. */
+    public void decided(int number, RetryDecision d) {
+        Open t = current(number);
+        if (t != null) {
+            decided(t, d, t.outcome);
         }
-        end(t, outcome);
+    }
+
+    /** The try that ended last goes to a receipt check: the upstream's receipt endpoint is asked about it. */
+    public void checking() {
+        Open t = open;
+        if (t == null || t.endNanos < 0) {
+            return;  // a check about an earlier call's claim, before any try
+        }
         t.next = TryNext.CHECK_RECEIPT;
         if (t.checkStartNanos < 0) {
             t.checkStartNanos = ticker.nanos();
@@ -110,11 +108,13 @@ public final class TryLog {
                 t.endNanos = ticker.nanos();
             }
             if (t.next == TryNext.CHECK_RECEIPT && t.afterCheck == null && finalDecision != null) {
-                t.afterCheck = ending(finalDecision, t.outcome);
-                t.afterCheckWhy = finalDecision.reason();
+                // the check settled the call: from the receipt's result, or the answer held for it
+                // (no problem); else with the proxy's own answer
+                t.afterCheck = finalDecision.problem() != null ? TryNext.STOP : TryNext.ANSWER;
+                t.afterCheckWhy = finalDecision.spelling();
             } else if (t.next == null && finalDecision != null) {
                 t.next = ending(finalDecision, t.outcome);
-                t.why = finalDecision.reason();
+                t.why = finalDecision.spelling();
             }
         }
         keepOpen();
@@ -135,7 +135,7 @@ public final class TryLog {
 
     private static void decided(Open t, RetryDecision d, AttemptOutcome outcome) {
         TryNext next = d.isRetry() ? TryNext.RETRY : ending(d, outcome);
-        String why = d.isRetry() ? (RetryDecision.RETRY_AFTER.equals(d.reason()) ? Try.RETRY_AFTER : Try.BACKOFF) : d.reason();
+        String why = d.isRetry() ? (d.reason() == RetryReason.RETRY_AFTER ? Try.RETRY_AFTER : Try.BACKOFF) : d.spelling();
         if (d.isRetry()) {
             t.waitMs = d.delay().toMillis();
         }

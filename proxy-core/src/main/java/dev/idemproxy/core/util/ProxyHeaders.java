@@ -22,6 +22,8 @@ public final class ProxyHeaders implements NameValidator<CharSequence> {
     public static final AsciiString X_ATTEMPT = AsciiString.cached("X-Attempt");
     public static final AsciiString X_ATTEMPTS = AsciiString.cached("X-Attempts");
     public static final AsciiString X_REQUEST_TIMEOUT_MS = AsciiString.cached("X-Request-Timeout-Ms");
+    /** The caller's deadline as epoch milliseconds (docs/http-reference.md); never forwarded. */
+    public static final AsciiString X_REQUEST_DEADLINE = AsciiString.cached("X-Request-Deadline");
     public static final AsciiString IDEMPOTENT_REPLAYED = AsciiString.cached("Idempotent-Replayed");
     /** Retries the call's task has left in its window (docs/http-reference.md); never stored for replay. */
     public static final AsciiString X_RETRY_BUDGET_REMAINING = AsciiString.cached("X-Retry-Budget-Remaining");

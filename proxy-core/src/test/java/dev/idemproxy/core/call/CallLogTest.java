@@ -6,6 +6,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.idemproxy.core.mcp.McpCalls;
 import dev.idemproxy.core.metrics.CallOutcome;
 import dev.idemproxy.core.dlq.DeadLetterPolicy;
 import dev.idemproxy.core.idempotency.IdempotencyPolicy;

@@ -1,11 +1,12 @@
 package dev.idemproxy.core.mcp;
 
+import dev.idemproxy.core.route.McpPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idemproxy.core.idempotency.KeyResolution;
 import dev.idemproxy.core.idempotency.TestRequest;
-import dev.idemproxy.core.mcp.McpPolicy.Protect;
-import dev.idemproxy.core.mcp.McpPolicy.ToolRule;
+import dev.idemproxy.core.route.McpPolicy.Protect;
+import dev.idemproxy.core.route.McpPolicy.ToolRule;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

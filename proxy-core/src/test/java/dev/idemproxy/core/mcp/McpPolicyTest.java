@@ -1,10 +1,11 @@
 package dev.idemproxy.core.mcp;
 
+import dev.idemproxy.core.route.McpPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idemproxy.core.mcp.McpPolicy.Protect;
-import dev.idemproxy.core.mcp.McpPolicy.ToolRule;
+import dev.idemproxy.core.route.McpPolicy.Protect;
+import dev.idemproxy.core.route.McpPolicy.ToolRule;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -24,7 +25,7 @@ class McpPolicyTest {
     void unlessReadOnlyProtectsEveryToolBeforeAnyList() {
         McpPolicy p = new McpPolicy(true, Protect.UNLESS_READ_ONLY, Map.of(), W);
 
-        assertThat(p.protects("search_docs", new ToolCatalogue())).isTrue();
+        assertThat(p.protects("search_docs", new ToolCatalogue()::isReadOnly)).isTrue();
     }
 
     @Test
@@ -32,17 +33,17 @@ class McpPolicyTest {
         McpPolicy p = new McpPolicy(true, Protect.UNLESS_READ_ONLY, Map.of(), W);
         ToolCatalogue c = listing(new ToolInfo("search_docs", true, false), new ToolInfo("create_ticket", false, false));
 
-        assertThat(p.protects("search_docs", c)).isFalse();
-        assertThat(p.protects("create_ticket", c)).isTrue();
-        assertThat(p.protects("not_listed", c)).isTrue();
+        assertThat(p.protects("search_docs", c::isReadOnly)).isFalse();
+        assertThat(p.protects("create_ticket", c::isReadOnly)).isTrue();
+        assertThat(p.protects("not_listed", c::isReadOnly)).isTrue();
     }
 
     @Test
     void allAndNoneIgnoreAnnotations() {
         ToolCatalogue c = listing(new ToolInfo("search_docs", true, false), new ToolInfo("create_ticket", false, false));
 
-        assertThat(new McpPolicy(true, Protect.ALL, Map.of(), W).protects("search_docs", c)).isTrue();
-        assertThat(new McpPolicy(true, Protect.NONE, Map.of(), W).protects("create_ticket", c)).isFalse();
+        assertThat(new McpPolicy(true, Protect.ALL, Map.of(), W).protects("search_docs", c::isReadOnly)).isTrue();
+        assertThat(new McpPolicy(true, Protect.NONE, Map.of(), W).protects("create_ticket", c::isReadOnly)).isFalse();
     }
 
     @Test
@@ -50,15 +51,15 @@ class McpPolicyTest {
         ToolCatalogue c = listing(new ToolInfo("search_docs", true, false), new ToolInfo("create_ticket", false, false));
         Map<String, ToolRule> tools = Map.of("search_docs", ToolRule.PROTECT, "create_ticket", ToolRule.PASS);
 
-        assertThat(new McpPolicy(true, Protect.UNLESS_READ_ONLY, tools, W).protects("search_docs", c)).isTrue();
-        assertThat(new McpPolicy(true, Protect.ALL, tools, W).protects("create_ticket", c)).isFalse();
-        assertThat(new McpPolicy(true, Protect.NONE, tools, W).protects("search_docs", c)).isTrue();
+        assertThat(new McpPolicy(true, Protect.UNLESS_READ_ONLY, tools, W).protects("search_docs", c::isReadOnly)).isTrue();
+        assertThat(new McpPolicy(true, Protect.ALL, tools, W).protects("create_ticket", c::isReadOnly)).isFalse();
+        assertThat(new McpPolicy(true, Protect.NONE, tools, W).protects("search_docs", c::isReadOnly)).isTrue();
     }
 
     @Test
     void aDisabledPolicyProtectsNothing() {
-        assertThat(McpPolicy.DISABLED.protects("create_ticket", new ToolCatalogue())).isFalse();
-        assertThat(new McpPolicy(false, Protect.ALL, Map.of("x", ToolRule.PROTECT), W).protects("x", new ToolCatalogue())).isFalse();
+        assertThat(McpPolicy.DISABLED.protects("create_ticket", new ToolCatalogue()::isReadOnly)).isFalse();
+        assertThat(new McpPolicy(false, Protect.ALL, Map.of("x", ToolRule.PROTECT), W).protects("x", new ToolCatalogue()::isReadOnly)).isFalse();
     }
 
     @Test

@@ -68,7 +68,7 @@ class RetryRulesTest {
         assertThat(d.releaseKey()).isFalse();
         assertThat(d.deadLetter()).isFalse();
         assertThat(d.answerProblem()).isEmpty();
-        assertThat(d.reason()).isEqualTo(RetryDecision.EXECUTED);
+        assertThat(d.reason()).isEqualTo(RetryReason.EXECUTED);
     }
 
     // not executed
@@ -78,7 +78,7 @@ class RetryRulesTest {
         RetryDecision d = decide(PLAIN, "POST", 1, failure(FailureClass.CONNECT_FAILURE));
         assertThat(d.isRetry()).isTrue();
         assertThat(d.delay()).isEqualTo(Duration.ofMillis(200));
-        assertThat(d.reason()).isEqualTo("connect-failure");
+        assertThat(d.spelling()).isEqualTo("connect-failure");
         assertThat(d.outcome()).isEqualTo(OutcomeClass.NOT_EXECUTED);
     }
 
@@ -95,14 +95,14 @@ class RetryRulesTest {
         assertThat(decide(route(Set.of(), retryOn("reset")), "POST", 1, o).isRetry()).isTrue();
         assertThat(decide(route(Set.of(), retryOn("connect-failure")), "POST", 1, o).isRetry()).isTrue();
         assertThat(decide(route(Set.of(), retryOn("read-timeout", "503")), "POST", 1, o).reason())
-                .isEqualTo(RetryDecision.NOT_RETRYABLE);
+                .isEqualTo(RetryReason.NOT_RETRYABLE);
     }
 
     @Test
     void exhaustedConnectFailuresReleaseTheKeyAndAnswerUpstreamUnreachable() {
         RetryDecision d = decide(PLAIN, "POST", 4, failure(FailureClass.CONNECT_FAILURE));
         assertThat(d.isRetry()).isFalse();
-        assertThat(d.reason()).isEqualTo(RetryDecision.ATTEMPTS_EXHAUSTED);
+        assertThat(d.reason()).isEqualTo(RetryReason.ATTEMPTS_EXHAUSTED);
         assertThat(d.releaseKey()).isTrue();
         assertThat(d.store()).isFalse();
         assertThat(d.deadLetter()).isTrue();
@@ -112,7 +112,7 @@ class RetryRulesTest {
     @Test
     void maxAttemptsCountsTheFirstAttempt() {
         Route once = route(Set.of(), new RetryPolicy(1, RetryPolicy.DEFAULT_RETRY_ON, NO_JITTER, Duration.ofSeconds(60)));
-        assertThat(decide(once, "GET", 1, failure(FailureClass.CONNECT_FAILURE)).reason()).isEqualTo(RetryDecision.ATTEMPTS_EXHAUSTED);
+        assertThat(decide(once, "GET", 1, failure(FailureClass.CONNECT_FAILURE)).reason()).isEqualTo(RetryReason.ATTEMPTS_EXHAUSTED);
         Route twice = route(Set.of(), new RetryPolicy(2, RetryPolicy.DEFAULT_RETRY_ON, NO_JITTER, Duration.ofSeconds(60)));
         assertThat(decide(twice, "GET", 1, failure(FailureClass.CONNECT_FAILURE)).isRetry()).isTrue();
         assertThat(decide(twice, "GET", 2, failure(FailureClass.CONNECT_FAILURE)).isRetry()).isFalse();
@@ -123,7 +123,7 @@ class RetryRulesTest {
         RetryDecision d = decide(PLAIN, "POST", 1, AttemptOutcome.answered(429, "7"));
         assertThat(d.isRetry()).isTrue();
         assertThat(d.delay()).isEqualTo(Duration.ofSeconds(7));
-        assertThat(d.reason()).isEqualTo(RetryDecision.RETRY_AFTER);
+        assertThat(d.reason()).isEqualTo(RetryReason.RETRY_AFTER);
     }
 
     @Test
@@ -136,7 +136,7 @@ class RetryRulesTest {
     void retryAfterBeyondMaxRetryAfterHandsThe429BackAtOnce() {
         RetryDecision d = decide(PLAIN, "POST", 1, AttemptOutcome.answered(429, "61"));
         assertThat(d.isRetry()).isFalse();
-        assertThat(d.reason()).isEqualTo(RetryDecision.RETRY_AFTER);
+        assertThat(d.reason()).isEqualTo(RetryReason.RETRY_AFTER);
         assertThat(d.answerProblem()).isEmpty();
         assertThat(d.releaseKey()).isTrue();
         assertThat(d.store()).isFalse();
@@ -148,7 +148,7 @@ class RetryRulesTest {
         // A 5xx may have executed: handing it back is not a "by design" ending like a 429's.
         RetryDecision d = decide(IDEMPOTENT, "POST", 1, AttemptOutcome.answered(503, "61"));
         assertThat(d.isRetry()).isFalse();
-        assertThat(d.reason()).isEqualTo(RetryDecision.RETRY_AFTER);
+        assertThat(d.reason()).isEqualTo(RetryReason.RETRY_AFTER);
         assertThat(d.outcome()).isEqualTo(OutcomeClass.UNKNOWN);
         assertThat(d.answerProblem()).isEmpty();
         assertThat(d.releaseKey()).isTrue();
@@ -160,7 +160,7 @@ class RetryRulesTest {
         deadline = Deadline.after(Duration.ofSeconds(5), ticker);
         RetryDecision d = decide(PLAIN, "POST", 1, AttemptOutcome.answered(429, "5"));
         assertThat(d.isRetry()).isFalse();
-        assertThat(d.reason()).isEqualTo(RetryDecision.RETRY_AFTER);
+        assertThat(d.reason()).isEqualTo(RetryReason.RETRY_AFTER);
         assertThat(decide(PLAIN, "POST", 1, AttemptOutcome.answered(429, "4")).isRetry()).isTrue();
     }
 
@@ -169,7 +169,7 @@ class RetryRulesTest {
         RetryDecision d = decide(PLAIN, "POST", 1, AttemptOutcome.answered(429, "soon"));
         assertThat(d.isRetry()).isTrue();
         assertThat(d.delay()).isEqualTo(Duration.ofMillis(200));
-        assertThat(d.reason()).isEqualTo("429");
+        assertThat(d.spelling()).isEqualTo("429");
     }
 
     @Test
@@ -184,7 +184,7 @@ class RetryRulesTest {
         Route r = route(Set.of(), retryOn(Integer.toString(s)));
         RetryDecision d = decide(r, "POST", 1, status(s));
         assertThat(d.isRetry()).isTrue();
-        assertThat(d.reason()).isEqualTo(Integer.toString(s));
+        assertThat(d.spelling()).isEqualTo(Integer.toString(s));
     }
 
     @ParameterizedTest
@@ -192,7 +192,7 @@ class RetryRulesTest {
     void notExecutedStatusesNotListedGoBackAsTheyAreAndReleaseTheKey(int s) {
         RetryDecision d = decide(PLAIN, "POST", 1, status(s));
         assertThat(d.isRetry()).isFalse();
-        assertThat(d.reason()).isEqualTo(RetryDecision.NOT_RETRYABLE);
+        assertThat(d.reason()).isEqualTo(RetryReason.NOT_RETRYABLE);
         assertThat(d.outcome()).isEqualTo(OutcomeClass.NOT_EXECUTED);
         assertThat(d.releaseKey()).isTrue();
         assertThat(d.store()).isFalse();
@@ -214,7 +214,7 @@ class RetryRulesTest {
         RetryDecision d = decide(r, "POST", 1, status(503));
         assertThat(d.isRetry()).isTrue();
         assertThat(d.outcome()).isEqualTo(OutcomeClass.NOT_EXECUTED);
-        assertThat(d.reason()).isEqualTo("503");
+        assertThat(d.spelling()).isEqualTo("503");
         assertThat(decide(PLAIN, "POST", 1, status(503)).isRetry()).as("without notExecutedOn").isFalse();
     }
 
@@ -222,7 +222,7 @@ class RetryRulesTest {
     void aNotExecutedOnStatusThatRunsOutOfAttemptsReleasesTheKeyAndStoresNothing() {
         RetryDecision d = decide(notExecutedOn(RETRY, 503), "POST", 4, status(503));
         assertThat(d.isRetry()).isFalse();
-        assertThat(d.reason()).isEqualTo(RetryDecision.ATTEMPTS_EXHAUSTED);
+        assertThat(d.reason()).isEqualTo(RetryReason.ATTEMPTS_EXHAUSTED);
         assertThat(d.outcome()).isEqualTo(OutcomeClass.NOT_EXECUTED);
         assertThat(d.releaseKey()).isTrue();
         assertThat(d.store()).isFalse();
@@ -236,7 +236,7 @@ class RetryRulesTest {
         for (int s : new int[] {529, 400}) {
             RetryDecision d = decide(r, "POST", 1, status(s));
             assertThat(d.isRetry()).as("%d", s).isFalse();
-            assertThat(d.reason()).isEqualTo(RetryDecision.NOT_RETRYABLE);
+            assertThat(d.reason()).isEqualTo(RetryReason.NOT_RETRYABLE);
             assertThat(d.outcome()).isEqualTo(OutcomeClass.NOT_EXECUTED);
             assertThat(d.releaseKey()).isTrue();
             assertThat(d.store()).isFalse();
@@ -252,7 +252,7 @@ class RetryRulesTest {
         assertThat(r.outcomeClass(status(502))).isEqualTo(OutcomeClass.UNKNOWN);
         assertThat(r.outcomeClass(failure(FailureClass.READ_TIMEOUT))).isEqualTo(OutcomeClass.UNKNOWN);
         RetryDecision late = decide(r, "POST", 1, AttemptOutcome.answered(503, "61"));
-        assertThat(late.reason()).isEqualTo(RetryDecision.RETRY_AFTER);
+        assertThat(late.reason()).isEqualTo(RetryReason.RETRY_AFTER);
         assertThat(late.deadLetter()).as("handed back by design, like a 429's").isFalse();
         assertThat(late.store()).isFalse();
     }
@@ -262,7 +262,7 @@ class RetryRulesTest {
         Route r = notExecutedOn(retryOn("404", "503"), 404);
         assertThat(RetryRules.retryReasons(r.retry(), r.notExecutedOn())).containsExactlyInAnyOrder("404", "503", "retry_after");
         assertThat(RetryRules.retryReasons(r.retry())).containsExactlyInAnyOrder("503", "retry_after");
-        assertThat(decide(r, "POST", 1, status(404)).reason()).isEqualTo("404");
+        assertThat(decide(r, "POST", 1, status(404)).spelling()).isEqualTo("404");
     }
 
     @Test
@@ -277,7 +277,7 @@ class RetryRulesTest {
     void readTimeoutOnPostIsNotRetriedUnlessRouteIsTaggedIdempotent() {
         RetryDecision d = decide(PLAIN, "POST", 1, failure(FailureClass.READ_TIMEOUT));
         assertThat(d.isRetry()).isFalse();
-        assertThat(d.reason()).isEqualTo(RetryDecision.UNSAFE_TO_REPEAT);
+        assertThat(d.reason()).isEqualTo(RetryReason.UNSAFE_TO_REPEAT);
         assertThat(d.outcome()).isEqualTo(OutcomeClass.UNKNOWN);
         assertThat(d.store()).isTrue();
         assertThat(d.releaseKey()).isFalse();
@@ -286,7 +286,7 @@ class RetryRulesTest {
 
         RetryDecision tagged = decide(IDEMPOTENT, "POST", 1, failure(FailureClass.READ_TIMEOUT));
         assertThat(tagged.isRetry()).isTrue();
-        assertThat(tagged.reason()).isEqualTo("read-timeout");
+        assertThat(tagged.spelling()).isEqualTo("read-timeout");
     }
 
     @ParameterizedTest
@@ -305,20 +305,20 @@ class RetryRulesTest {
         assertThat(d.releaseKey()).isFalse();
         assertThat(d.deadLetter()).isTrue();
         assertThat(d.answerProblem()).isEmpty();
-        assertThat(d.reason()).isEqualTo(RetryDecision.UNSAFE_TO_REPEAT);
+        assertThat(d.reason()).isEqualTo(RetryReason.UNSAFE_TO_REPEAT);
     }
 
     @Test
     void anUnlistedUnknownOnAnUnsafeRouteIsStillStoredAndDeadLettered() {
         RetryDecision d = decide(PLAIN, "POST", 1, status(500));
-        assertThat(d.reason()).isEqualTo(RetryDecision.NOT_RETRYABLE);
+        assertThat(d.reason()).isEqualTo(RetryReason.NOT_RETRYABLE);
         assertThat(d.store()).isTrue();
         assertThat(d.deadLetter()).isTrue();
     }
 
     @Test
     void aReceiptNotFoundMakesAnUnknownOutcomeSafeToRetry() {
-        FinishedAttempt a = new FinishedAttempt(1, failure(FailureClass.READ_TIMEOUT), false, true);
+        FinishedAttempt a = FinishedAttempt.notFound(1, failure(FailureClass.READ_TIMEOUT));
         RetryDecision d = decideOn(PLAIN, "POST", a, deadline, RetryBudgets.unlimited());
         assertThat(d.isRetry()).isTrue();
     }
@@ -327,7 +327,7 @@ class RetryRulesTest {
     void exhaustedUnknownOutcomesAreReleasedWhereRepeatingIsHarmless() {
         RetryDecision timeout = decide(IDEMPOTENT, "POST", 4, failure(FailureClass.READ_TIMEOUT));
         assertThat(timeout.isRetry()).isFalse();
-        assertThat(timeout.reason()).isEqualTo(RetryDecision.ATTEMPTS_EXHAUSTED);
+        assertThat(timeout.reason()).isEqualTo(RetryReason.ATTEMPTS_EXHAUSTED);
         assertThat(timeout.releaseKey()).isTrue();
         assertThat(timeout.store()).isFalse();
         assertThat(timeout.deadLetter()).isTrue();
@@ -341,24 +341,24 @@ class RetryRulesTest {
 
     @Test
     void idleTimeoutIsRetriedOnlyWhenListed() {
-        assertThat(decide(IDEMPOTENT, "POST", 1, failure(FailureClass.IDLE_TIMEOUT)).reason()).isEqualTo(RetryDecision.NOT_RETRYABLE);
+        assertThat(decide(IDEMPOTENT, "POST", 1, failure(FailureClass.IDLE_TIMEOUT)).reason()).isEqualTo(RetryReason.NOT_RETRYABLE);
         Route r = route(Set.of(Route.TAG_IDEMPOTENT), retryOn("idle-timeout"));
-        assertThat(decide(r, "POST", 1, failure(FailureClass.IDLE_TIMEOUT)).reason()).isEqualTo("idle-timeout");
+        assertThat(decide(r, "POST", 1, failure(FailureClass.IDLE_TIMEOUT)).spelling()).isEqualTo("idle-timeout");
     }
 
     // committed responses
 
     @Test
     void nothingIsRetriedOnceResponseBytesReachedTheClient() {
-        FinishedAttempt safe = new FinishedAttempt(1, failure(FailureClass.IDLE_TIMEOUT), true, false);
+        FinishedAttempt safe = FinishedAttempt.started(1, failure(FailureClass.IDLE_TIMEOUT));
         RetryDecision d = decideOn(IDEMPOTENT, "GET", safe, deadline, RetryBudgets.unlimited());
         assertThat(d.isRetry()).isFalse();
-        assertThat(d.reason()).isEqualTo(RetryDecision.RESPONSE_STARTED);
+        assertThat(d.reason()).isEqualTo(RetryReason.RESPONSE_STARTED);
         assertThat(d.releaseKey()).isTrue();
 
-        FinishedAttempt unsafe = new FinishedAttempt(1, failure(FailureClass.RESET), true, false);
+        FinishedAttempt unsafe = FinishedAttempt.started(1, failure(FailureClass.RESET));
         RetryDecision u = decideOn(PLAIN, "POST", unsafe, deadline, RetryBudgets.unlimited());
-        assertThat(u.reason()).isEqualTo(RetryDecision.RESPONSE_STARTED);
+        assertThat(u.reason()).isEqualTo(RetryReason.RESPONSE_STARTED);
         assertThat(u.store()).isTrue();
         assertThat(u.answerProblem()).contains(Problem.AMBIGUOUS_OUTCOME);
     }
@@ -371,7 +371,7 @@ class RetryRulesTest {
         ticker.advance(Duration.ofSeconds(1));
         RetryDecision d = decide(IDEMPOTENT, "POST", 1, failure(FailureClass.READ_TIMEOUT));
         assertThat(d.isRetry()).isFalse();
-        assertThat(d.reason()).isEqualTo(RetryDecision.DEADLINE);
+        assertThat(d.reason()).isEqualTo(RetryReason.DEADLINE);
         assertThat(d.answerProblem()).contains(Problem.DEADLINE_EXCEEDED);
         assertThat(d.releaseKey()).isTrue();
         assertThat(d.deadLetter()).isTrue();
@@ -382,7 +382,7 @@ class RetryRulesTest {
         deadline = Deadline.after(Duration.ofSeconds(1), ticker);
         ticker.advance(Duration.ofSeconds(2));
         RetryDecision d = decide(PLAIN, "POST", 1, failure(FailureClass.READ_TIMEOUT));
-        assertThat(d.reason()).isEqualTo(RetryDecision.DEADLINE);
+        assertThat(d.reason()).isEqualTo(RetryReason.DEADLINE);
         assertThat(d.store()).isTrue();
         assertThat(d.releaseKey()).isFalse();
         assertThat(d.answerProblem()).contains(Problem.DEADLINE_EXCEEDED);
@@ -392,11 +392,11 @@ class RetryRulesTest {
     void aBackoffThatOutlastsTheDeadlineStopsNow() {
         deadline = Deadline.after(Duration.ofMillis(150), ticker);
         RetryDecision failure = decide(PLAIN, "POST", 1, failure(FailureClass.CONNECT_FAILURE));
-        assertThat(failure.reason()).isEqualTo(RetryDecision.DEADLINE);
+        assertThat(failure.reason()).isEqualTo(RetryReason.DEADLINE);
         assertThat(failure.answerProblem()).contains(Problem.DEADLINE_EXCEEDED);
 
         RetryDecision response = decide(IDEMPOTENT, "POST", 1, status(503));
-        assertThat(response.reason()).isEqualTo(RetryDecision.DEADLINE);
+        assertThat(response.reason()).isEqualTo(RetryReason.DEADLINE);
         assertThat(response.answerProblem()).as("a response goes back as it is").isEmpty();
     }
 
@@ -408,7 +408,7 @@ class RetryRulesTest {
         RetryBudgets noTask = RetryBudgets.of(false, () -> routeAsks.incrementAndGet() > 0);
         RetryDecision d = decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, noTask);
         assertThat(d.isRetry()).isFalse();
-        assertThat(d.reason()).isEqualTo(RetryDecision.BUDGET_TASK);
+        assertThat(d.reason()).isEqualTo(RetryReason.BUDGET_TASK);
         assertThat(d.answerProblem()).as("the last failure is returned").isEmpty();
         assertThat(d.deadLetter()).isTrue();
         assertThat(routeAsks).as("no route token is taken when the task refuses").hasValue(0);
@@ -418,7 +418,7 @@ class RetryRulesTest {
     void aRetryNeedsARouteToken() {
         RetryDecision d = decideOn(PLAIN, "POST", FinishedAttempt.of(1, failure(FailureClass.CONNECT_FAILURE)),
                 deadline, RetryBudgets.of(true, () -> false));
-        assertThat(d.reason()).isEqualTo(RetryDecision.BUDGET_ROUTE);
+        assertThat(d.reason()).isEqualTo(RetryReason.BUDGET_ROUTE);
         assertThat(d.answerProblem()).contains(Problem.UPSTREAM_UNREACHABLE);
         assertThat(d.releaseKey()).isTrue();
     }
@@ -434,7 +434,7 @@ class RetryRulesTest {
         assertThat(decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, budgets).isRetry()).isTrue();
         assertThat(route.remaining()).isZero();
         assertThat(decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, budgets).reason())
-                .isEqualTo(RetryDecision.BUDGET_ROUTE);
+                .isEqualTo(RetryReason.BUDGET_ROUTE);
     }
 
     @Test
@@ -442,7 +442,7 @@ class RetryRulesTest {
         TaskBudget task = new TaskBudget(new TaskPolicy("X-Task-Id", 2, Duration.ofHours(1)), clock);
         RetryBudgets budgets = RetryBudgets.of(task.decide(2), new RouteRetryBudget(RetryBudgetPolicy.DEFAULT, ticker));
         assertThat(decideOn(PLAIN, "POST", FinishedAttempt.of(1, status(429)), deadline, budgets).reason())
-                .isEqualTo(RetryDecision.BUDGET_TASK);
+                .isEqualTo(RetryReason.BUDGET_TASK);
     }
 
     @Test
@@ -498,7 +498,7 @@ class RetryRulesTest {
             for (AttemptOutcome o : outcomes) {
                 RetryDecision d = decide(r, "POST", 1, o);
                 if (d.isRetry()) {
-                    seen.add(d.reason());
+                    seen.add(d.spelling());
                 }
             }
             assertThat(RetryRules.retryReasons(policy)).as("retryOn %s", policy.retryOn()).isEqualTo(seen);
@@ -523,7 +523,7 @@ class RetryRulesTest {
         assertThat(d.store()).isTrue();
         assertThat(d.deadLetter()).isTrue();
         assertThat(d.answerProblem()).as("the answer goes back as it came").isEmpty();
-        assertThat(d.reason()).isEqualTo(RetryDecision.UNSAFE_TO_REPEAT);
+        assertThat(d.reason()).isEqualTo(RetryReason.UNSAFE_TO_REPEAT);
     }
 
     @Test
@@ -536,9 +536,9 @@ class RetryRulesTest {
         RetryDecision notListed = rules.decide(without, true, FinishedAttempt.of(1, internal), deadline, RetryBudgets.unlimited());
 
         assertThat(retried.isRetry()).isTrue();
-        assertThat(retried.reason()).isEqualTo("500");
+        assertThat(retried.spelling()).isEqualTo("500");
         assertThat(notListed.isRetry()).isFalse();
-        assertThat(notListed.reason()).isEqualTo(RetryDecision.NOT_RETRYABLE);
+        assertThat(notListed.reason()).isEqualTo(RetryReason.NOT_RETRYABLE);
         assertThat(notListed.releaseKey()).isTrue();
     }
 
@@ -548,7 +548,7 @@ class RetryRulesTest {
         RetryDecision d = rules.decide(RETRY, true, FinishedAttempt.of(1, result), deadline, RetryBudgets.unlimited());
         assertThat(d.isRetry()).isFalse();
         assertThat(d.store()).isTrue();
-        assertThat(d.reason()).isEqualTo(RetryDecision.EXECUTED);
+        assertThat(d.reason()).isEqualTo(RetryReason.EXECUTED);
     }
 
     @Test

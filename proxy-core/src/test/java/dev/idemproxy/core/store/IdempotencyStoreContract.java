@@ -563,14 +563,15 @@ public abstract class IdempotencyStoreContract {
         String route = keys.name("route");
         List<Receipt> written = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            written.add(new Receipt(keys.name("c" + i), null, "k" + i, route, "SUCCESS", null, 200, 1,
-                    RecordKeys.T0.plusSeconds(i / 2), null));  // two pairs share a createdAt: the call id breaks the tie
+            // call ids begin with the start time (CallId); two pairs share a millisecond: the rest breaks the tie
+            written.add(new Receipt(keys.callId(RecordKeys.T0.plusSeconds(i / 2)), null, "k" + i, route, "SUCCESS", null, 200, 1,
+                    RecordKeys.T0.plusSeconds(i / 2), null));
         }
         for (int i : new int[] {3, 0, 4, 1, 2}) {
             await(receipts.putReceipt(written.get(i), LONG));
         }
         List<Receipt> newestFirst = new ArrayList<>(written);
-        newestFirst.sort(java.util.Comparator.comparing(Receipt::sortKey).reversed());
+        newestFirst.sort(java.util.Comparator.comparing(Receipt::callId).reversed());
 
         CallPage first = await(receipts.recentCalls(new CallQuery(route, null, null, null, null, 2)));
         assertThat(first.calls()).containsExactlyElementsOf(newestFirst.subList(0, 2));
@@ -588,13 +589,12 @@ public abstract class IdempotencyStoreContract {
         String route = keys.name("route");
         String biz = keys.name("biz");
         String task = keys.name("task");
-        Receipt ok = new Receipt(keys.name("ok"), biz, "k1", route, "SUCCESS", null, 200, 1, RecordKeys.T0, RecordKeys.T0)
-                .withDetail(task, dev.idemproxy.core.tries.CallTries.NONE, null, null);
-        Receipt failed = new Receipt(keys.name("failed"), null, "k2", route, "FAILED", "attempts_exhausted", 503, 3,
-                RecordKeys.T0.plusMillis(1), RecordKeys.T0.plusMillis(2)).withDetail(task, dev.idemproxy.core.tries.CallTries.NONE,
-                null, null);
-        Receipt otherTask = new Receipt(keys.name("other"), biz, "k3", route, "SUCCESS", null, 200, 1, RecordKeys.T0.plusMillis(3),
-                null).withDetail(keys.name("task"), dev.idemproxy.core.tries.CallTries.NONE, null, null);
+        Receipt ok = new Receipt(keys.callId(RecordKeys.T0), biz, "k1", route, "SUCCESS", null, 200, 1, RecordKeys.T0, RecordKeys.T0)
+                .withDetail(task, dev.idemproxy.core.tries.CallTries.NONE, null);
+        Receipt failed = new Receipt(keys.callId(RecordKeys.T0.plusMillis(1)), null, "k2", route, "FAILED", "attempts_exhausted", 503, 3,
+                RecordKeys.T0.plusMillis(1), RecordKeys.T0.plusMillis(2)).withDetail(task, dev.idemproxy.core.tries.CallTries.NONE, null);
+        Receipt otherTask = new Receipt(keys.callId(RecordKeys.T0.plusMillis(3)), biz, "k3", route, "SUCCESS", null, 200, 1, RecordKeys.T0.plusMillis(3),
+                null).withDetail(keys.name("task"), dev.idemproxy.core.tries.CallTries.NONE, null);
         for (Receipt r : List.of(ok, failed, otherTask)) {
             await(receipts.putReceipt(r, LONG));
         }
@@ -611,7 +611,7 @@ public abstract class IdempotencyStoreContract {
         RecordKey key = keys.unique();
         String route = keys.name("route");
         Receipt started = new Receipt(keys.name("call"), null, "k1", route, "PROCESSING", null, 0, 0, RecordKeys.T0, null)
-                .withDetail("task-1", dev.idemproxy.core.tries.CallTries.NONE, null, null);
+                .withDetail("task-1", dev.idemproxy.core.tries.CallTries.NONE, null);
         await(store.claim(key, "fp", "o1", LONG, new ClaimContext(started.callId(), Duration.ZERO, new ReceiptPut(started, LONG))));
         assertThat(listed(new CallQuery(route, null, null, null, null, 10))).containsExactly(started);
 
@@ -621,9 +621,9 @@ public abstract class IdempotencyStoreContract {
                                 dev.idemproxy.core.tries.TryNext.RETRY, 200, "backoff", -1, null, null),
                         new dev.idemproxy.core.tries.Try(2, 241, 9, 201, null, dev.idemproxy.core.tries.TryClass.EXECUTED,
                                 dev.idemproxy.core.tries.TryNext.ANSWER, -1, "executed", -1, null, null)), 0),
-                new dev.idemproxy.core.tries.RequestHead("POST", "/t?token=***", List.of(
+                dev.idemproxy.core.tries.CallHeads.of(new dev.idemproxy.core.tries.RequestHead("POST", "/t?token=***", List.of(
                         new dev.idemproxy.core.tries.HeadField("Authorization", "***"))),
-                new dev.idemproxy.core.tries.ResponseHead(201, List.of(new dev.idemproxy.core.tries.HeadField("X-Call-Id", "c"))));
+                new dev.idemproxy.core.tries.ResponseHead(201, List.of(new dev.idemproxy.core.tries.HeadField("X-Call-Id", "c")))));
         assertThat(await(store.complete(key, Claims.owned("o1"), response(), 2, LONG, new ReceiptPut(done, LONG)))).isTrue();
         assertThat(listed(new CallQuery(route, null, null, null, null, 10))).containsExactly(done);
         assertThat(await(receipts.receipt(done.callId()))).contains(done);
@@ -822,6 +822,12 @@ public abstract class IdempotencyStoreContract {
         String name(String what) {
             n++;
             return what + "-" + run + "-" + n;
+        }
+
+        /** A call id as CallId makes them: the start time's epoch ms in 12 hex digits, then 20 more (unique here). */
+        String callId(java.time.Instant start) {
+            n++;
+            return String.format("%012x%012x%08x", start.toEpochMilli(), Long.parseLong(run, 16), n);
         }
     }
 }

@@ -118,15 +118,14 @@ class StoreCodecTest {
                 new dev.idemproxy.core.tries.Try(2, 250, 7, 0, "reset", dev.idemproxy.core.tries.TryClass.UNKNOWN, null, -1, null,
                         -1, null, null)), 3);
         Receipt detailed = base.withDetail("task-1", tries,
-                new dev.idemproxy.core.tries.RequestHead("POST", "/t?key=***", java.util.List.of(
+                dev.idemproxy.core.tries.CallHeads.of(new dev.idemproxy.core.tries.RequestHead("POST", "/t?key=***", java.util.List.of(
                         new dev.idemproxy.core.tries.HeadField("Authorization", "***"))),
                 new dev.idemproxy.core.tries.ResponseHead(201, java.util.List.of(
-                        new dev.idemproxy.core.tries.HeadField("Content-Type", "caf\u00e9"))));
+                        new dev.idemproxy.core.tries.HeadField("Content-Type", "caf\u00e9")))));
         byte[] bytes = StoreCodec.encodeReceipt(detailed);
 
         assertThat(StoreCodec.decodeReceipt(bytes)).isEqualTo(detailed);
-        assertThat(StoreCodec.decodeReceipt(StoreCodec.encodeReceipt(base.withDetail("t", dev.idemproxy.core.tries.CallTries.NONE,
-                null, null)))).isEqualTo(base.withDetail("t", dev.idemproxy.core.tries.CallTries.NONE, null, null));
+        assertThat(StoreCodec.decodeReceipt(StoreCodec.encodeReceipt(base.withDetail("t", dev.idemproxy.core.tries.CallTries.NONE, null)))).isEqualTo(base.withDetail("t", dev.idemproxy.core.tries.CallTries.NONE, null));
         byte[] earlier = StoreCodec.encodeReceipt(base);
         assertThat(bytes).as("an earlier version reads the fields before the tool, then the tool (null), and leaves the rest")
                 .startsWith(earlier);

@@ -22,6 +22,11 @@ public final class Claims {
     }
 
     public static OwnedClaim owned(String owner, String fingerprint) {
-        return new OwnedClaim(owner, "call-" + owner, fingerprint, CREATED, Duration.ZERO);
+        return owned(owner, fingerprint, "call-" + owner);
+    }
+
+    /** A claim of call {@code callId}: a completion keeps the claim's call id in the record. */
+    public static OwnedClaim owned(String owner, String fingerprint, String callId) {
+        return new OwnedClaim(owner, callId, fingerprint, CREATED, Duration.ZERO);
     }
 }

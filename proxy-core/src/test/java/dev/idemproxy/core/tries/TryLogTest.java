@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.retry.AttemptOutcome;
 import dev.idemproxy.core.retry.FailureClass;
-import dev.idemproxy.core.retry.FinishedAttempt;
+import dev.idemproxy.core.retry.RecordFate;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.retry.RetryDecision.Action;
+import dev.idemproxy.core.retry.RetryReason;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,18 +24,23 @@ class TryLogTest {
         now += ms * 1_000_000L;
     }
 
-    private static RetryDecision retry(long ms, String reason, OutcomeClass c) {
-        return new RetryDecision(Action.RETRY, Duration.ofMillis(ms), reason, c, false, false, false, null);
+    /** A retry after the backoff, spelled {@code word}, or after Retry-After when {@code word} is null. */
+    private static RetryDecision retry(long ms, String word, OutcomeClass c) {
+        return new RetryDecision(Action.RETRY, Duration.ofMillis(ms), word == null ? RetryReason.RETRY_AFTER : RetryReason.BACKOFF,
+                word, c, null, false, null);
     }
 
-    private static RetryDecision stop(String reason, OutcomeClass c, boolean store, boolean dlq, Problem p) {
-        return new RetryDecision(Action.STOP, Duration.ZERO, reason, c, store, !store, dlq, p);
+    private static RetryDecision stop(RetryReason reason, OutcomeClass c, boolean store, boolean dlq, Problem p) {
+        return new RetryDecision(Action.STOP, Duration.ZERO, reason, null, c, store ? RecordFate.STORE : RecordFate.RELEASE, dlq, p);
     }
 
+    /** Try {@code n} lasts {@code ms}, ends with {@code outcome}, and {@code d} follows it. */
     private void tryOnce(int n, long ms, AttemptOutcome outcome, RetryDecision d) {
         log.started(n);
         advanceMs(ms);
-        log.deciding(FinishedAttempt.of(n, outcome), acted::add).accept(d);
+        log.ended(n, outcome);
+        log.decided(n, d);
+        acted.add(d);
     }
 
     @Test
@@ -44,9 +50,9 @@ class TryLogTest {
         advanceMs(200);
         tryOnce(2, 5, AttemptOutcome.failed(FailureClass.CONNECT_FAILURE), retry(400, "connect-failure", OutcomeClass.NOT_EXECUTED));
         advanceMs(400);
-        tryOnce(3, 12, AttemptOutcome.answered(429, "1"), retry(1000, RetryDecision.RETRY_AFTER, OutcomeClass.NOT_EXECUTED));
+        tryOnce(3, 12, AttemptOutcome.answered(429, "1"), retry(1000, null, OutcomeClass.NOT_EXECUTED));
         advanceMs(1000);
-        tryOnce(4, 7, AttemptOutcome.answered(201), stop(RetryDecision.EXECUTED, OutcomeClass.EXECUTED, true, false, null));
+        tryOnce(4, 7, AttemptOutcome.answered(201), stop(RetryReason.EXECUTED, OutcomeClass.EXECUTED, true, false, null));
 
         CallTries t = log.finish(acted.get(acted.size() - 1));
 
@@ -62,15 +68,16 @@ class TryLogTest {
     @Test
     void aFailureThatStopsTheCallIsAStopWithTheDecisionsReasonAndAnUpstreamAnswerThatEndsItIsAnAnswer() {
         tryOnce(1, 30, AttemptOutcome.failed(FailureClass.READ_TIMEOUT),
-                stop(RetryDecision.UNSAFE_TO_REPEAT, OutcomeClass.UNKNOWN, true, true, Problem.AMBIGUOUS_OUTCOME));
+                stop(RetryReason.UNSAFE_TO_REPEAT, OutcomeClass.UNKNOWN, true, true, Problem.AMBIGUOUS_OUTCOME));
         assertThat(log.finish(acted.get(0)).tries().get(0))
                 .extracting(Try::failure, Try::outcomeClass, Try::next, Try::why)
                 .containsExactly("read-timeout", TryClass.UNKNOWN, TryNext.STOP, "unsafe_to_repeat");
 
         TryLog other = new TryLog(() -> now, now);
         other.started(1);
-        RetryDecision exhausted = stop(RetryDecision.ATTEMPTS_EXHAUSTED, OutcomeClass.UNKNOWN, false, true, null);
-        other.deciding(FinishedAttempt.of(1, AttemptOutcome.answered(503)), d -> { }).accept(exhausted);
+        RetryDecision exhausted = stop(RetryReason.ATTEMPTS_EXHAUSTED, OutcomeClass.UNKNOWN, false, true, null);
+        other.ended(1, AttemptOutcome.answered(503));
+        other.decided(1, exhausted);
         assertThat(other.finish(exhausted).tries().get(0).next()).isEqualTo(TryNext.ANSWER);
     }
 
@@ -78,26 +85,27 @@ class TryLogTest {
     void aReceiptCheckIsRecordedWithItsAnswerItsDurationAndWhatFollowedIt() {
         log.started(1);
         advanceMs(20);
-        log.checking(AttemptOutcome.answered(502));
+        log.ended(1, AttemptOutcome.answered(502));
+        log.checking();
         advanceMs(30);
         log.receiptAnswered("PROCESSING");
         advanceMs(50);
         log.receiptAnswered("NOT_FOUND");
-        log.deciding(new FinishedAttempt(1, AttemptOutcome.answered(502), false, true), acted::add)
-                .accept(retry(100, "502", OutcomeClass.UNKNOWN));
+        log.decided(1, retry(100, "502", OutcomeClass.UNKNOWN));
         advanceMs(100);
         log.started(2);
         advanceMs(10);
-        log.checking(AttemptOutcome.answered(502));
+        log.ended(2, AttemptOutcome.failed(FailureClass.READ_TIMEOUT));
+        log.checking();
         advanceMs(5);
         log.receiptAnswered("SUCCESS");
-        RetryDecision fromReceipt = stop("receipt_success", OutcomeClass.EXECUTED, true, false, null);
+        RetryDecision fromReceipt = stop(RetryReason.RECEIPT_SUCCESS, OutcomeClass.EXECUTED, true, false, null);
 
         CallTries t = log.finish(fromReceipt);
 
         assertThat(t.tries()).containsExactly(
                 new Try(1, 0, 20, 502, null, TryClass.UNKNOWN, TryNext.CHECK_RECEIPT, 100, "NOT_FOUND", 80, TryNext.RETRY, Try.BACKOFF),
-                new Try(2, 200, 10, 502, null, TryClass.UNKNOWN, TryNext.CHECK_RECEIPT, -1, "SUCCESS", 5, TryNext.ANSWER,
+                new Try(2, 200, 10, 0, "read-timeout", TryClass.UNKNOWN, TryNext.CHECK_RECEIPT, -1, "SUCCESS", 5, TryNext.ANSWER,
                         "receipt_success"));
     }
 
@@ -111,7 +119,7 @@ class TryLogTest {
     void atMostSixteenTriesAreKeptTheFirstFifteenAndTheLastWithTheCountLeftOut() {
         for (int n = 1; n <= 20; n++) {
             tryOnce(n, 1, AttemptOutcome.answered(503), n < 20 ? retry(1, "503", OutcomeClass.UNKNOWN)
-                    : stop(RetryDecision.ATTEMPTS_EXHAUSTED, OutcomeClass.UNKNOWN, false, true, null));
+                    : stop(RetryReason.ATTEMPTS_EXHAUSTED, OutcomeClass.UNKNOWN, false, true, null));
         }
         CallTries t = log.finish(acted.get(19));
         assertThat(t.tries()).hasSize(CallTries.MAX_KEPT);
@@ -126,7 +134,7 @@ class TryLogTest {
     void aTryTheCallEndedWithoutDecidingOnTakesTheFinalDecision() {
         log.started(1);
         advanceMs(9);
-        CallTries t = log.finish(stop(RetryDecision.DEADLINE, OutcomeClass.UNKNOWN, false, true, Problem.DEADLINE_EXCEEDED));
+        CallTries t = log.finish(stop(RetryReason.DEADLINE, OutcomeClass.UNKNOWN, false, true, Problem.DEADLINE_EXCEEDED));
         assertThat(t.tries().get(0)).extracting(Try::ms, Try::outcomeClass, Try::next, Try::why)
                 .containsExactly(9L, TryClass.UNKNOWN, TryNext.STOP, "deadline");
     }

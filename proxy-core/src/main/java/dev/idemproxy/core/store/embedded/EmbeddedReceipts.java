@@ -43,7 +43,7 @@ final class EmbeddedReceipts implements ReceiptStore {
             long position = writes.receipt(receipt, expiresAt);
             int tag = LogState.receiptTag(receipt.callId());
             state.pointReceipt(tag, state.receiptSlot(receipt.callId(), tag, 0), receipt.bizId(), position);
-            state.noteRecent(receipt.callId(), receipt.createdAt().toEpochMilli());
+            state.noteRecent(receipt.callId());
             return null;
         });
     }
@@ -61,10 +61,10 @@ final class EmbeddedReceipts implements ReceiptStore {
     public CompletionStage<CallPage> recentCalls(CallQuery query) {
         return batcher.submit(() -> {
             long now = clock.millis();
-            java.util.NavigableMap<String, String> older = query.cursor() == null ? state.recent
-                    : state.recent.headMap(query.cursor(), false);
+            java.util.NavigableSet<String> older = query.cursor() == null ? state.recent
+                    : state.recent.headSet(query.cursor(), false);
             List<String> stale = new ArrayList<>();
-            CallPage page = RecentCallScan.page(query, older.descendingMap().entrySet().iterator(), callId -> {
+            CallPage page = RecentCallScan.page(query, older.descendingIterator(), callId -> {
                 int slot = state.receiptSlot(callId, LogState.receiptTag(callId), 0);
                 return slot < 0 ? null : state.receiptAt(state.receipts.position(slot), now);
             }, stale::add);

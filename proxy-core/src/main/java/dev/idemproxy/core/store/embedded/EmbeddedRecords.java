@@ -145,7 +145,7 @@ final class EmbeddedRecords implements RecordStore {
             int rtag = LogState.receiptTag(receiptCallId);
             long hint = claim != null && receiptCallId.equals(claim.receiptCallId()) ? claim.position() : 0;
             state.pointReceipt(rtag, state.receiptSlot(receiptCallId, rtag, hint), receipt.receipt().bizId(), position);
-            state.noteRecent(receiptCallId, receipt.receipt().createdAt().toEpochMilli());
+            state.noteRecent(receiptCallId);
         } else if (claim != null) {
             receiptCallId = claim.receiptCallId();
         }

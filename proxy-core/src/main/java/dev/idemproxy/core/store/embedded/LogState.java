@@ -41,11 +41,11 @@ final class LogState {
     final TreeMap<String, String> deadLetterOrder = new TreeMap<>();
     final Map<String, TaskAt> tasks = new HashMap<>();
     /**
-     * The newest {@value #RECENT_CALLS} receipts' sort keys ({@code Receipt#sortKey}: createdAt and
-     * call id) → call id, for the listing of recent calls; an entry whose receipt is gone is
-     * dropped when a listing meets it.
+     * The newest {@value #RECENT_CALLS} receipts' call ids (a call id begins with its call's start
+     * time, so their order is the calls' order), for the listing of recent calls; an id whose
+     * receipt is gone is dropped when a listing meets it.
      */
-    final java.util.TreeMap<String, String> recent = new java.util.TreeMap<>();
+    final java.util.TreeSet<String> recent = new java.util.TreeSet<>();
     static final int RECENT_CALLS = 10_000;
     /** Records written lately that are in flight, by record id: a completion finds its claim here. */
     private final Map<String, Cached> inFlight = new java.util.LinkedHashMap<>(256, 0.75f, false) {
@@ -296,18 +296,11 @@ final class LogState {
         }
     }
 
-    /** Lists the receipt of {@code callId}, created at {@code createdAtMillis}, among the recent calls. */
-    void noteRecent(String callId, long createdAtMillis) {
-        recent.put(sortKey(createdAtMillis, callId), callId);
-        if (recent.size() > RECENT_CALLS) {
-            recent.pollFirstEntry();
+    /** Lists the receipt of {@code callId} among the recent calls (once, however often it is written). */
+    void noteRecent(String callId) {
+        if (recent.add(callId) && recent.size() > RECENT_CALLS) {
+            recent.pollFirst();
         }
-    }
-
-    /** {@code Receipt#sortKey()} from its parts: createdAt as 16 zero-padded epoch milliseconds, a space, the call id. */
-    static String sortKey(long createdAtMillis, String callId) {
-        String millis = Long.toString(createdAtMillis);
-        return "0".repeat(Math.max(0, 16 - millis.length())) + millis + " " + callId;
     }
 
     // ---------------------------------------------------------------- recovery
@@ -332,11 +325,11 @@ final class LogState {
                     String callId = LogFormat.getString(f);
                     String bizId = LogFormat.getNullableString(f);
                     long expiresAt = f.getLong();
-                    long createdAt = f.getLong();
+                    f.getLong(); // createdAt: the call id orders the recent calls
                     LogFormat.skipBytes(f);
                     int tag = receiptTag(callId);
                     pointReceipt(tag, receiptSlot(callId, tag, 0), bizId, position);
-                    noteRecent(callId, createdAt);
+                    noteRecent(callId);
                     maxExpiry = Math.max(maxExpiry, expiresAt);
                 }
                 case RECORD_DELETED -> {

@@ -74,7 +74,7 @@ final class MvStoreImport {
                 Receipt r = StoreCodec.decodeReceipt(encoded);
                 int tag = LogState.receiptTag(r.callId());
                 state.pointReceipt(tag, state.receiptSlot(r.callId(), tag, 0), r.bizId(), writes.receipt(r, expiresAt));
-                state.noteRecent(r.callId(), r.createdAt().toEpochMilli());
+                state.noteRecent(r.callId());
                 receipts++;
                 flushSometimes(segments, receipts);
             }

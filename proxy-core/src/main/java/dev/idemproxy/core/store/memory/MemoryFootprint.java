@@ -5,7 +5,6 @@ import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.WeightBudget;
-import dev.idemproxy.core.tries.HeadField;
 import java.util.List;
 
 /**
@@ -27,8 +26,8 @@ final class MemoryFootprint {
     private static final int MESSAGE = 32 + 40 + 16;
     /** A kept try: its object (its strings are constants or shared) and its slot in the list. */
     private static final int TRY = 72;
-    /** A receipt's entry in the index of recent calls: a skip-list node and its sort key. */
-    private static final int RECENT = 48 + STRING + 17;
+    /** A receipt's entry in the index of recent calls: a skip-list node (the call id is the receipt's own). */
+    private static final int RECENT = 48;
 
     private MemoryFootprint() {}
 
@@ -46,24 +45,9 @@ final class MemoryFootprint {
                 + RECENT + detail(r);
     }
 
-    /** A receipt's task id, tries and heads. */
+    /** A receipt's task id, tries and heads (one array). */
     private static long detail(Receipt r) {
-        long bytes = chars(r.taskId()) + (long) TRY * r.tries().tries().size();
-        if (r.request() != null) {
-            bytes += MESSAGE + chars(r.request().method()) + chars(r.request().uri()) + fields(r.request().headers());
-        }
-        if (r.response() != null) {
-            bytes += MESSAGE + fields(r.response().headers());
-        }
-        return bytes;
-    }
-
-    private static long fields(List<HeadField> fields) {
-        long bytes = 0;
-        for (HeadField h : fields) {
-            bytes += HEADER + h.name().length() + h.value().length();
-        }
-        return bytes;
+        return chars(r.taskId()) + (long) TRY * r.tries().tries().size() + (r.heads() == null ? 0 : 32 + r.heads().size());
     }
 
     static long of(DeadLetter d) {

@@ -23,15 +23,15 @@ import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * The memory backend's receipts ({@link MemoryStore}): a Caffeine cache by call id, weighed within
- * a quarter of the heap bound, and a per-business-id index of sort keys and one of every receipt's
- * sort key (the recent calls), kept in step with it (an evicted or expired receipt leaves them). Thread-safe.
+ * a quarter of the heap bound, and a per-business-id index of sort keys and a sorted set of every
+ * receipt's call id (the recent calls), kept in step with it (an evicted or expired receipt leaves them). Thread-safe.
  */
 final class MemoryReceipts implements ReceiptStore {
     private final MemoryStore backend;
     private final Cache<String, TimedReceipt> receipts;
     private final Map<String, ConcurrentSkipListMap<String, String>> byBiz = new ConcurrentHashMap<>();
-    /** Every receipt's sort key → its call id: the recent calls, in step with the cache. */
-    private final ConcurrentSkipListMap<String, String> recent = new ConcurrentSkipListMap<>();
+    /** Every receipt's call id: the recent calls (call ids begin with their start time), in step with the cache. */
+    private final java.util.concurrent.ConcurrentSkipListSet<String> recent = new java.util.concurrent.ConcurrentSkipListSet<>();
 
     private record TimedReceipt(Receipt receipt, Instant expiresAt) {
     }
@@ -46,6 +46,7 @@ final class MemoryReceipts implements ReceiptStore {
                 .executor(Runnable::run)
                 .removalListener((String callId, TimedReceipt r, RemovalCause cause) -> {
                     if (r != null && cause != RemovalCause.REPLACED) {
+                        recent.remove(callId);
                         unindex(r.receipt());
                     }
                 })
@@ -68,8 +69,9 @@ final class MemoryReceipts implements ReceiptStore {
         TimedReceipt previous = receipts.asMap().put(receipt.callId(), new TimedReceipt(receipt, backend.now().plus(ttl)));
         if (previous != null) {
             unindex(previous.receipt());
+        } else {
+            recent.add(receipt.callId());
         }
-        recent.put(receipt.sortKey(), receipt.callId());
         if (receipt.bizId() != null) {
             byBiz.computeIfAbsent(receipt.bizId(), b -> new ConcurrentSkipListMap<>()).put(receipt.sortKey(), receipt.callId());
         }
@@ -104,8 +106,8 @@ final class MemoryReceipts implements ReceiptStore {
 
     @Override
     public CompletionStage<CallPage> recentCalls(CallQuery query) {
-        return backend.run(() -> RecentCallScan.page(query, (query.cursor() == null ? recent.descendingMap()
-                : recent.headMap(query.cursor(), false).descendingMap()).entrySet().iterator(), this::live, null));
+        return backend.run(() -> RecentCallScan.page(query, (query.cursor() == null ? recent.descendingSet()
+                : recent.headSet(query.cursor(), false).descendingSet()).iterator(), this::live, null));
     }
 
     private Receipt live(String callId) {
@@ -114,7 +116,6 @@ final class MemoryReceipts implements ReceiptStore {
     }
 
     private void unindex(Receipt r) {
-        recent.remove(r.sortKey(), r.callId());
         if (r.bizId() != null) {
             byBiz.computeIfPresent(r.bizId(), (b, index) -> {
                 index.remove(r.sortKey());

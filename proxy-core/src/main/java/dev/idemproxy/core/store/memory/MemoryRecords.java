@@ -13,6 +13,7 @@ import dev.idemproxy.core.store.RecordTransitions;
 import dev.idemproxy.core.store.RecordTransitions.ClaimTransition;
 import dev.idemproxy.core.store.StoredResponse;
 import dev.idemproxy.core.store.WeightBudget;
+import dev.idemproxy.core.util.Mistakes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -29,8 +30,11 @@ final class MemoryRecords implements RecordStore {
     private final MemoryStore backend;
     private final MemoryReceipts receipts;
     private final Cache<String, IdempotencyRecord> records;
+    /** Mistakes planted for the simulation; none in production. */
+    private final Mistakes mistakes;
 
-    MemoryRecords(MemoryStore backend, WeightBudget share, MemoryReceipts receipts) {
+    MemoryRecords(MemoryStore backend, WeightBudget share, MemoryReceipts receipts, Mistakes mistakes) {
+        this.mistakes = mistakes;
         this.backend = backend;
         this.receipts = receipts;
         this.records = Caffeine.newBuilder()
@@ -84,7 +88,8 @@ final class MemoryRecords implements RecordStore {
     @Override
     public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
-        return update(key, (current, now) -> RecordTransitions.complete(current, claim, response, attempts, ttl, now))
+        boolean unfenced = mistakes.has(Mistakes.Mistake.SKIP_FENCING_ON_COMPLETE);  // planted only: as if the record were absent
+        return update(key, (current, now) -> RecordTransitions.complete(unfenced ? null : current, claim, response, attempts, ttl, now))
                 .thenApply(done -> {
                     if (done && receipt != null) {
                         receipts.write(receipt.receipt(), receipt.ttl());

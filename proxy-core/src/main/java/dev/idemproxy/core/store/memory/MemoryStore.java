@@ -8,6 +8,7 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.WeightBudget;
+import dev.idemproxy.core.util.Mistakes;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -47,10 +48,10 @@ public final class MemoryStore {
     private final Stores stores;
     private volatile boolean closed;
 
-    private MemoryStore(long maxEntries, long maxBytes, Clock clock) {
+    private MemoryStore(long maxEntries, long maxBytes, Clock clock, Mistakes mistakes) {
         this.clock = clock;
         this.receipts = new MemoryReceipts(this, new WeightBudget(maxBytes / 4, maxEntries));
-        this.records = new MemoryRecords(this, new WeightBudget(maxBytes / 2, maxEntries), receipts);
+        this.records = new MemoryRecords(this, new WeightBudget(maxBytes / 2, maxEntries), receipts, mistakes);
         this.deadLetters = new MemoryDeadLetters(this, maxEntries, maxBytes / 4);
         this.taskCounters = new MemoryTaskCounters(this, maxEntries);
         this.stores = new Stores(records, receipts, deadLetters, taskCounters);
@@ -67,6 +68,11 @@ public final class MemoryStore {
         return backend(maxEntries, maxBytes, clock).stores();
     }
 
+    /** As {@link #create(long, long, Clock)}, with {@code mistakes} planted: for the deterministic simulation only. */
+    public static Stores create(long maxEntries, long maxBytes, Clock clock, Mistakes mistakes) {
+        return backend(maxEntries, maxBytes, clock, requireNonNull(mistakes, "mistakes")).stores();
+    }
+
     /** As {@link #create(long, long, Clock)} with the default byte bound, a quarter of the heap. */
     public static Stores create(long maxEntries, Clock clock) {
         return create(maxEntries, defaultMaxBytes(), clock);
@@ -79,9 +85,13 @@ public final class MemoryStore {
 
     /** The backend itself, for tests that look inside it. */
     static MemoryStore backend(long maxEntries, long maxBytes, Clock clock) {
+        return backend(maxEntries, maxBytes, clock, Mistakes.NONE);
+    }
+
+    private static MemoryStore backend(long maxEntries, long maxBytes, Clock clock, Mistakes mistakes) {
         requireArgument(maxEntries >= 1, "maxEntries " + maxEntries + " (expected: >= 1)");
         requireArgument(maxBytes >= MIN_BYTES, "maxBytes " + maxBytes + " (expected: >= " + MIN_BYTES + ")");
-        return new MemoryStore(maxEntries, maxBytes, requireNonNull(clock, "clock"));
+        return new MemoryStore(maxEntries, maxBytes, requireNonNull(clock, "clock"), mistakes);
     }
 
     Stores stores() {

@@ -42,18 +42,19 @@ final class RecordScripts {
 
     /**
      * Lua that writes a claim's receipt with the record when the script was given one: KEYS[2]
-     * the receipt's key, KEYS[3] the index of recent calls, KEYS[4] (optional) its business-id
-     * index; ARGV[at] the encoded receipt, ARGV[at + 1] its ttl in ms, ARGV[at + 2] its index
-     * member (its sort key). As {@code RedisReceipts.put}, in the same script as the record
-     * (standalone and Sentinel only: in a cluster the keys live in other slots); the index of
-     * recent calls is trimmed by {@code RedisReceipts.indexed}, not here. Straight-line code with
-     * the indices written in, no function call in Lua.
+     * the receipt's key, KEYS[3] the index of recent calls (the call id: the sort key from its
+     * 18th character), KEYS[4] (optional) its business-id index; ARGV[at] the encoded receipt,
+     * ARGV[at + 1] its ttl in ms, ARGV[at + 2] its index member (its sort key). As
+     * {@code RedisReceipts.put}, in the same script as the record (standalone and Sentinel only: in
+     * a cluster the keys live in other slots); the index of recent calls is trimmed by
+     * {@code RedisReceipts.indexed}, not here. Straight-line code with the indices written in, no
+     * function call in Lua.
      */
     private static String writeReceipt(int at) {
         return """
                 if KEYS[2] then
                   redis.call('SET', KEYS[2], ARGV[%1$d], 'PX', ARGV[%2$d])
-                  redis.call('ZADD', KEYS[3], 0, ARGV[%3$d])
+                  redis.call('ZADD', KEYS[3], 0, string.sub(ARGV[%3$d], 18))
                 """.formatted(at, at + 1, at + 2) + bizIndex(at, 4) + """
                 end
                 """;
@@ -71,7 +72,7 @@ final class RecordScripts {
                 if KEYS[%4$d] then
                   if not redis.call('SET', KEYS[%4$d], ARGV[%1$d], 'PX', ARGV[%2$d], 'XX') then
                     redis.call('SET', KEYS[%4$d], ARGV[%1$d], 'PX', ARGV[%2$d])
-                    redis.call('ZADD', KEYS[%5$d], 0, ARGV[%3$d])
+                    redis.call('ZADD', KEYS[%5$d], 0, string.sub(ARGV[%3$d], 18))
                   end
                 """.formatted(at, at + 1, at + 2, key, key + 1) + bizIndex(at, key + 2) + """
                 end

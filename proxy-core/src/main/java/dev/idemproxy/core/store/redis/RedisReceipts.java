@@ -24,10 +24,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Receipts in Redis: each under {@code <prefix>receipt:{callId}} (SET with PX), and a per-business-id
  * sorted set {@code <prefix>receipts-by-biz:{bizId}} of sort keys (createdAt, call id), kept alive
- * as long as its longest-lived receipt, and one of every receipt's sort key, {@code <prefix>calls}
- * (the recent calls: a native {@code ZADD} sent with the receipt's {@code SET}, and trimmed to the
- * newest {@link #RECENT_MAX} by one {@code ZREMRANGEBYRANK} every {@link #TRIM_EVERY} index writes
- * of this process, not on every call). Index members whose receipt expired or changed are skipped
+ * as long as its longest-lived receipt, and one of every receipt's call id, {@code <prefix>calls}
+ * (the recent calls: call ids begin with their start time; a native {@code ZADD} sent with the
+ * receipt's {@code SET}, and trimmed to the newest {@link #RECENT_MAX} by one
+ * {@code ZREMRANGEBYRANK} every {@link #TRIM_EVERY} index writes of this process, not on every
+ * call). Index members whose receipt expired are skipped
  * on read and removed. A claim's or a completion's receipt is written by {@link RedisRecords} (in the
  * record's own script outside a cluster, with {@link #scriptKeys} and {@link #scriptArgs}). Part of
  * the {@link RedisStore} backend. Thread-safe.
@@ -121,7 +122,7 @@ final class RedisReceipts implements ReceiptStore {
         // (a native claim's receipt) relies on the commands leaving in order, at once (the one
         // exception: a script the server no longer knows is sent again a round trip later)
         CompletionStage<String> set = redis.set(key(receipt.callId()), StoreCodec.encodeReceipt(receipt), SetArgs.Builder.px(ms));
-        CompletionStage<Long> recent = redis.zadd(recentKey(), 0, sortKey);
+        CompletionStage<Long> recent = redis.zadd(recentKey(), 0, receipt.callId().getBytes(UTF_8));
         indexed();
         set = set.thenCombine(recent, (x, y) -> x);
         if (receipt.bizId() == null) {
@@ -156,7 +157,7 @@ final class RedisReceipts implements ReceiptStore {
         return redis.zrevrangebylex(recentKey(), range, Limit.create(0, batch)).thenCompose(members -> {
             List<CompletableFuture<Optional<Receipt>>> reads = new ArrayList<>(members.size());
             for (byte[] m : members) {
-                reads.add(get(new String(m, UTF_8).substring(17)).toCompletableFuture());
+                reads.add(get(new String(m, UTF_8)).toCompletableFuture());
             }
             return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenCompose(x -> {
                 List<byte[]> stale = new ArrayList<>();
@@ -168,7 +169,7 @@ final class RedisReceipts implements ReceiptStore {
                     String member = new String(members.get(i), UTF_8);
                     last = member;
                     Optional<Receipt> r = reads.get(i).join();
-                    if (r.isEmpty() || !member.equals(r.get().sortKey())) {
+                    if (r.isEmpty()) {
                         stale.add(members.get(i));
                     } else if (q.matches(r.get())) {
                         found.add(r.get());

@@ -105,7 +105,7 @@ class EmbeddedLogCrashTest {
             } else if (i % 5 != 2) {
                 Receipt done = new Receipt("c" + i, "b" + (i % 4), "k" + i, "r", "SUCCESS", null, 201, 1, clock.instant(),
                         clock.instant());
-                assertThat(await(s.records().complete(key, Claims.owned("o" + i), response(i), 1, TTL, new ReceiptPut(done, TTL))))
+                assertThat(await(s.records().complete(key, Claims.owned("o" + i, "fp", "c" + i), response(i), 1, TTL, new ReceiptPut(done, TTL))))
                         .isTrue();
                 completedAt.put(i, files.events.size());
             }

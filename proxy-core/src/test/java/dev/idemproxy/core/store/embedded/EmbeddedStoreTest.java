@@ -59,7 +59,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
         StoredResponse response = new StoredResponse(200, List.of(new StoredHeader("A", "1")),
                 "hello".getBytes(StandardCharsets.UTF_8));
         await(store.claim(key, "fp", "o1", Duration.ofSeconds(30), new ClaimContext("c1")));
-        assertThat(await(store.complete(key, Claims.owned("o1"), response, 2, Duration.ofHours(1)))).isTrue();
+        assertThat(await(store.complete(key, Claims.owned("o1", "fp", "c1"), response, 2, Duration.ofHours(1)))).isTrue();
         store.close();
 
         use(open(dir));
@@ -109,7 +109,7 @@ class EmbeddedStoreTest extends IdempotencyStoreContract {
             } else {
                 Receipt done = new Receipt("c" + i, "biz" + (i % 3), "k" + i, "r", "SUCCESS", null, 200, 1, clock.instant(),
                         clock.instant());
-                await(store.complete(key, Claims.owned("o" + i), response, 1, ttl,
+                await(store.complete(key, Claims.owned("o" + i, "fp", "c" + i), response, 1, ttl,
                         new dev.idemproxy.core.store.ReceiptPut(done, ttl)));
             }
             await(taskBudgets.chargeTaskRetry("t" + i + "@1", 5, ttl));
