@@ -6,7 +6,7 @@
 #   bench/cpu.sh [--cases LIST] [--rounds 3] [--duration 10s] [--warmup 8s] [--first-warmup 40s] [--connections 50]
 #                [--jar PATH] [--jar-b PATH] [--jvm-options FILE] [--jvm-extra 'OPTS']
 #                [--jvm-extra-b 'OPTS'] [--jvm-options-b FILE] [--preload N] [--bench-jar PATH]
-#                [--store-extra 'YAML'] [--embedded-sync MODE] [--embedded-sync-b MODE]
+#                [--store-extra 'YAML'] [--embedded-sync MODE] [--embedded-sync-b MODE] [--redis-cpus LIST]
 #                [--config-extra-b 'YAML'] [--out FILE]
 #
 # Cases: nginx (the unit: nginx passing the POST through), pass (idemproxy, no protection),
@@ -27,6 +27,7 @@
 # stopped on exit; every load is bounded by --duration. --store-extra adds a line under every
 # proxy's store: (e.g. 'nearCache: { enabled: false }'). --embedded-sync sets A's
 # store.embedded.sync (none, interval, always), --embedded-sync-b B's (jars that know the key).
+# --redis-cpus moves redis-server off wrk's core 1 (taskset's list: 0 beside the proxy, 0,1 either).
 # The table's "store thr µs" is the CPU of the store's own threads per request (the embedded
 # store's executor and sync threads, or MVStore's; Lettuce's own threads), inside "proxy µs".
 set -euo pipefail
@@ -53,6 +54,7 @@ STORE_EXTRA=""
 CONFIG_EXTRA_B=""
 EMBEDDED_SYNC=""
 EMBEDDED_SYNC_B=""
+REDIS_CPUS=1
 IDLE_LIMIT=20      # seconds to wait, after a run, for the proxy to go idle (its deferred work)
 
 while [[ $# -gt 0 ]]; do
@@ -76,11 +78,13 @@ while [[ $# -gt 0 ]]; do
         --config-extra-b) CONFIG_EXTRA_B=$2; shift 2 ;;
         --embedded-sync) EMBEDDED_SYNC=$2; shift 2 ;;
         --embedded-sync-b) EMBEDDED_SYNC_B=$2; shift 2 ;;
+        --redis-cpus) REDIS_CPUS=$2; shift 2 ;;
         -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "--rounds must be a positive integer" >&2; exit 2; }
+[[ $REDIS_CPUS =~ ^[01](,[01])?$ ]] || { echo "--redis-cpus takes 0, 1 or 0,1" >&2; exit 2; }
 [[ $PRELOAD =~ ^[0-9]+$ ]] || { echo "--preload takes a count of records" >&2; exit 2; }
 [[ $DURATION =~ ^[0-9]+s$ && $WARMUP =~ ^[0-9]+s$ && $FIRST_WARMUP =~ ^[0-9]+s$ ]] \
     || { echo "--duration, --warmup and --first-warmup take seconds, e.g. 10s" >&2; exit 2; }
@@ -115,12 +119,12 @@ UP_WORKER=$UPSTREAM_WORKER
 NGINX_PORT=$(pick_port)
 start_proxy_nginx "$WORK/nginx" "$NGINX_PORT" "$UP_PORT"
 
-# ---------------------------------------------------------------- redis (core 1)
+# ---------------------------------------------------------------- redis (core 1, or --redis-cpus)
 REDIS_PID=""
 if needs_store redis; then
     REDIS_PORT=$(pick_port)
     mkdir -p "$WORK/redis"
-    taskset -c 1 redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
+    taskset -c "$REDIS_CPUS" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
         --dir "$WORK/redis" --logfile "$WORK/redis/redis.log" >/dev/null 2>&1 &
     REDIS_PID=$!
     STARTED_PIDS+=("$REDIS_PID")
@@ -259,16 +263,34 @@ thread_split() { # before after requests
         END { for (k in d) if (d[k] > 0) printf "%.1f %s\n", d[k] * 1e6 / hz / n, k }' "$1" "$2" | sort -rn
 }
 # Redis's own count of commands run, by command ("cmdstat_evalsha CALLS USEC" a line).
+# Lines "_reads N", "_in_bytes N", "_user_us N", "_sys_us N" follow: the reads Redis made of its
+# clients' sockets, the bytes it read, and its CPU time, user and system.
 redis_stats() {
     [[ -n $REDIS_PID ]] || return 0
     redis-cli -p "$REDIS_PORT" INFO commandstats | tr -d '\r' \
         | sed -n 's/^cmdstat_\([^:]*\):calls=\([0-9]*\),usec=\([0-9]*\),.*/\1 \2 \3/p'
+    redis-cli -p "$REDIS_PORT" INFO all | tr -d '\r' | awk -F: '
+        $1 == "total_reads_processed" { print "_reads", $2, 0 }
+        $1 == "total_net_input_bytes" { print "_in_bytes", $2, 0 }
+        $1 == "used_cpu_user" { printf "_user_us %.0f 0\n", $2 * 1e6 }
+        $1 == "used_cpu_sys" { printf "_sys_us %.0f 0\n", $2 * 1e6 }'
 }
 # Commands per request between two snapshots: "TOTAL cmd=calls/req,..." (the commands run by a
 # protected call: its round trips when each is awaited in turn).
 redis_split() { # before after requests
-    awk -v n="$3" 'NR == FNR { c[$1] = $2; next } { d = $2 - c[$1]; if (d > 0) { t += d; s = s sprintf("%s%s=%.2f", s == "" ? "" : ",", $1, d / n) } }
+    awk -v n="$3" 'NR == FNR { c[$1] = $2; next } $1 !~ /^_/ { d = $2 - c[$1]; if (d > 0) { t += d; s = s sprintf("%s%s=%.2f", s == "" ? "" : ",", $1, d / n) } }
         END { printf "%.2f %s\n", t / n, s == "" ? "-" : s }' "$1" "$2"
+}
+# Redis's reads of its sockets, bytes read, and user and system CPU µs, per request.
+redis_io() { # before after requests
+    awk -v n="$3" 'NR == FNR { c[$1] = $2; next } $1 ~ /^_/ { s = s sprintf("%s%s=%.2f", s == "" ? "" : " ", substr($1, 2), ($2 - c[$1]) / n) }
+        END { print s }' "$1" "$2"
+}
+# Redis's own time in each command per request (commandstats usec: executing it, a script's
+# commands inside its EVALSHA's time too; not reading, parsing or answering): "TOTAL cmd=µs,...".
+redis_usec() { # before after requests
+    awk -v n="$3" 'NR == FNR { u[$1] = $3; next } $1 !~ /^_/ { d = $3 - u[$1]; if (d > 0 && $1 != "info") s = s sprintf("%s%s=%.2f", s == "" ? "" : ",", $1, d / n) }
+        END { printf "%s\n", s == "" ? "-" : s }' "$1" "$2"
 }
 RESULTS=$WORK/results.tsv
 printf 'case\tjar\tround\trps\tproxy_us\tupstream_us\tredis_us\tdeferred_us\ttotal_us\trss_mib\tdisk_b\talloc_b\tmax_pause_ms\tfull_gcs\tredis_cmds\tstore_us\n' >"$RESULTS"
@@ -309,6 +331,8 @@ measure() { # case jar round
         redis_stats >"$WORK/redis/stats1"
         cmds=$(redis_split "$WORK/redis/stats0" "$WORK/redis/stats1" "$(field "$res" requests)")
         log "$case $v round $round, Redis commands per request: $cmds"
+        log "$case $v round $round, Redis µs per request in each command: $(redis_usec "$WORK/redis/stats0" "$WORK/redis/stats1" "$(field "$res" requests)")"
+        log "$case $v round $round, Redis per request: $(redis_io "$WORK/redis/stats0" "$WORK/redis/stats1" "$(field "$res" requests)")"
     fi
     [[ -n $REDIS_PID ]] && r1=$(cpu_ticks "$REDIS_PID")
     def=$(deferred_ticks "$pid")
@@ -350,7 +374,7 @@ mkdir -p "$(dirname "$OUT")"
 {
     echo "# Whole-system CPU per request ($(date -u +%Y-%m-%dT%H:%MZ))"
     echo
-    echo "\`$CMDLINE\`${EMBEDDED_SYNC:+ (A: sync $EMBEDDED_SYNC)}${EMBEDDED_SYNC_B:+ (B: sync $EMBEDDED_SYNC_B)}; $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1)); JVM options: $( [[ -f $JVM_OPTIONS ]] && echo "@${JVM_OPTIONS#"$REPO_ROOT"/}" || echo none) ${JVM_EXTRA:+ $JVM_EXTRA} -Xlog:gc${JVM_OPTIONS_B:+ (B: @$(basename "$JVM_OPTIONS_B"))}; ${CONNECTIONS} connections; medians of $ROUNDS interleaved rounds of $DURATION$( (( PRELOAD > 0 )) && echo "; A's embedded and Redis stores preloaded with $PRELOAD completed calls"); load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+    echo "\`$CMDLINE\`${EMBEDDED_SYNC:+ (A: sync $EMBEDDED_SYNC)}${EMBEDDED_SYNC_B:+ (B: sync $EMBEDDED_SYNC_B)}${REDIS_PID:+; redis-server on CPU $REDIS_CPUS}; $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1)); JVM options: $( [[ -f $JVM_OPTIONS ]] && echo "@${JVM_OPTIONS#"$REPO_ROOT"/}" || echo none) ${JVM_EXTRA:+ $JVM_EXTRA} -Xlog:gc${JVM_OPTIONS_B:+ (B: @$(basename "$JVM_OPTIONS_B"))}; ${CONNECTIONS} connections; medians of $ROUNDS interleaved rounds of $DURATION$( (( PRELOAD > 0 )) && echo "; A's embedded and Redis stores preloaded with $PRELOAD completed calls"); load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
     echo
     "$SCRIPT_DIR/cpu-table.py" "$RESULTS"
 } >"$OUT"

@@ -5,8 +5,8 @@
 #   tools/simulate.sh --first S       start at seed S (with --seeds)
 #   tools/simulate.sh --long          1,000,000 schedules, going on past failures (each listed)
 #   tools/simulate.sh --seed S        replay one schedule, its whole trace printed
-#   tools/simulate.sh --plant M[,M]   with mistakes planted (RELEASE_UNKNOWN_OUTCOME,
-#                                     SKIP_FENCING_ON_COMPLETE, ANSWER_TWICE), as a replay asks
+#   tools/simulate.sh --plant M[,M]   with mistakes planted (RELEASE_UNKNOWN_OUTCOME, SKIP_FENCING_ON_COMPLETE,
+#                                     ANSWER_TWICE, EMBEDDED_ANSWER_BEFORE_WRITE), as a replay asks
 # Prints, last, "N schedules, 0 violations", or the first failing seed and the line that replays it.
 # Maven runs offline (-o) unless MVN_FLAGS says otherwise; it compiles proxy-core first.
 set -euo pipefail
@@ -48,7 +48,7 @@ mvn "${flags[@]}" test -Dtest='SimulationTest#everyScheduleHoldsEveryInvariant' 
   -Dsim.progress=true -Dsim.keepGoing="$keep" >"$out" 2>&1
 rc=$?
 set -e
-grep -E '^(known bug|progress:)' "$out" | sort -u || true
+grep -E '^(known bug|progress:|embedded store:)' "$out" | sort -u || true
 if [ $rc -eq 0 ]; then
   grep -E '^[0-9]+ schedules, 0 violations' "$out" | sed -E 's/ \([0-9]+ ms\)$//' | tail -1
   exit 0

@@ -125,13 +125,14 @@ public final class CallRecorder {
 
     /**
      * Ends the receipt of a call whose client left before it was forwarded (its claim, which wrote
-     * the PROCESSING receipt, was released): FAILED, reason {@code client_gone}, no attempts.
+     * the PROCESSING receipt, was released): FAILED, reason {@code client_gone}, no attempts. Tried
+     * again while the store fails, as a settled call's is: else it would read PROCESSING for good.
      */
-    public void abandoned(ProxyCall call, CallIdentity id, Instant createdAt) {
+    public void abandoned(EventLoop loop, ProxyCall call, CallIdentity id, Instant createdAt) {
         if (receipts != null) {
             Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0, createdAt,
                     clock.instant(), call.label()).withDetail(id.taskId(), CallTries.NONE, heads(call, null));
-            write(receipts.putReceipt(r, call.route().idempotency().ttl()), id, "receipt");
+            writes.write(loop, () -> receipts.putReceipt(r, call.route().idempotency().ttl()), id.callId(), "receipt");
         }
     }
 

@@ -118,7 +118,7 @@ final class Claiming {
             poll.cancel(false);
             poll = null;
         }
-        ClaimResult known = services.waiters().settled(plan.record(), true);
+        ClaimResult known = services.waiters().settled(plan.record(), fingerprint, true);
         if (waited && known != null) {
             return answered(known, null, true);
         }
@@ -133,9 +133,9 @@ final class Claiming {
             // once its record holds it; and when this poll's claim took the record from under it
             // (the record vanished, or the owner's lease lapsed), the owner's write will be refused,
             // so this claim keeps that outcome in the record in its place.
-            ClaimResult written = settled != null ? settled : services.waiters().settled(plan.record(), true);
+            ClaimResult written = settled != null ? settled : services.waiters().settled(plan.record(), fingerprint, true);
             ClaimResult known = written != null || !(result instanceof ClaimResult.Claimed) ? written
-                    : services.waiters().settled(plan.record(), false);
+                    : services.waiters().settled(plan.record(), fingerprint, false);
             if (known != null) {
                 if (result instanceof ClaimResult.Claimed) {
                     keep(known);
@@ -203,7 +203,7 @@ final class Claiming {
         if (wake == null) {
             Consumer<ClaimResult> w = ownerOutcome -> door.enter(new CallEvent.OwnerSettled(ownerOutcome));
             waited = true;
-            ClaimResult already = services.waiters().await(plan.record(), w);
+            ClaimResult already = services.waiters().await(plan.record(), fingerprint, w);
             if (already != null) {
                 return answered(already, null, true);  // the owner here settled between the store's answer and now
             }
@@ -267,7 +267,7 @@ final class Claiming {
      * the call waiting and then failing with 409.
      */
     private void releaseOrphanedClaim() {
-        services.recorder().abandoned(call, identity, createdAt);  // the claim wrote it as PROCESSING
+        services.recorder().abandoned(door.loop(), call, identity, createdAt);  // the claim wrote it as PROCESSING
         door.when(services.records().release(plan.record(), owner), (ok, err) -> new CallEvent.Released(err));
     }
 
@@ -283,12 +283,12 @@ final class Claiming {
             services.recorder().writes().write(door.loop(), () -> services.records().release(plan.record(), owner),
                     identity.callId(), "release of its key");
         }
-        services.waiters().wake(plan.record(), null, door.loop());
+        services.waiters().wake(plan.record(), fingerprint, null, door.loop());
     }
 
     private void stopWaiting() {
         if (wake != null) {
-            services.waiters().forget(plan.record(), wake);
+            services.waiters().forget(plan.record(), fingerprint, wake);
             wake = null;
         }
         if (poll != null) {

@@ -20,7 +20,9 @@ import java.util.function.Consumer;
  * once the write is done. A waiter registers for its whole wait; before each poll of the store,
  * and after a poll that found the key free again, it asks for the mark, which stays
  * {@value #MARK_MILLIS} ms after the wake for polls already on their way. Waiters for calls owned
- * by another process only poll the store. This class is thread-safe.
+ * by another process only poll the store. Waiters and owners meet by key and fingerprint: a
+ * duplicate with another payload is never answered from this owner's outcome (its poll hears the
+ * store's refusal). This class is thread-safe.
  */
 public final class InFlightWaiters {
     /** How long a settled outcome stays marked after its waiters were woken. */
@@ -33,15 +35,17 @@ public final class InFlightWaiters {
         boolean written;
     }
 
-    private final ConcurrentHashMap<RecordKey, Waiting> waiting = new ConcurrentHashMap<>();
+    private record Slot(RecordKey key, String fingerprint) {}
+
+    private final ConcurrentHashMap<Slot, Waiting> waiting = new ConcurrentHashMap<>();
 
     /**
      * Registers {@code wake} for the key's outcome; when the owner has settled it already (its
      * record written), returns that outcome instead (and registers nothing).
      */
-    public ClaimResult await(RecordKey key, Consumer<ClaimResult> wake) {
+    public ClaimResult await(RecordKey key, String fingerprint, Consumer<ClaimResult> wake) {
         ClaimResult[] settled = {null};
-        waiting.compute(key, (k, w) -> {
+        waiting.compute(new Slot(key, fingerprint), (k, w) -> {
             Waiting next = w == null ? new Waiting() : w;
             if (next.settled != null && next.written) {
                 settled[0] = next.settled;
@@ -53,8 +57,8 @@ public final class InFlightWaiters {
         return settled[0];
     }
 
-    public void forget(RecordKey key, Consumer<ClaimResult> wake) {
-        waiting.computeIfPresent(key, (k, w) -> {
+    public void forget(RecordKey key, String fingerprint, Consumer<ClaimResult> wake) {
+        waiting.computeIfPresent(new Slot(key, fingerprint), (k, w) -> {
             w.wakes.remove(wake);
             return w.wakes.isEmpty() && w.settled == null ? null : w;
         });
@@ -66,8 +70,8 @@ public final class InFlightWaiters {
      * way (what a claim that took the record from under the owner must keep, as the owner's write
      * will then be refused).
      */
-    public ClaimResult settled(RecordKey key, boolean writtenOnly) {
-        Waiting w = waiting.get(key);
+    public ClaimResult settled(RecordKey key, String fingerprint, boolean writtenOnly) {
+        Waiting w = waiting.get(new Slot(key, fingerprint));
         return w == null || (writtenOnly && !w.written) ? null : w.settled;
     }
 
@@ -76,8 +80,8 @@ public final class InFlightWaiters {
      * {@code outcome} (a {@link ClaimResult.Completed} or {@link ClaimResult.NotRetained}, what a
      * claim would answer once the write is done) when anyone waits for it here.
      */
-    public void settling(RecordKey key, ClaimResult outcome) {
-        waiting.computeIfPresent(key, (k, w) -> {
+    public void settling(RecordKey key, String fingerprint, ClaimResult outcome) {
+        waiting.computeIfPresent(new Slot(key, fingerprint), (k, w) -> {
             w.settled = outcome;
             return w;
         });
@@ -88,10 +92,11 @@ public final class InFlightWaiters {
      * when null, was released or ended in a way the owner cannot vouch for, and the mark goes:
      * the waiters claim again. A mark stays {@value #MARK_MILLIS} ms, removed on {@code timer}.
      */
-    public void wake(RecordKey key, ClaimResult outcome, ScheduledExecutorService timer) {
+    public void wake(RecordKey key, String fingerprint, ClaimResult outcome, ScheduledExecutorService timer) {
         List<Consumer<ClaimResult>> woken = new ArrayList<>(2);
         boolean[] marked = {false};
-        waiting.computeIfPresent(key, (k, w) -> {
+        Slot slot = new Slot(key, fingerprint);
+        waiting.computeIfPresent(slot, (k, w) -> {
             woken.addAll(w.wakes);
             w.wakes.clear();
             if (outcome == null || w.settled == null) {
@@ -103,7 +108,7 @@ public final class InFlightWaiters {
         });
         woken.forEach(wake -> wake.accept(outcome));
         if (marked[0]) {
-            timer.schedule(() -> waiting.computeIfPresent(key, (k, w) -> {
+            timer.schedule(() -> waiting.computeIfPresent(slot, (k, w) -> {
                 w.settled = null;
                 w.written = false;
                 return w.wakes.isEmpty() ? null : w;

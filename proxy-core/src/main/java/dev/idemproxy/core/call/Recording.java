@@ -98,7 +98,8 @@ final class Recording {
         outcome = !keep ? null : s.response() == null ? new ClaimResult.NotRetained(claim.callId(), s.finalStatus(), s.attempts())
                 : new ClaimResult.Completed(s.response(), claim.callId(), s.attempts());
         if (outcome != null) {
-            services.waiters().settling(key, outcome);  // before the write: a waiter's poll may see the record gone after it
+            // before the write: a waiter's poll may see the record gone after it
+            services.waiters().settling(key, claim.fingerprint(), outcome);
         }
         Duration kept = retention();
         services.recorder().writes().record(door, () -> write(s, keep, kept), claim.callId());
@@ -123,7 +124,7 @@ final class Recording {
                 door.when(records().get(key), (found, err) -> new CallEvent.RecordFound(err == null ? found.orElse(null) : null, err));
             }
         }
-        services.waiters().wake(key, written ? outcome : null, door.loop());
+        services.waiters().wake(key, claim.fingerprint(), written ? outcome : null, door.loop());
     }
 
     /**

@@ -297,8 +297,24 @@ public final class StoreCodec {
         private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
         private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
-        private byte[] buf = new byte[256];
+        /** The largest buffer kept for the next value ({@link #trim}). */
+        static final int KEPT = 64 * 1024;
+        private static final int INITIAL = 1024;
+
+        private byte[] buf = new byte[INITIAL];
         private int size;
+
+        void reset() {
+            size = 0;
+        }
+
+        /** Drops a buffer grown past {@link #KEPT}, so that one large value does not stay on the thread. */
+        void trim() {
+            if (buf.length > KEPT) {
+                buf = new byte[INITIAL];
+            }
+            size = 0;
+        }
 
         private void ensure(int more) {
             if (size + more > buf.length) {
@@ -361,11 +377,24 @@ public final class StoreCodec {
         T read(ByteBuffer in) throws IOException;
     }
 
+    /**
+     * Encodes into this thread's scratch buffer and copies out the result: a protected call on
+     * Redis encodes two receipts and a response on its event loop, and a fresh buffer grew by
+     * copying (256, 512, 1,024 bytes) before the final copy. A buffer grown past
+     * {@link Out#KEPT} (a large response) is not kept.
+     */
     private static byte[] write(Writer w) {
-        Out out = new Out();
-        w.write(out);
-        return out.toByteArray();
+        Out out = SCRATCH.get();
+        out.reset();
+        try {
+            w.write(out);
+            return out.toByteArray();
+        } finally {
+            out.trim();
+        }
     }
+
+    private static final ThreadLocal<Out> SCRATCH = ThreadLocal.withInitial(Out::new);
 
     private static <T> T read(byte[] bytes, Reader<T> r) {
         return read(ByteBuffer.wrap(bytes), r);

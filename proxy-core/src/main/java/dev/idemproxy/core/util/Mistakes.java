@@ -6,7 +6,7 @@ import java.util.Set;
 /**
  * Mistakes planted on purpose, for the deterministic simulation to prove that it finds them
  * (docs/testing.md): a set injected where the engine is built ({@code CallServices}, the memory
- * store), empty in production ({@link #NONE}), read at one line each where the mistake would be
+ * store, the embedded store's seams), empty in production ({@link #NONE}), read at one line each where the mistake would be
  * made. This class is immutable.
  */
 public final class Mistakes {
@@ -17,7 +17,12 @@ public final class Mistakes {
         /** The memory store completes a record whatever its owner token (no fencing on completion). */
         SKIP_FENCING_ON_COMPLETE,
         /** A call the claim refused (409, 422, 503) gets its refusal written twice. */
-        ANSWER_TWICE
+        ANSWER_TWICE,
+        /**
+         * The embedded store answers a batch of operations before their frames are written to the
+         * log (the write follows in a task of its own): a crash in between loses acknowledged writes.
+         */
+        EMBEDDED_ANSWER_BEFORE_WRITE
     }
 
     public static final Mistakes NONE = new Mistakes(EnumSet.noneOf(Mistake.class));

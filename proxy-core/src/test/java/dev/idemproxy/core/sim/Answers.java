@@ -54,9 +54,11 @@ final class Answers {
             return;
         }
         Claims.Claim claim = w.claims.claimOf(callId);
-        IdempotencyRecord rec = claim == null ? null : w.shared.records().get(claim.key).toCompletableFuture().join().orElse(null);
-        if (rec == null && w.claims.storedBy(callId) != null) {
-            // stored, and expired since (a derived key's window, 10 minutes, can end before a long run does)
+        IdempotencyRecord rec = claim == null ? null : w.read(w.shared.records().get(claim.key)).orElse(null);
+        boolean lost = w.embedded != null && w.embedded.completionLost(callId);
+        if ((rec == null || lost) && w.claims.storedBy(callId) != null) {
+            // stored, and expired since (a derived key's window, 10 minutes, can end before a long run does),
+            // or lost since at a power loss the sync mode allowed to lose it (the embedded store's interval)
             dev.idemproxy.core.store.StoredResponse was = w.claims.storedBy(callId);
             rec = new IdempotencyRecord(IdempotencyRecord.State.COMPLETED, "-", callId, "-", java.time.Instant.EPOCH,
                     java.time.Instant.EPOCH, java.time.Instant.EPOCH, java.time.Instant.EPOCH, 0, was.status(), was);

@@ -29,13 +29,24 @@ final class Claims {
         /** The last end issued was answered to the engine (not failed before its write, nor its answer lost). */
         boolean lastEndAnswered;
         final List<End> ends = new ArrayList<>(2);
+        /** When the store applied the claim (simulated nanoseconds). */
+        final long atNanos;
+        /** Where the embedded store's log ended when the claim, and its last end answered, were answered (-1: not, or not that store). */
+        long claimMark = -1;
+        long endMark = -1;
+        /** The last end answered to the engine, as the store applied it (REFUSED: not applied), or null. */
+        End answeredEnd;
+        /** What this claim's completion stored, or null; and the call it named (its own, or the owner's outcome a waiter kept). */
+        dev.idemproxy.core.store.StoredResponse storedResponse;
+        String storedCallId;
 
-        Claim(String owner, String callId, RecordKey key, int proxy, boolean takeover) {
+        Claim(String owner, String callId, RecordKey key, int proxy, boolean takeover, long atNanos) {
             this.owner = owner;
             this.callId = callId;
             this.key = key;
             this.proxy = proxy;
             this.takeover = takeover;
+            this.atNanos = atNanos;
         }
 
         long successfulEnds() {
@@ -56,8 +67,13 @@ final class Claims {
     /** What each call's completion stored, by call id (the record itself may expire before the run ends). */
     private final Map<String, dev.idemproxy.core.store.StoredResponse> stored = new HashMap<>();
 
-    void stored(String callId, dev.idemproxy.core.store.StoredResponse response) {
+    void stored(String owner, String callId, dev.idemproxy.core.store.StoredResponse response) {
         stored.put(callId, response);
+        Claim c = byOwner.get(owner);
+        if (c != null) {
+            c.storedResponse = response;
+            c.storedCallId = callId;
+        }
     }
 
     /** What the completion of {@code callId} stored, or null. */
@@ -65,15 +81,17 @@ final class Claims {
         return stored.get(callId);
     }
 
-    void claimed(String owner, String callId, RecordKey key, int proxy, boolean takeover) {
-        Claim c = new Claim(owner, callId, key, proxy, takeover);
+    void claimed(String owner, String callId, RecordKey key, int proxy, boolean takeover, long atNanos) {
+        Claim c = new Claim(owner, callId, key, proxy, takeover, atNanos);
         byOwner.put(owner, c);
     }
 
-    void answered(String owner) {
+    /** The engine was told it holds the claim; {@code mark} where the embedded store's log ended then (-1: another store). */
+    void answered(String owner, long mark) {
         Claim c = byOwner.get(owner);
         if (c != null) {
             c.answered = true;
+            c.claimMark = mark;
             byCall.put(c.callId, c);
         }
     }
@@ -117,11 +135,13 @@ final class Claims {
         return false;
     }
 
-    /** The last end {@code owner} issued reached the engine with an answer. */
-    void endAnswered(String owner) {
+    /** The last end {@code owner} issued reached the engine with an answer ({@code done}: applied); {@code mark} as for a claim. */
+    void endAnswered(String owner, End end, boolean done, long mark) {
         Claim c = byOwner.get(owner);
         if (c != null) {
             c.lastEndAnswered = true;
+            c.answeredEnd = done ? end : End.REFUSED;
+            c.endMark = mark;
         }
     }
 

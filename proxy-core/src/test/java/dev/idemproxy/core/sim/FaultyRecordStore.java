@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -23,7 +24,9 @@ import java.util.function.Supplier;
  * failures before the write ({@link StoreUnavailableException}), answers lost after the write
  * committed ({@link ClaimAnswerLostException} for a claim, a failed stage for an end), failed
  * renewals. It notes every claim and end in {@link Claims}, reading the record just before an end
- * is applied, so that an end the fencing should have refused is caught. A lost claim's release
+ * is applied, so that an end the fencing should have refused is caught, and, for the embedded
+ * store, where its log ended when each claim and end was answered (the crash invariants ask
+ * whether a power loss kept it). A lost claim's release
  * ({@link #releaseLostClaim}) goes down the same wire, without faults. Not thread-safe.
  */
 final class FaultyRecordStore extends ForwardingRecordStore {
@@ -34,16 +37,21 @@ final class FaultyRecordStore extends ForwardingRecordStore {
     private final Claims claims;
     private final int proxy;
     private final Trace trace;
+    private final SimTime time;
+    /** Where the log ended when a write was answered (the embedded store's), or -1. */
+    private final LongSupplier acked;
 
     FaultyRecordStore(RecordStore delegate, StoreWire wire, StoreFaults faults, SplittableRandom random, Claims claims, int proxy,
-            Trace trace) {
+            World w, LongSupplier acked) {
         this.delegate = delegate;
         this.wire = wire;
         this.faults = faults;
         this.random = random;
         this.claims = claims;
         this.proxy = proxy;
-        this.trace = trace;
+        this.trace = w.trace;
+        this.time = w.time;
+        this.acked = acked;
     }
 
     @Override
@@ -66,28 +74,31 @@ final class FaultyRecordStore extends ForwardingRecordStore {
             if (f == Fault.BEFORE) {
                 return CompletableFuture.failedFuture(new StoreUnavailableException("simulated: the claim failed"));
             }
-            CompletionStage<ClaimResult> done = delegate.claim(key, fingerprint, owner, lease, ctx);
-            ClaimResult r = done.toCompletableFuture().join();
-            if (r instanceof ClaimResult.Claimed) {
-                claims.claimed(owner, ctx.callId(), key, proxy, ((ClaimResult.Claimed) r).takeover());
-            }
-            if (trace.verbose()) {
-                trace.note("  claim of " + ctx.callId() + " answered " + r + (f == Fault.NONE ? "" : " (lost: " + f + ")"));
-            }
-            if (f == Fault.LOST_AFTER && r instanceof ClaimResult.Claimed c && c.takeover()) {
-                // ClaimAnswerLostException's contract: only a fresh claim can be written unanswered that way
-                // (Redis: SET NX); a takeover's lost answer is a plain outage (its Lua script's reply lost)
-                return CompletableFuture.failedFuture(new StoreUnavailableException("simulated: the takeover's answer was lost"));
-            }
-            if (f == Fault.LOST_AFTER) {
-                return CompletableFuture.failedFuture(new ClaimAnswerLostException("simulated: the claim's answer was lost",
-                        null, lease.plus(ctx.retention())));
-            }
-            if (r instanceof ClaimResult.Claimed) {
-                claims.answered(owner);
-            }
-            return done;
+            return delegate.claim(key, fingerprint, owner, lease, ctx).thenCompose(r -> claimed(r, f, key, owner, lease, ctx));
         });
+    }
+
+    /** The store applied a claim (a store of its own answers it later: the embedded store, after its write). */
+    private CompletionStage<ClaimResult> claimed(ClaimResult r, Fault f, RecordKey key, String owner, Duration lease, ClaimContext ctx) {
+        if (r instanceof ClaimResult.Claimed) {
+            claims.claimed(owner, ctx.callId(), key, proxy, ((ClaimResult.Claimed) r).takeover(), time.nanos());
+        }
+        if (trace.verbose()) {
+            trace.note("  claim of " + ctx.callId() + " answered " + r + (f == Fault.NONE ? "" : " (lost: " + f + ")"));
+        }
+        if (f == Fault.LOST_AFTER && r instanceof ClaimResult.Claimed c && c.takeover()) {
+            // ClaimAnswerLostException's contract: only a fresh claim can be written unanswered that way
+            // (Redis: SET NX); a takeover's lost answer is a plain outage (its Lua script's reply lost)
+            return CompletableFuture.failedFuture(new StoreUnavailableException("simulated: the takeover's answer was lost"));
+        }
+        if (f == Fault.LOST_AFTER) {
+            return CompletableFuture.failedFuture(new ClaimAnswerLostException("simulated: the claim's answer was lost",
+                    null, lease.plus(ctx.retention())));
+        }
+        if (r instanceof ClaimResult.Claimed) {
+            claims.answered(owner, acked.getAsLong());
+        }
+        return CompletableFuture.completedFuture(r);
     }
 
     @Override
@@ -106,7 +117,7 @@ final class FaultyRecordStore extends ForwardingRecordStore {
         return end(key, claim.owner(), Claims.End.STORED, () -> delegate.complete(key, claim, response, attempts, ttl, receipt)
                 .thenApply(done -> {
                     if (done) {
-                        claims.stored(claim.callId(), response);
+                        claims.stored(claim.owner(), claim.callId(), response);
                     }
                     return done;
                 }));
@@ -122,6 +133,10 @@ final class FaultyRecordStore extends ForwardingRecordStore {
         return end(key, owner, Claims.End.RELEASED, () -> delegate.release(key, owner));
     }
 
+    /**
+     * An end, with the record as it was just before it applied: read just before it (a store of its
+     * own runs the read and the end one after the other, in the order given).
+     */
     private CompletionStage<Boolean> end(RecordKey key, String owner, Claims.End end, Supplier<CompletionStage<Boolean>> op) {
         Fault f = fault();
         claims.endIssued(owner, end);
@@ -130,18 +145,22 @@ final class FaultyRecordStore extends ForwardingRecordStore {
             if (f == Fault.BEFORE) {
                 return CompletableFuture.failedFuture(new StoreUnavailableException("simulated: the write failed"));
             }
-            IdempotencyRecord before = delegate.get(key).toCompletableFuture().join().orElse(null);
-            CompletionStage<Boolean> done = op.get();
-            claims.ended(owner, end, before, done.toCompletableFuture().join());
-            if (trace.verbose()) {
-                trace.note("  " + end + " by " + owner + " over " + (before == null ? "nothing" : before.state() + " of " + before.owner())
-                        + ": " + done.toCompletableFuture().join());
-            }
-            if (f == Fault.LOST_AFTER) {
-                return CompletableFuture.failedFuture(new StoreUnavailableException("simulated: the write's answer was lost"));
-            }
-            claims.endAnswered(owner);
-            return done;
+            CompletionStage<Optional<IdempotencyRecord>> read = delegate.get(key);
+            return read.thenCombine(op.get(), (found, done) -> {
+                IdempotencyRecord before = found.orElse(null);
+                claims.ended(owner, end, before, done);
+                if (trace.verbose()) {
+                    trace.note("  " + end + " by " + owner + " over " + (before == null ? "nothing" : before.state() + " of "
+                            + before.owner()) + ": " + done);
+                }
+                return done;
+            }).thenCompose(done -> {
+                if (f == Fault.LOST_AFTER) {
+                    return CompletableFuture.failedFuture(new StoreUnavailableException("simulated: the write's answer was lost"));
+                }
+                claims.endAnswered(owner, end, done, acked.getAsLong());
+                return CompletableFuture.completedFuture(done);
+            });
         });
     }
 

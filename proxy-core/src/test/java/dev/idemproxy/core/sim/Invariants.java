@@ -11,7 +11,8 @@ import java.util.Set;
  * What must hold after every run (docs/testing.md, "The deterministic simulation", lists them
  * with their exact definitions): nothing executed twice unless a retry was allowed; every claim
  * ended once; every request answered once; every replay equal to its stored outcome; receipts
- * agreeing with outcomes; budgets never spent below zero; no leaked buffer; no engine task that
+ * and dead letters agreeing with outcomes (or their writes given up after every try); an embedded
+ * store reopened after a crash replaying every answered call ({@link ReopenCheck}); budgets never spent below zero; no leaked buffer; no engine task that
  * threw. Writes after close and fencing are judged as they happen ({@link SimChannel},
  * {@link Claims}). Stateless.
  */
@@ -28,6 +29,10 @@ final class Invariants {
         claimsEnded(w);
         Answers.check(w);
         receipts(w);
+        deadLetters(w);
+        if (w.embedded != null) {
+            w.embedded.checkAfterRun();
+        }
         budgets(w);
         if (!w.anyCrash()) {
             List<String> leaks = w.alloc.leaks();
@@ -43,7 +48,7 @@ final class Invariants {
      * tools/list was seen), or the earlier call's receipt answered NOT_FOUND before, or either
      * execution was of a call forwarded without a claim (pass-through: the store did not answer
      * under onUnavailable: passthrough, or the call is not protected), or the intent's window had
-     * passed.
+     * passed, or a power loss took either call's claim (the embedded store under {@code interval}).
      */
     private static void executedAtMostOnce(World w) {
         for (Map.Entry<String, List<Ledger.Execution>> e : w.ledger.byIntent().entrySet()) {
@@ -59,7 +64,8 @@ final class Invariants {
                 Ledger.Execution now = l.get(i);
                 boolean allowed = harmless(w, now) || unprotected(w, before) || unprotected(w, now)
                         || w.ledger.notFoundBefore(before.callId(), now.atMillis()) || w.ledger.notFoundBefore(now.callId(), now.atMillis())
-                        || now.atMillis() - l.get(0).atMillis() > WINDOW_MILLIS;
+                        || now.atMillis() - l.get(0).atMillis() > WINDOW_MILLIS
+                        || (w.embedded != null && w.embedded.claimLost(before, now));
                 if (!allowed && before.callId() != null && KnownBugs.outcomeBeforeWrite(w, before.callId())) {
                     w.knownBug(KnownBugs.OUTCOME_BEFORE_WRITE, "executed twice: " + e.getKey() + ": " + before + " then " + now);
                 } else if (!allowed) {
@@ -102,11 +108,11 @@ final class Invariants {
      * takeover too; it is caught by the replay it answers: KnownBugs.OUTCOME_BEFORE_WRITE.)
      */
     private static boolean absent(World w, Claims.Claim c) {
-        return w.shared.records().get(c.key).toCompletableFuture().join().isEmpty();
+        return w.read(w.shared.records().get(c.key)).isEmpty();
     }
 
     private static boolean heldBy(World w, Claims.Claim c) {
-        IdempotencyRecord r = w.shared.records().get(c.key).toCompletableFuture().join().orElse(null);
+        IdempotencyRecord r = w.read(w.shared.records().get(c.key)).orElse(null);
         return r != null && r.state() == IdempotencyRecord.State.IN_FLIGHT && r.owner().equals(c.owner);
     }
 
@@ -121,21 +127,46 @@ final class Invariants {
             if (!c.answered || w.crashed(c.proxy) || c.ends.isEmpty()) {
                 continue;
             }
-            Receipt r = w.shared.receipts().receipt(c.callId).toCompletableFuture().join().orElse(null);
+            Receipt r = w.read(w.shared.receipts().receipt(c.callId)).orElse(null);
             if (r == null || r.status().equals("PROCESSING")) {
-                w.violation("the receipt of an ended call is " + (r == null ? "missing" : "PROCESSING") + ": " + c);
+                WriteLedger.Writes tries = w.writes.of(WriteLedger.Kind.RECEIPT, c.callId);
+                if (tries == null || !tries.gaveUp()) {
+                    w.violation("the receipt of an ended call is " + (r == null ? "missing" : "PROCESSING") + ": " + c
+                            + (tries == null ? "" : "; its receipt writes: " + tries));
+                }
                 continue;
             }
             int s = r.httpStatus();
             if (r.status().equals("SUCCESS") && (s >= 500 || s == 408 || s == 409 || s == 425 || s == 429)) {
                 w.violation("a SUCCESS receipt with status " + s + ": " + c);
             }
-            IdempotencyRecord rec = w.shared.records().get(c.key).toCompletableFuture().join().orElse(null);
+            IdempotencyRecord rec = w.read(w.shared.records().get(c.key)).orElse(null);
             if (c.key.route().equals(SimRoutes.ORDERS) && c.ends.contains(Claims.End.STORED) && rec != null && rec.callId().equals(c.callId)
                     && rec.state() != IdempotencyRecord.State.IN_FLIGHT && rec.status() != s) {
                 w.violation("the receipt says " + s + " but the record " + rec.status() + ": " + c);
             }
         }
+    }
+
+    /**
+     * Every dead letter the engine set out to write is in the store, unless the store failed every
+     * try of it (the engine gave up, as {@code StoreWrites} documents); and a call with a dead letter
+     * never has a SUCCESS receipt.
+     */
+    private static void deadLetters(World w) {
+        w.writes.deadLetters().forEach((callId, tries) -> {
+            if (tries.gaveUp() || w.crashed(tries.proxy)) {
+                return;
+            }
+            if (!tries.written || w.read(w.shared.deadLetters().deadLetter(tries.entryId)).isEmpty()) {
+                w.violation("the dead letter of call " + callId + " is not in the store: its writes " + tries);
+                return;
+            }
+            Receipt r = w.read(w.shared.receipts().receipt(callId)).orElse(null);
+            if (r != null && r.status().equals("SUCCESS")) {
+                w.violation("call " + callId + " has a dead letter and a SUCCESS receipt");
+            }
+        });
     }
 
     /** X-Retry-Budget-Remaining is never negative; a task never retried more than its budget while its counter answered. */
@@ -150,7 +181,8 @@ final class Invariants {
                 }
             }
         }
-        if (w.faults.failTask() == 0) {
+        // a power loss under the embedded store's interval sync may take the last second's charges
+        if (w.faults.failTask() == 0 && (w.embedded == null || !w.embedded.lostUnforced())) {
             w.ledger.retriesByTask().forEach((task, n) -> {
                 if (n > w.tasks.maxRetries()) {
                     w.violation("task " + task + " made " + n + " retries, its budget is " + w.tasks.maxRetries());

@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Runs a {@link World}: at each step it gathers what could happen now — a loop's next task, a
  * delivery to a channel (bytes or the peer's close), the upstream reading what reached it, the
- * head of a proxy's store connection, a world event that is due — and the run's random picks one.
+ * head of a proxy's store connection, the embedded store's next task, a world event that is due —
+ * and the run's random picks one.
  * When nothing can happen, time jumps to the next timer, store answer or world event. The run
  * ends when every agent is done and nothing is left in flight, or at the step or time cap (a
  * violation: the run did not settle). Then every connection is closed and the loops drained.
@@ -79,6 +80,13 @@ final class Scheduler {
                 ready.add(s);
             }
         }
+        if (w.embedded != null) {
+            for (SimStoreExecutor e : w.embedded.executors()) {
+                if (e.ready()) {
+                    ready.add(e);
+                }
+            }
+        }
         if (w.eventDue()) {
             ready.add(w);
         }
@@ -95,6 +103,8 @@ final class Scheduler {
             wire.applyHead();
         } else if (o instanceof UpstreamServer s) {
             s.read();
+        } else if (o instanceof SimStoreExecutor e) {
+            e.runOne();
         } else {
             w.runDueEvent();
         }
@@ -111,15 +121,16 @@ final class Scheduler {
                 return false;
             }
         }
-        if (!w.noEvents()) {
+        if (!w.noEvents() || (w.embedded != null && !w.embedded.idle())) {
             return false;
         }
-        // A call's end the store failed is tried again on the loop (StoreRetries.WRITES: about ten
-        // minutes in all) after its client was answered: the run goes on for it, that long at most.
+        // A call's end, receipt or dead letter the store failed is tried again on the loop
+        // (StoreRetries.WRITES: about ten minutes in all) after its client was answered: the run
+        // goes on for it, that long at most.
         if (quietSince < 0) {
             quietSince = w.time.nanos();
         }
-        return !w.claims.endPending(w::crashed) || w.time.nanos() - quietSince > GRACE_NANOS;
+        return !(w.claims.endPending(w::crashed) || w.writes.pending(w::crashed)) || w.time.nanos() - quietSince > GRACE_NANOS;
     }
 
     private long nextTime() {
@@ -129,6 +140,11 @@ final class Scheduler {
                 next = min(next, l.nextTimer());
             }
             next = min(next, p.wire.nextReady());
+        }
+        if (w.embedded != null) {
+            for (SimStoreExecutor e : w.embedded.executors()) {
+                next = min(next, e.nextTime());
+            }
         }
         return min(next, w.nextEvent());
     }

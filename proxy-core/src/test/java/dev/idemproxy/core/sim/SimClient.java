@@ -103,6 +103,19 @@ final class SimClient {
         this.retries = random.nextInt(3);
     }
 
+    private SimClient(World world, SplittableRandom random, List<Intent> plan, long timeoutNanos, int retries) {
+        this.world = world;
+        this.random = random;
+        this.plan = plan;
+        this.timeoutNanos = timeoutNanos;
+        this.retries = retries;
+    }
+
+    /** A client that waits for every answer and never sends an intent twice (the checks' own). */
+    static SimClient patient(World world, SplittableRandom random, List<Intent> plan) {
+        return new SimClient(world, random, plan, 0, 0);
+    }
+
     List<Sent> sent() {
         return all;
     }
@@ -137,6 +150,18 @@ final class SimClient {
             return;
         }
         Intent intent = plan.get(next);
+        if (world.down()) {  // the proxy's process is starting again: the connection is refused, the try lost
+            world.trace.step("clientRefused", 0, tries, intent.toString());
+            world.at(100_000_000L, "clientRefused", () -> {
+                if (tries < retries) {
+                    send(tries + 1);
+                } else {
+                    next++;
+                    send(0);
+                }
+            });
+            return;
+        }
         if (conn == null || conn.closed || world.crashed(conn.proxy) || random.nextInt(4) == 0) {
             hangUp();
             int proxy = world.liveProxy(random);

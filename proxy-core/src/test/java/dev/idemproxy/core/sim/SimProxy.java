@@ -26,13 +26,15 @@ import io.netty.util.concurrent.ImmediateEventExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.LongSupplier;
 
 /**
  * One simulated proxy process: the real engine ({@link CallServices}, the client pipeline from
  * {@link ProxyChannelInitializer}, a {@link ServerState} with the run's routes) on one or two
  * {@link SimLoop}s, its own connection to the shared store ({@link StoreWire}, with the run's
- * faults), and the simulated upstream. A crash freezes its loops: nothing of it runs again,
- * though what it sent the store may still land. Not thread-safe.
+ * faults; the embedded store is in its process, so the way there has none), and the simulated
+ * upstream. A crash freezes its loops: nothing of it runs again, though what it sent a shared
+ * store may still land. Not thread-safe.
  */
 final class SimProxy {
     final int index;
@@ -44,8 +46,9 @@ final class SimProxy {
     private int nextLoop;
     private boolean crashed;
 
+    /** @param acked where the embedded store's log ends as it answers a claim or an end (-1: another store) */
     SimProxy(int index, World w, RouteTable routes, Stores shared, StoreFaults faults, TaskPolicy tasks,
-            StorePolicy.OnUnavailable onUnavailable, ProxyMetrics metrics, Mistakes mistakes) {
+            StorePolicy.OnUnavailable onUnavailable, ProxyMetrics metrics, Mistakes mistakes, LongSupplier acked) {
         this.index = index;
         SplittableRandom r = w.random.split();
         int n = 1 + r.nextInt(2);
@@ -53,8 +56,8 @@ final class SimProxy {
             loops.add(new SimLoop("p" + index + "l" + i, w.time.netty(), w.trace));
         }
         this.wire = new StoreWire("p" + index, w.time, w.trace);
-        FaultyRecordStore records = new FaultyRecordStore(shared.records(), wire, faults, r.split(), w.claims, index, w.trace);
-        Stores stores = SlowStores.wrap(shared, records, wire, faults, r.split());
+        FaultyRecordStore records = new FaultyRecordStore(shared.records(), wire, faults, r.split(), w.claims, index, w, acked);
+        Stores stores = SlowStores.wrap(w, index, shared, records, wire, faults, r.split());
         state.routes(routes);
         TaskBudgets budgets = TaskBudgets.stored(new TaskBudget(tasks, w.time), stores.taskBudgets());
         SplittableRandom engine = r.split();

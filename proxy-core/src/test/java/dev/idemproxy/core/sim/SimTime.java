@@ -32,6 +32,11 @@ final class SimTime extends Clock implements Ticker {
         }
     }
 
+    /** Simulated nanoseconds since the run began. */
+    long sinceStart() {
+        return ticker.nanoTime() - start;
+    }
+
     /** Simulated milliseconds since the run began. */
     long elapsedMillis() {
         return (ticker.nanoTime() - start) / 1_000_000L;

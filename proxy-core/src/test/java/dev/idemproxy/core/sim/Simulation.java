@@ -36,6 +36,7 @@ final class Simulation {
     /** Go on past failing seeds, each noted (a long run's census); else stop at the first. */
     private final boolean keepGoing = Boolean.getBoolean("sim.keepGoing");
     private final ProxyMetrics metrics = new ProxyMetrics(new SimpleMeterRegistry());
+    private java.nio.file.Path storeDirectory;
 
     Simulation(Mistakes mistakes) {
         this.mistakes = mistakes;
@@ -51,16 +52,41 @@ final class Simulation {
         } else {
             retries.setLevel(Level.DEBUG);
         }
+        World w = null;
         try {
-            World w = new World(seed, verbose, mistakes, metrics);
+            w = new World(seed, verbose, mistakes, metrics, storeDirectory());
             new Scheduler(w).run();
-            Invariants.check(w);
+            try {
+                Invariants.check(w);
+            } catch (RuntimeException e) {  // a store the checks could not read (one that never opened again)
+                w.violation("the invariants could not be checked: " + e);
+            }
             return new Result(seed, w.trace.digest(), w.trace.steps(), List.copyOf(w.violations), java.util.Map.copyOf(w.knownBugs),
                     w.trace.lines());
         } finally {
+            if (w != null && w.embedded != null) {
+                w.embedded.close();
+            }
             root.setLevel(was);
             retries.setLevel(retriesWas);
         }
+    }
+
+    /**
+     * Where the embedded store of each run takes its lock file (its log is in memory): one folder
+     * for this simulation, made at its first run on that store, deleted when the JVM exits.
+     */
+    private java.nio.file.Path storeDirectory() {
+        if (storeDirectory == null) {
+            try {
+                storeDirectory = java.nio.file.Files.createTempDirectory("idemproxy-sim");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            storeDirectory.toFile().deleteOnExit();
+            storeDirectory.resolve("idemproxy.lock").toFile().deleteOnExit();
+        }
+        return storeDirectory;
     }
 
     /** Runs {@code count} seeds from {@code first}, stopping at the first that breaks an invariant. */

@@ -20,6 +20,7 @@ class SimulationTest {
     void everyScheduleHoldsEveryInvariant() {
         Mistakes planted = planted();
         Simulation.Summary s = new Simulation(planted).run(FIRST, SEEDS);
+        System.out.println(embeddedShare(FIRST, s.schedules()));
         System.out.println(report(s, planted));
         assertThat(s.failed()).as(report(s, planted)).isNull();
     }
@@ -27,12 +28,17 @@ class SimulationTest {
     /**
      * The real bugs of today's engine the simulation found (KnownBugs) still show at the seeds
      * that found them; once the rewrite fixes one, its seed stops showing it and this test says so:
-     * then drop it from KnownBugs (its runs are judged by the invariants again).
+     * then drop it from KnownBugs (its runs are judged by the invariants again). Seed 359: the
+     * final receipt of a call whose client left before it was forwarded was written once, and a
+     * store failure left it PROCESSING for good (now tried again, as a settled call's). Seed 7148:
+     * the embedded store reopened on a last frame without its padding wrote every later frame off
+     * its position (recovery pads it now). Seed 49192: a waiter was answered from the outcome of a
+     * call sent with another body under its key (waiters now meet owners by key and fingerprint).
      */
     @Test
     void fixedBugsStayFixedAndTheTakeoverChainStillReproduces() {
         Simulation sim = new Simulation(Mistakes.NONE);
-        for (long fixed : new long[] {59, 2834, 8449}) {
+        for (long fixed : new long[] {59, 2834, 8449, 359, 7148, 49192}) {
             Simulation.Result r = sim.runOne(fixed, false);
             assertThat(r.violations()).as("seed %d", fixed).isEmpty();
             assertThat(r.knownBugs()).as("seed %d", fixed).isEmpty();
@@ -51,6 +57,18 @@ class SimulationTest {
                 + r.violations().size() + " violation(s)");
         r.violations().forEach(v -> System.out.println("VIOLATION " + v));
         assertThat(r.violations()).isEmpty();
+    }
+
+    /** How many of the schedules from {@code first} ran on the embedded store, and how many of those crashed its process. */
+    static String embeddedShare(long first, long count) {
+        long embedded = 0;
+        long crashed = 0;
+        for (long seed = first; seed < first + count; seed++) {
+            StorePlan p = StorePlan.draw(seed);
+            embedded += p.embedded() ? 1 : 0;
+            crashed += p.embedded() && p.crash() != null ? 1 : 0;
+        }
+        return "embedded store: " + embedded + " of the schedules, " + crashed + " of them with a crash and a reopen";
     }
 
     /** {@code -Dsim.plant=A,B}: the mistakes planted for a replay. */

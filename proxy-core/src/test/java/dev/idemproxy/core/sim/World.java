@@ -9,6 +9,7 @@ import dev.idemproxy.core.store.Stores;
 import dev.idemproxy.core.store.memory.MemoryStore;
 import dev.idemproxy.core.util.Mistakes;
 import io.netty.channel.ChannelId;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,10 +17,11 @@ import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
 /**
- * One run of the simulation, everything drawn from its seed: the routes, one or two proxies
- * sharing one memory store (each through its own faulty connection), the simulated upstream, the
- * agents and their intents, and whether a proxy crashes. The {@link Scheduler} runs it; the
- * {@link Invariants} judge it. Not thread-safe: one simulation thread.
+ * One run of the simulation, everything drawn from its seed: the routes, the store
+ * ({@link StorePlan}: one or two proxies sharing one memory store, each through its own faulty
+ * connection, or one proxy process with the embedded store in it, {@link EmbeddedRun}), the
+ * simulated upstream, the agents and their intents, and whether a proxy crashes. The
+ * {@link Scheduler} runs it; the {@link Invariants} judge it. Not thread-safe: one simulation thread.
  */
 final class World {
     /** A world event due at a time: a delayed answer, a connect, a client's timeout. */
@@ -33,7 +35,14 @@ final class World {
     final Claims claims = new Claims();
     final TrackingAllocator alloc = new TrackingAllocator();
     final RouteTable routes;
-    final Stores shared;
+    final StorePlan plan;
+    /** The store's own draws (write faults), apart from the schedule's stream. */
+    final SplittableRandom side;
+    /** The store every proxy uses now (the embedded store's: the one opened last). */
+    Stores shared;
+    /** The run on the embedded store, or null (the memory store). */
+    final EmbeddedRun embedded;
+    final WriteLedger writes = new WriteLedger();
     final TaskPolicy tasks;
     final StorePolicy.OnUnavailable onUnavailable;
     final SimUpstream upstream;
@@ -48,23 +57,33 @@ final class World {
     private int rpcIds;
     final StoreFaults faults;
 
-    World(long seed, boolean verbose, Mistakes mistakes, ProxyMetrics metrics) {
+    private final ProxyMetrics metrics;
+    private final Mistakes mistakes;
+
+    /** @param storeDirectory where an embedded store takes its lock file (its log is in memory) */
+    World(long seed, boolean verbose, Mistakes mistakes, ProxyMetrics metrics, Path storeDirectory) {
         this.seed = seed;
         this.random = new SplittableRandom(seed);
+        this.plan = StorePlan.draw(seed);
+        this.side = new SplittableRandom(plan.sideSeed());
+        this.metrics = metrics;
+        this.mistakes = mistakes;
         this.trace = new Trace(time, verbose);
         this.routes = SimRoutes.draw(random);
-        this.shared = MemoryStore.create(100_000, 64L * 1024 * 1024, time, mistakes);
         this.tasks = new TaskPolicy("X-Task-Id", random.nextInt(4), Duration.ofHours(1));
         this.onUnavailable = random.nextInt(6) == 0 ? StorePolicy.OnUnavailable.PASSTHROUGH : StorePolicy.OnUnavailable.REJECT;
         this.faults = StoreFaults.draw(random, routes.routes().get(0).idempotency().lease().toNanos());
         this.upstream = new SimUpstream(this, random.split());
-        int n = random.nextInt(3) == 0 ? 2 : 1;
+        this.embedded = plan.embedded() ? new EmbeddedRun(this, plan, storeDirectory, mistakes) : null;
+        this.shared = embedded != null ? embedded.stores() : MemoryStore.create(100_000, 64L * 1024 * 1024, time, mistakes);
+        int n = random.nextInt(3) == 0 && embedded == null ? 2 : 1;  // the embedded store: one process
         for (int i = 0; i < n; i++) {
-            proxies.add(new SimProxy(i, this, routes, shared, faults, tasks, onUnavailable, metrics, mistakes));
+            proxies.add(newProxy(i));
         }
         if (verbose) {
             routes.routes().forEach(r -> trace.note("route " + r));
             trace.note("store faults " + faults + ", onUnavailable " + onUnavailable + ", tasks " + tasks + ", proxies " + n);
+            trace.note(plan.toString());
         }
         List<Intent> intents = Intent.draw(random);
         int agents = 1 + random.nextInt(4);
@@ -84,6 +103,33 @@ final class World {
                 clients.forEach(c -> c.proxyCrashed(0));
             });
         }
+        if (embedded != null) {
+            embedded.planCrash();
+        }
+    }
+
+    /** Proxy {@code i} on the store used now: the embedded store in its process (no faults on its way there), or the shared memory store. */
+    private SimProxy newProxy(int i) {
+        if (embedded == null) {
+            return new SimProxy(i, this, routes, shared, faults, tasks, onUnavailable, metrics, mistakes, () -> -1);
+        }
+        return new SimProxy(i, this, routes, shared, StoreFaults.NONE, tasks, onUnavailable, metrics, mistakes, embedded::acked);
+    }
+
+    /** The embedded store's process started again on {@code stores}: a new proxy on it takes the clients. */
+    void restarted(Stores stores) {
+        shared = stores;
+        proxies.add(newProxy(proxies.size()));
+    }
+
+    /** Whether the one proxy process is down (the embedded store's, between its crash and its restart). */
+    boolean down() {
+        return embedded != null && embedded.down();
+    }
+
+    /** What {@code stage} gives: at once (the memory store), or once the embedded store ran its queued tasks. */
+    <T> T read(java.util.concurrent.CompletionStage<T> stage) {
+        return embedded == null ? stage.toCompletableFuture().join() : embedded.current().await(stage);
     }
 
     void at(long delayNanos, String what, Runnable run) {

@@ -629,6 +629,25 @@ public abstract class IdempotencyStoreContract {
         assertThat(await(receipts.receipt(done.callId()))).contains(done);
     }
 
+    /**
+     * A completion whose claim wrote no receipt (none was given, or the claim's was lost) lists
+     * the call all the same: a backend that indexes a call once, with its claim's receipt, must
+     * still index a completion's receipt that replaced nothing.
+     */
+    @Test
+    void aCompletionsReceiptIsListedWhenItsClaimWroteNone() throws Exception {
+        RecordKey key = keys.unique();
+        String route = keys.name("route");
+        String biz = keys.name("biz");
+        Receipt done = new Receipt(keys.name("call"), biz, "k1", route, "SUCCESS", null, 201, 1, RecordKeys.T0,
+                RecordKeys.T0.plusMillis(20));
+        assertThat(await(store.claim(key, "fp", "o1", LONG, new ClaimContext(done.callId())))).isInstanceOf(Claimed.class);
+        assertThat(listed(new CallQuery(route, null, null, null, null, 10))).isEmpty();
+        assertThat(await(store.complete(key, Claims.owned("o1"), response(), 1, LONG, new ReceiptPut(done, LONG)))).isTrue();
+        assertThat(listed(new CallQuery(route, null, null, null, null, 10))).containsExactly(done);
+        assertThat(await(receipts.receiptsByBizId(biz, 10))).containsExactly(done);
+    }
+
     @Test
     void anExpiredReceiptIsNoLongerListed() throws Exception {
         String route = keys.name("route");

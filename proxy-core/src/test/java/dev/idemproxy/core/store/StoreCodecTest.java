@@ -14,6 +14,23 @@ class StoreCodecTest {
             List.of(new StoredHeader("Content-Type", "application/json"), new StoredHeader("X-Ünïcode", "wert ✓")),
             "{\"id\":\"t-1\"}\n".getBytes(UTF_8));
 
+    /** Values encoded one after another on one thread (its scratch buffer reused, a large one dropped) are each whole and apart. */
+    @Test
+    void valuesEncodedInTurnOnOneThreadAreEachWholeAndApart() {
+        StoredResponse small = new StoredResponse(201, List.of(new StoredHeader("Content-Type", "application/json")),
+                "{\"ok\":true}".getBytes(UTF_8));
+        byte[] big = new byte[200_000];
+        Arrays.fill(big, (byte) 'x');
+        StoredResponse large = new StoredResponse(200, List.of(), big);
+        byte[] first = StoreCodec.encodeResponse(small);
+        byte[] second = StoreCodec.encodeResponse(large);
+        byte[] third = StoreCodec.encodeResponse(small);
+        assertThat(third).isEqualTo(first).isNotSameAs(first);
+        assertThat(StoreCodec.decodeResponse(first)).isEqualTo(small);
+        assertThat(StoreCodec.decodeResponse(second).body()).isEqualTo(big);
+        assertThat(StoreCodec.decodeResponse(third)).isEqualTo(small);
+    }
+
     @Test
     void aResponseReadsBackFieldByFieldFromTheStartOrFromAnOffset() {
         byte[] encoded = StoreCodec.encodeResponse(RESPONSE);

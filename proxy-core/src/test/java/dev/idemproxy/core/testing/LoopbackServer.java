@@ -11,7 +11,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A TCP server on a free loopback port that is not a Redis: to every connection it writes a fixed
- * answer (maybe none) at once and closes it, whatever it was sent; or, {@link #silent()}, it keeps
+ * answer once the client has sent something (as an HTTP server answers a request it cannot read;
+ * an answer written before the client's first command could reach it after the client saw the
+ * close, or be read with no command waiting for it) and closes it; with no answer it closes every
+ * connection at once; or, {@link #silent()}, it keeps
  * every connection open and says nothing. For the store's tests of a URI
  * pointed at the wrong kind of server. Thread-safe; one daemon thread accepts.
  */
@@ -31,6 +34,10 @@ public final class LoopbackServer implements AutoCloseable {
                         continue;
                     }
                     try (s) {
+                        if (answer.length > 0) {
+                            s.setSoTimeout(10_000);
+                            s.getInputStream().read();  // the client's first byte: its handshake has begun
+                        }
                         s.getOutputStream().write(answer);
                         s.getOutputStream().flush();
                     }

@@ -1,6 +1,8 @@
 package dev.idemproxy.core.store.embedded;
 
 import dev.idemproxy.core.store.StoreUnavailableException;
+import dev.idemproxy.core.util.Mistakes;
+import dev.idemproxy.core.util.Mistakes.Mistake;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -24,14 +26,17 @@ final class Batcher {
 
     private final StoreExecutor executor;
     private final SegmentLog log;
+    /** Planted only: a batch answered before its frames are written ({@link Mistake#EMBEDDED_ANSWER_BEFORE_WRITE}). */
+    private final boolean answerFirst;
     private final ConcurrentLinkedQueue<Op<?>> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final List<Op<?>> batch = new ArrayList<>();
     private volatile Throwable failure;
 
-    Batcher(StoreExecutor executor, SegmentLog log) {
+    Batcher(StoreExecutor executor, SegmentLog log, Mistakes mistakes) {
         this.executor = executor;
         this.log = log;
+        this.answerFirst = mistakes.has(Mistake.EMBEDDED_ANSWER_BEFORE_WRITE);
     }
 
     /** Queues {@code body}; the future completes with its result once what it wrote is written. */
@@ -80,12 +85,8 @@ final class Batcher {
             }
             batch.add(op);
         }
-        if (failure == null) {
-            try {
-                log.flush();
-            } catch (IOException | RuntimeException e) {
-                fail(e);
-            }
+        if (failure == null && !answerFirst) {
+            flush();
         }
         Throwable failed = failure;
         for (Op<?> op : batch) {
@@ -96,8 +97,21 @@ final class Batcher {
             }
         }
         batch.clear();
+        if (answerFirst) {
+            executor.execute(this::flush);  // planted only: the frames written after their answers
+        }
         if (!queue.isEmpty() && drainScheduled.compareAndSet(false, true)) {
             schedule();
+        }
+    }
+
+    private void flush() {
+        if (failure == null) {
+            try {
+                log.flush();
+            } catch (IOException | RuntimeException e) {
+                fail(e);
+            }
         }
     }
 

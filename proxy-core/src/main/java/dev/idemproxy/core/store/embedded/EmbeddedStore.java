@@ -6,6 +6,7 @@ import dev.idemproxy.core.secret.PrivateFiles;
 import dev.idemproxy.core.store.StorePolicy.EmbeddedSync;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.Stores;
+import dev.idemproxy.core.util.Mistakes;
 import dev.idemproxy.core.util.Ticker;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -50,18 +51,20 @@ public final class EmbeddedStore {
 
     /**
      * The seams a simulator replaces: where the store's work runs, where the {@code interval} sync
-     * runs (the same executor will do), and the files of the log. {@link #real} is what the proxy uses.
+     * runs (the same executor will do), the files of the log, and the mistakes planted on purpose
+     * ({@link Mistakes#NONE} but in the simulation). {@link #real} is what the proxy uses.
      */
-    public record Seams(StoreExecutor executor, StoreExecutor syncExecutor, LogFiles files) {
+    public record Seams(StoreExecutor executor, StoreExecutor syncExecutor, LogFiles files, Mistakes mistakes) {
         public Seams {
             requireNonNull(executor, "executor");
             requireNonNull(syncExecutor, "syncExecutor");
+            requireNonNull(mistakes, "mistakes");
         }
 
         /** A store thread, a sync thread and the directory's files. */
         public static Seams real() {
             return new Seams(StoreExecutor.thread("idemproxy-embedded-store"), StoreExecutor.thread("idemproxy-embedded-sync"),
-                    null);
+                    null, Mistakes.NONE);
         }
     }
 
@@ -85,7 +88,7 @@ public final class EmbeddedStore {
         }
         this.executor = seams.executor();
         this.syncExecutor = seams.syncExecutor();
-        this.batcher = new Batcher(executor, segments);
+        this.batcher = new Batcher(executor, segments, seams.mistakes());
         EmbeddedReceipts receipts = new EmbeddedReceipts(batcher, state, writes, clock);
         this.stores = new Stores(new EmbeddedRecords(this, batcher, state, writes, clock), receipts,
                 new EmbeddedDeadLetters(batcher, state, writes), new EmbeddedTaskCounters(batcher, state, writes, clock));
@@ -181,6 +184,8 @@ public final class EmbeddedStore {
                             i == ids.size() - 1 ? " (the last write before a crash)" : " (not the last segment: data may be lost)");
                 }
                 file.truncate(scan.end());
+            } else if (file.size() % 8 != 0) {  // the last frame kept, its padding not: pad it, or the next frame's position is off
+                file.append(java.nio.ByteBuffer.allocate(LogFormat.padded((int) file.size()) - (int) file.size()));
             }
         }
         if (segments.active() == null || segments.active().file.size() >= segments.segmentBytes()) {
@@ -214,6 +219,12 @@ public final class EmbeddedStore {
         return !closed && !batcher.failed() && !executor.isShutdown();
     }
 
+    /** A simulated crash: the lock let go, nothing written any more (the executors never run again). */
+    void abandon() {
+        closed = true;
+        unlock();
+    }
+
     /** Waits for queued operations, then writes, forces and closes the log. Blocking. */
     void close() {
         if (closed) {
@@ -235,6 +246,10 @@ public final class EmbeddedStore {
         } catch (IOException e) {
             log.warn("embedded store: closing the log failed: {}", e.toString());
         }
+        unlock();
+    }
+
+    private void unlock() {
         try {
             lock.release();
         } catch (IOException e) {

@@ -6,7 +6,6 @@ import dev.idemproxy.core.store.StorePolicy.RedisPolicy;
 import dev.idemproxy.core.store.StoreUnavailableException;
 import dev.idemproxy.core.store.Stores;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.event.connection.ConnectedEvent;
 import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.time.Duration;
@@ -20,7 +19,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 
 /**
  * Redis stores that connect in the background ({@link RedisStore#start}): attempts run one after
@@ -38,11 +36,16 @@ final class ConnectingRedisStore implements AutoCloseable {
     /** How long {@link #start} waits for the first attempt, so that a Redis that is up is connected when it returns. */
     static final Duration FIRST_ATTEMPT_WAIT = Duration.ofSeconds(5);
     /**
-     * How long {@link #start} waits, once the first attempt has begun to connect, for its first TCP
-     * connection (its host name resolved included): a Redis that is up answers a connect within a
-     * round trip, while an address that drops SYNs (a firewall, a host gone from the network) holds
-     * the attempt until its connect times out (the command timeout, 2 s, as the URI's own), and
-     * the proxy would not listen meanwhile.
+     * How long {@link #start} waits, once the first attempt has sent its first TCP connect, for
+     * that connection: a Redis that is up answers a connect within a round trip, while an address
+     * that drops SYNs (a firewall, a host gone from the network) holds the attempt until its
+     * connect times out (the command timeout, 2 s, as the URI's own), and the proxy would not
+     * listen meanwhile. The grace starts at the connect itself, not before: a cold JVM's first use
+     * of Lettuce and Netty before it (and the host name's resolution) can take longer than 500 ms,
+     * and a start that went on then would not see a wrong password, found only once connected
+     * (before, the grace ran from Lettuce's bootstrap and ended at its {@code ConnectedEvent},
+     * which reaches its subscribers later on another thread). What comes before the connect is
+     * bounded by {@link #FIRST_ATTEMPT_WAIT}.
      */
     static final Duration CONNECT_GRACE = Duration.ofMillis(500);
     private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
@@ -104,26 +107,21 @@ final class ConnectingRedisStore implements AutoCloseable {
 
     /**
      * As {@link #start(RedisPolicy, Duration, LettuceResources, Clock, Ticker, RandomGenerator)}:
-     * waits for the first attempt's outcome up to {@code wait}, but only up to {@code connectGrace} after its first connect
-     * began ({@link LettuceResources#connectStarted}) while it has not made a single TCP
-     * connection (Lettuce's {@link ConnectedEvent}); then it goes on in the background.
+     * waits for the first attempt's outcome up to {@code wait}, but only up to {@code connectGrace} after its first TCP
+     * connect was sent ({@link LettuceResources#connecting}) while that connection is not made
+     * ({@link LettuceResources#connected}); then it goes on in the background.
      */
     static ConnectingRedisStore start(RedisPolicy policy, Duration commandTimeout, LettuceResources lettuce, Clock clock,
             Ticker ticker, RandomGenerator random, Duration connectGrace, Duration wait) {
         ConnectingRedisStore s = new ConnectingRedisStore(policy, commandTimeout, lettuce, clock, ticker, random);
-        CompletableFuture<Void> connected = new CompletableFuture<>();
-        Disposable watch = lettuce.resources().eventBus().get().filter(ConnectedEvent.class::isInstance)
-                .subscribe(e -> connected.complete(null));  // on a Lettuce I/O thread: completes a future, no more
         StoreUnavailableException failure;
         try {
             s.connector.execute(s::attempt);
-            failure = s.awaitFirst(connected, connectGrace, wait);
+            failure = s.awaitFirst(connectGrace, wait);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             s.close();
             throw new StoreUnavailableException("interrupted while connecting to Redis at " + policy.redactedUri(), e);
-        } finally {
-            watch.dispose();
         }
         if (failure != null) {  // only a settings error is handed over; any other was logged, and is retried
             s.close();
@@ -133,17 +131,17 @@ final class ConnectingRedisStore implements AutoCloseable {
     }
 
     /** The first attempt's settings error, or null: it connected, failed otherwise, or was not waited for. */
-    private StoreUnavailableException awaitFirst(CompletableFuture<Void> connected, Duration connectGrace, Duration wait)
+    private StoreUnavailableException awaitFirst(Duration connectGrace, Duration wait)
             throws InterruptedException {
         long deadline = ticker.nanos() + wait.toNanos();
         try {
-            // the grace runs from the first connect on: a cold JVM's first use of Lettuce and Netty takes time too
-            CompletableFuture.anyOf(first, lettuce.connectStarted()).get(wait.toNanos(), TimeUnit.NANOSECONDS);
+            // the grace runs from the first TCP connect on: a cold JVM's first use of Lettuce and Netty takes time too
+            CompletableFuture.anyOf(first, lettuce.connecting()).get(wait.toNanos(), TimeUnit.NANOSECONDS);
             if (!first.isDone()) {
                 try {
                     return first.get(Math.min(connectGrace.toNanos(), left(deadline)), TimeUnit.NANOSECONDS);
                 } catch (TimeoutException e) {
-                    if (!connected.isDone()) {
+                    if (!lettuce.connected().isDone()) {
                         return goOn("no connection to Redis at {} within {} ms: starting without it; /readyz is 503 until it"
                                 + " connects", connectGrace.toMillis());
                     }

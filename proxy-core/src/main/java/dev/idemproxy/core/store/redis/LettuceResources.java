@@ -6,9 +6,12 @@ import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,33 +26,61 @@ final class LettuceResources implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
 
     /**
-     * Signals the first connect ({@link #connectStarted}), and: every call on an event loop sends its commands as it goes, and Lettuce flushes each one: a
+     * Signals the first TCP connect ({@link #connecting}, {@link #connected}), and: every call on an event loop sends its commands as it goes, and Lettuce flushes each one: a
      * write to the socket per command, and a read per command on the server's side. This handler
      * holds the flushes of one turn of the loop (or of one read of replies) and flushes once at its
      * end, so the commands of every call served in that turn leave in one write. Netty schedules
      * that flush itself: no command waits for another.
      */
-    private record Customizer(CompletableFuture<Void> connectStarted) implements NettyCustomizer {
-        @Override
-        public void afterBootstrapInitialized(Bootstrap bootstrap) {
-            connectStarted.complete(null);
-        }
-
+    private record Customizer(CompletableFuture<Void> connecting, CompletableFuture<Void> connected) implements NettyCustomizer {
         @Override
         public void afterChannelInitialized(Channel channel) {
             channel.pipeline().addFirst("flush-consolidation", new FlushConsolidationHandler(256, true));
+            if (!connected.isDone()) {
+                channel.pipeline().addFirst("connect-signal", new ConnectSignal(connecting, connected));
+            }
+        }
+    }
+
+    /**
+     * Completes {@code connecting} as the channel's TCP connect is sent, and {@code connected} when
+     * it is made (on the channel's loop, at once: not through Lettuce's event bus, whose events
+     * reach their subscribers later, on other threads); then leaves the pipeline.
+     */
+    private static final class ConnectSignal extends ChannelDuplexHandler {
+        private final CompletableFuture<Void> connecting;
+        private final CompletableFuture<Void> connected;
+
+        ConnectSignal(CompletableFuture<Void> connecting, CompletableFuture<Void> connected) {
+            this.connecting = connecting;
+            this.connected = connected;
+        }
+
+        @Override
+        public void connect(ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+            connecting.complete(null);
+            ctx.connect(remote, local, promise);
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            connected.complete(null);
+            ctx.pipeline().remove(this);
+            ctx.fireChannelActive();
         }
     }
 
     private final ClientResources resources;
     private final OffLoopAddressResolverGroup resolver;
-    private final CompletableFuture<Void> connectStarted;
+    private final CompletableFuture<Void> connecting;
+    private final CompletableFuture<Void> connected;
 
     private LettuceResources(ClientResources resources, OffLoopAddressResolverGroup resolver,
-            CompletableFuture<Void> connectStarted) {
+            CompletableFuture<Void> connecting, CompletableFuture<Void> connected) {
         this.resources = resources;
         this.resolver = resolver;
-        this.connectStarted = connectStarted;
+        this.connecting = connecting;
+        this.connected = connected;
     }
 
     /**
@@ -62,18 +93,19 @@ final class LettuceResources implements AutoCloseable {
         // measures the same from the caller's side.
         preferTransport(loops != null ? loops.transport() : Transport.best());
         OffLoopAddressResolverGroup resolver = new OffLoopAddressResolverGroup();
-        CompletableFuture<Void> connectStarted = new CompletableFuture<>();
+        CompletableFuture<Void> connecting = new CompletableFuture<>();
+        CompletableFuture<Void> connected = new CompletableFuture<>();
         DefaultClientResources.Builder builder = DefaultClientResources.builder()
                 .addressResolverGroup(resolver)
                 .commandLatencyRecorder(CommandLatencyRecorder.disabled())
-                .nettyCustomizer(new Customizer(connectStarted));
+                .nettyCustomizer(new Customizer(connecting, connected));
         if (loops != null && SharedLoopsProvider.fits(loops)) {
             builder.eventLoopGroupProvider(new SharedLoopsProvider(loops));
         } else if (loops != null) {
             log.info("Redis connections on threads of their own: Lettuce's transport ({}) is not the proxy's ({})",
                     io.lettuce.core.resource.Transports.socketChannelClass().getSimpleName(), loops.transport());
         }
-        return new LettuceResources(builder.build(), resolver, connectStarted);
+        return new LettuceResources(builder.build(), resolver, connecting, connected);
     }
 
     ClientResources resources() {
@@ -81,12 +113,17 @@ final class LettuceResources implements AutoCloseable {
     }
 
     /**
-     * Completes when the first connection's bootstrap is ready, just before it connects (its host
-     * name resolved then): what came before, the first use of Lettuce and Netty in a cold JVM, can
-     * take longer than a connect.
+     * Completes when the first TCP connect is sent: its host name resolved, its channel made and
+     * registered. What comes before, the first use of Lettuce, Netty and Reactor in a cold JVM
+     * (classes loaded, native transports, threads started), can take far longer than a connect.
      */
-    CompletableFuture<Void> connectStarted() {
-        return connectStarted;
+    CompletableFuture<Void> connecting() {
+        return connecting;
+    }
+
+    /** Completes when the first TCP connection is made, before Redis has answered anything. */
+    CompletableFuture<Void> connected() {
+        return connected;
     }
 
     /**

@@ -59,7 +59,7 @@ final class ProtocolMismatch {
         if (!target.isSsl() && (notResp || droppedUnanswered(failure)) && speaksTls(target, timeout)) {
             return new WrongProtocolException(where + " speaks TLS, not plain RESP: use a rediss:// URI", failure);
         }
-        if (target.isSsl() && isHandshakeFailure(failure) && speaksPlainResp(target, timeout)) {
+        if (target.isSsl() && (isHandshakeFailure(failure) || initializationTimedOut(failure)) && speaksPlainResp(target, timeout)) {
             return new WrongProtocolException(where + " speaks plain RESP, not TLS: use a redis:// URI", failure);
         }
         return notResp ? new WrongProtocolException(notRespMessage(where, failure), failure) : failure;
@@ -83,6 +83,21 @@ final class ProtocolMismatch {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             String m = String.valueOf(t.getMessage());
             if (m.contains("Connection reset") || m.contains("Connection closed prematurely")) {  // NIO says only "reset"
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Lettuce gave up on the connection's initialization (its TLS handshake and then {@code HELLO})
+     * after the URI's timeout. At a plain port the TLS handshake hangs until one of two timers of
+     * the same length ends it, Lettuce's or the handshake's own; which comes first depends on the
+     * machine's load, so either is probed.
+     */
+    private static boolean initializationTimedOut(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (String.valueOf(t.getMessage()).contains("initialization timed out")) {
                 return true;
             }
         }

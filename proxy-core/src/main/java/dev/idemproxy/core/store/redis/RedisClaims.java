@@ -147,7 +147,13 @@ final class RedisClaims {
         if (receipt != null && !cluster) {  // one script writes the claim and its receipt
             String[] keys = receipts.scriptKeys(records.recordKey(key), receipt.receipt());
             byte[][] all = RedisRecords.concat(args, receipts.scriptArgs(receipt.receipt(), receipt.ttl()));
-            return RecordScripts.CLAIM.<List<Object>>run(backend.commands(), keys, all).thenApply(RecordValue::claimResult);
+            return RecordScripts.CLAIM.<List<Object>>run(backend.commands(), keys, all).thenApply(reply -> {
+                ClaimResult result = RecordValue.claimResult(reply);
+                if (result instanceof ClaimResult.Claimed) {
+                    receipts.indexed();  // the script added the receipt to the index of recent calls
+                }
+                return result;
+            });
         }
         return RecordScripts.CLAIM.<List<Object>>run(backend.commands(), records.recordKey(key), args)
                 .thenApply(RecordValue::claimResult)

@@ -16,9 +16,7 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.masterreplica.MasterReplica;
 import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -40,7 +38,7 @@ import org.slf4j.LoggerFactory;
 final class RedisClients {
     /** How long a cluster's node connections may take when it connects: at most Lettuce's connect timeout (10 s), and a little. */
     private static final Duration NODE_CONNECT_WAIT = Duration.ofSeconds(11);
-    private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
+    private static final RedisCodec<String, byte[]> CODEC = KeyValueCodec.INSTANCE;
     private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
 
     private RedisClients() {

@@ -19,32 +19,36 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Receipts in Redis: each under {@code <prefix>receipt:{callId}} (SET with PX), and a per-business-id
  * sorted set {@code <prefix>receipts-by-biz:{bizId}} of sort keys (createdAt, call id), kept alive
  * as long as its longest-lived receipt, and one of every receipt's call id, {@code <prefix>calls}
- * (the recent calls: call ids begin with their start time; trimmed to the newest
- * {@link #RECENT_MAX} as each is added). Index members whose receipt expired or changed are skipped
+ * (the recent calls: call ids begin with their start time; a native {@code ZADD} sent with the
+ * receipt's {@code SET}, and trimmed to the newest {@link #RECENT_MAX} by one
+ * {@code ZREMRANGEBYRANK} every {@link #TRIM_EVERY} index writes of this process, not on every
+ * call). Index members whose receipt expired are skipped
  * on read and removed. A claim's or a completion's receipt is written by {@link RedisRecords} (in the
  * record's own script outside a cluster, with {@link #scriptKeys} and {@link #scriptArgs}). Part of
- * the {@link RedisStore} backend. Immutable; thread-safe.
+ * the {@link RedisStore} backend. Thread-safe.
  */
 final class RedisReceipts implements ReceiptStore {
     /** At most this many index members are looked at per listing. */
     private static final int MAX_SCAN = 1000;
 
-    /** The index of recent calls keeps at most this many, the newest. */
+    /**
+     * The index of recent calls is trimmed to this many, the newest; between two trims it grows by
+     * at most about {@link #TRIM_EVERY} (every proxy sharing the Redis trims after as many of its own writes).
+     */
     static final int RECENT_MAX = 100_000;
+    /**
+     * Index writes of this process between two trims of the index. A trim on every call cost a
+     * command (or a script call) per receipt; the set's size is bounded all the same.
+     */
+    static final int TRIM_EVERY = 1_000;
     /** Index members read per round trip of a listing. */
     private static final int BATCH = 100;
-
-    /** KEYS[1] the index of recent calls; ARGV[1] the receipt's call id. */
-    private static final RedisScript RECENT = new RedisScript("""
-            redis.call('ZADD', KEYS[1], 0, ARGV[1])
-            redis.call('ZREMRANGEBYRANK', KEYS[1], 0, %d)
-            return 1
-            """.formatted(-(RECENT_MAX + 1)), ScriptOutputType.INTEGER);
 
     private static final RedisScript INDEX = new RedisScript("""
             redis.call('ZADD', KEYS[1], 0, ARGV[1])
@@ -56,6 +60,8 @@ final class RedisReceipts implements ReceiptStore {
     private final RedisStore backend;
     private final RedisClusterAsyncCommands<String, byte[]> redis;
     private final String prefix;
+    /** Index writes of this process since it last trimmed the index ({@link #indexed}). */
+    private final AtomicInteger sinceTrim = new AtomicInteger();
 
     RedisReceipts(RedisStore backend, String prefix) {
         this.backend = backend;
@@ -105,21 +111,37 @@ final class RedisReceipts implements ReceiptStore {
         return new byte[][] {StoreCodec.encodeReceipt(receipt), ms, receipt.sortKey().getBytes(UTF_8)};
     }
 
-    /** Writes the receipt: its key and, with a business id, its index entry, sent together. */
+    /**
+     * Writes the receipt: its key, its member of the index of recent calls and, with a business
+     * id, its index entry, sent together (native commands but the business-id index's script).
+     */
     CompletionStage<Void> put(Receipt receipt, Duration ttl) {
         long ms = Math.max(1, ttl.toMillis());
+        byte[] sortKey = receipt.sortKey().getBytes(UTF_8);
+        // sent together, not one after the other's answer: a caller that does not wait for them
+        // (a native claim's receipt) relies on the commands leaving in order, at once (the one
+        // exception: a script the server no longer knows is sent again a round trip later)
         CompletionStage<String> set = redis.set(key(receipt.callId()), StoreCodec.encodeReceipt(receipt), SetArgs.Builder.px(ms));
-        CompletionStage<Long> recent = RECENT.run(redis, recentKey(), receipt.callId().getBytes(UTF_8));
+        CompletionStage<Long> recent = redis.zadd(recentKey(), 0, receipt.callId().getBytes(UTF_8));
+        indexed();
         set = set.thenCombine(recent, (x, y) -> x);
         if (receipt.bizId() == null) {
             return set.thenApply(x -> null);
         }
-        // sent together, not one after the other's answer: a caller that does not wait for them
-        // (a native claim's receipt) relies on the commands leaving in order, at once (the one
-        // exception: a script the server no longer knows is sent again a round trip later)
-        CompletionStage<Long> index = INDEX.run(redis, bizKey(receipt.bizId()),
-                receipt.sortKey().getBytes(UTF_8), Long.toString(ms).getBytes(UTF_8));
+        CompletionStage<Long> index = INDEX.run(redis, bizKey(receipt.bizId()), sortKey, Long.toString(ms).getBytes(UTF_8));
         return set.thenCombine(index, (x, y) -> null);
+    }
+
+    /**
+     * Counts one write to the index of recent calls (this store's, or a claim script's) and, every
+     * {@link #TRIM_EVERY}, trims the index to its newest {@link #RECENT_MAX} (sent, not awaited:
+     * a trim that fails is made by the next one).
+     */
+    void indexed() {
+        if (sinceTrim.incrementAndGet() >= TRIM_EVERY) {
+            sinceTrim.set(0);
+            redis.zremrangebyrank(recentKey(), 0, -(RECENT_MAX + 1L));
+        }
     }
 
     @Override

@@ -105,6 +105,45 @@ class RedisStandaloneStoreTest extends IdempotencyStoreContract {
         }
     }
 
+    /**
+     * The index of recent calls is trimmed to its newest {@link RedisReceipts#RECENT_MAX} once
+     * every {@link RedisReceipts#TRIM_EVERY} index writes, not on every call: until then it keeps
+     * what it had plus what was written.
+     */
+    @Test
+    void theIndexOfRecentCallsIsTrimmedToItsNewestOnceEveryThousandWrites() throws Exception {
+        String index = "trim:calls";
+        int old = RedisReceipts.RECENT_MAX + 500;
+        REDIS.server().command("EVAL", "for i = 1, tonumber(ARGV[1]) do redis.call('ZADD', KEYS[1], 0,"
+                + " string.format('000000000001old%07d', i)) end return 1", "1", index, Integer.toString(old));
+        Stores trimmed = RedisStore.connect(new RedisPolicy(redisUri(), "standalone", "trim:"), Duration.ofSeconds(5));
+        try {
+            java.util.List<java.util.concurrent.CompletableFuture<Void>> writes = new java.util.ArrayList<>();
+            for (int i = 1; i < RedisReceipts.TRIM_EVERY; i++) {
+                writes.add(trimmed.receipts().putReceipt(receipt(i), Duration.ofMinutes(5)).toCompletableFuture());
+            }
+            java.util.concurrent.CompletableFuture.allOf(writes.toArray(java.util.concurrent.CompletableFuture[]::new))
+                    .get(30, TimeUnit.SECONDS);
+            assertThat(REDIS.server().command("ZCARD", index)).isEqualTo(":" + (old + RedisReceipts.TRIM_EVERY - 1));
+
+            await(trimmed.receipts().putReceipt(receipt(RedisReceipts.TRIM_EVERY), Duration.ofMinutes(5)));
+            await(trimmed.receipts().receipt(receipt(1).callId()));  // answered after the trim, sent before it on the same connection
+            assertThat(REDIS.server().command("ZCARD", index)).isEqualTo(":" + RedisReceipts.RECENT_MAX);
+            assertThat(REDIS.server().command("ZLEXCOUNT", index, "[call-", "+")).as("every call written is kept")
+                    .isEqualTo(":" + RedisReceipts.TRIM_EVERY);
+            assertThat(await(trimmed.receipts().recentCalls(dev.idemproxy.core.store.CallQuery.newest(1))).calls())
+                    .containsExactly(receipt(RedisReceipts.TRIM_EVERY));
+        } finally {
+            trimmed.close();
+            REDIS.server().command("DEL", index);
+        }
+    }
+
+    private static dev.idemproxy.core.store.Receipt receipt(int i) {
+        return new dev.idemproxy.core.store.Receipt("call-%07d".formatted(i), null, "k" + i, "trim", "SUCCESS", null, 200, 1,
+                java.time.Instant.parse("2026-12-04T20:00:00Z").plusMillis(i), null);
+    }
+
     @Test
     void connectingToANonListeningPortFailsAsUnavailable() {
         int port = dev.idemproxy.core.testing.FreePorts.pick();

@@ -185,6 +185,41 @@ class RedisStartWhileDownTest {
         assertThat(connectorThreads()).isZero();
     }
 
+    /**
+     * The connect grace runs from the TCP connect on, not from when the attempt began: here the
+     * proxy's one event loop is busy for three graces while the first attempt would register its
+     * channel and connect, as a cold JVM's first use of Lettuce and Netty can hold it, and the start
+     * still waits for Redis to refuse the password. (Issue #45's CI failure: the grace ran from
+     * Lettuce's bootstrap, before its channel's handlers were made, to Lettuce's
+     * {@code ConnectedEvent}, delivered later on another thread: 170–330 ms of a loaded machine's
+     * cold start, against a grace of 500 ms; past it the start went on without Redis, and a wrong
+     * password was found only after the start.)
+     */
+    @Test
+    void aWrongPasswordFailsTheStartEvenWhenTheConnectItselfIsLate() throws Exception {
+        dev.idemproxy.core.net.IoLoops loops = dev.idemproxy.core.net.IoLoops.start(1);
+        try (RedisServerFixture redis = RedisServerFixture.startWithPassword("right")) {
+            java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+            loops.group().next().execute(() -> {
+                busy.countDown();
+                try {
+                    Thread.sleep(ConnectingRedisStore.CONNECT_GRACE.toMillis() * 3);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            busy.await();
+            assertThatThrownBy(() -> RedisStore.start(
+                            new RedisPolicy("redis://:wrong@127.0.0.1:" + redis.port(), "standalone", "t:"), TIMEOUT, loops))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageStartingWith("cannot connect to Redis at redis://***@127.0.0.1:" + redis.port());
+            assertThat(SharedLoopsProvider.fits(loops)).as("Lettuce connected on the busy loop (" + loops.transport() + ")").isTrue();
+        } finally {
+            loops.close();
+        }
+        assertThat(connectorThreads()).isZero();
+    }
+
     @Test
     void aCertificateThatDoesNotVerifyStillFailsTheStart() throws Exception {
         try (TestCertificates certs = TestCertificates.create(); RedisServerFixture redis = RedisServerFixture.startTls(certs)) {
