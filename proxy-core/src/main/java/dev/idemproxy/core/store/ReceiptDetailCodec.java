@@ -22,7 +22,7 @@ final class ReceiptDetailCodec {
     private ReceiptDetailCodec() {
     }
 
-    static void write(StoreCodec.Out out, Receipt r) {
+    static void write(CodecOut out, Receipt r) {
         StoreCodec.header(out, 'T');
         StoreCodec.writeString(out, r.taskId());
         CallTries tries = r.tries();

@@ -2,15 +2,11 @@ package dev.idemproxy.core.store;
 
 import dev.idemproxy.core.store.IdempotencyRecord.State;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -179,7 +175,7 @@ public final class StoreCodec {
         });
     }
 
-    private static void writeResponse(Out out, StoredResponse response) {
+    private static void writeResponse(CodecOut out, StoredResponse response) {
         header(out, 'S');
         out.writeInt(response.status());
         writeHeaders(out, response.headers());
@@ -192,7 +188,7 @@ public final class StoreCodec {
         return new StoredResponse(status, readHeaders(in), readBytes(in), true);
     }
 
-    static void header(Out out, char magic) {
+    static void header(CodecOut out, char magic) {
         out.writeByte(magic);
         out.writeByte(VERSION);
     }
@@ -205,7 +201,7 @@ public final class StoreCodec {
         }
     }
 
-    static void writeHeaders(Out out, List<StoredHeader> headers) {
+    static void writeHeaders(CodecOut out, List<StoredHeader> headers) {
         out.writeInt(headers.size());
         for (StoredHeader h : headers) {
             writeString(out, h.name());
@@ -225,7 +221,7 @@ public final class StoreCodec {
         return List.copyOf(headers);
     }
 
-    private static void writeBytes(Out out, byte[] b) {
+    private static void writeBytes(CodecOut out, byte[] b) {
         out.writeInt(b.length);
         out.write(b, 0, b.length);
     }
@@ -245,7 +241,7 @@ public final class StoreCodec {
         return n;
     }
 
-    static void writeString(Out out, String s) {
+    static void writeString(CodecOut out, String s) {
         if (s == null) {
             out.writeInt(-1);
             return;
@@ -276,7 +272,7 @@ public final class StoreCodec {
         return str;
     }
 
-    private static void writeInstant(Out out, Instant t) {
+    private static void writeInstant(CodecOut out, Instant t) {
         out.writeLong(t == null ? -1 : t.toEpochMilli());
     }
 
@@ -286,91 +282,7 @@ public final class StoreCodec {
     }
 
     private interface Writer {
-        void write(Out out);
-    }
-
-    /**
-     * A growing array written big-endian: what {@code DataOutputStream} over a
-     * {@code ByteArrayOutputStream} wrote, without a stream and a lock per field.
-     */
-    static final class Out {
-        private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
-        private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-
-        /** The largest buffer kept for the next value ({@link #trim}). */
-        static final int KEPT = 64 * 1024;
-        private static final int INITIAL = 1024;
-
-        private byte[] buf = new byte[INITIAL];
-        private int size;
-
-        void reset() {
-            size = 0;
-        }
-
-        /** Drops a buffer grown past {@link #KEPT}, so that one large value does not stay on the thread. */
-        void trim() {
-            if (buf.length > KEPT) {
-                buf = new byte[INITIAL];
-            }
-            size = 0;
-        }
-
-        private void ensure(int more) {
-            if (size + more > buf.length) {
-                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + more));
-            }
-        }
-
-        void writeByte(int b) {
-            ensure(1);
-            buf[size++] = (byte) b;
-        }
-
-        void writeBoolean(boolean b) {
-            writeByte(b ? 1 : 0);
-        }
-
-        void writeInt(int v) {
-            ensure(Integer.BYTES);
-            INT.set(buf, size, v);
-            size += Integer.BYTES;
-        }
-
-        void writeLong(long v) {
-            ensure(Long.BYTES);
-            LONG.set(buf, size, v);
-            size += Long.BYTES;
-        }
-
-        void write(byte[] b, int off, int len) {
-            ensure(len);
-            System.arraycopy(b, off, buf, size, len);
-            size += len;
-        }
-
-        /**
-         * Writes an all-ASCII string as its length and its chars, one byte each (its UTF-8 bytes,
-         * without encoding it into an array first); false, writing nothing, when it is not all ASCII.
-         */
-        boolean writeAscii(String s) {
-            int n = s.length();
-            for (int i = 0; i < n; i++) {
-                if (s.charAt(i) >= 0x80) {
-                    return false;
-                }
-            }
-            writeInt(n);
-            ensure(n);
-            for (int i = 0; i < n; i++) {
-                buf[size++] = (byte) s.charAt(i);
-            }
-            return true;
-        }
-
-        byte[] toByteArray() {
-            return Arrays.copyOf(buf, size);
-        }
+        void write(CodecOut out);
     }
 
     private interface Reader<T> {
@@ -381,10 +293,10 @@ public final class StoreCodec {
      * Encodes into this thread's scratch buffer and copies out the result: a protected call on
      * Redis encodes two receipts and a response on its event loop, and a fresh buffer grew by
      * copying (256, 512, 1,024 bytes) before the final copy. A buffer grown past
-     * {@link Out#KEPT} (a large response) is not kept.
+     * {@link CodecOut#KEPT} (a large response) is not kept.
      */
     private static byte[] write(Writer w) {
-        Out out = SCRATCH.get();
+        CodecOut out = SCRATCH.get();
         out.reset();
         try {
             w.write(out);
@@ -394,7 +306,7 @@ public final class StoreCodec {
         }
     }
 
-    private static final ThreadLocal<Out> SCRATCH = ThreadLocal.withInitial(Out::new);
+    private static final ThreadLocal<CodecOut> SCRATCH = ThreadLocal.withInitial(CodecOut::new);
 
     private static <T> T read(byte[] bytes, Reader<T> r) {
         return read(ByteBuffer.wrap(bytes), r);
