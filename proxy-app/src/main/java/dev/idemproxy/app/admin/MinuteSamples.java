@@ -15,7 +15,8 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * one before), each minute's figures being the difference of two readings: calls
  * ({@code idemproxy_requests_total}), replays, key conflicts, retries, and the dead letters in the
  * queue at the minute's end ({@code idemproxy_dlq_entries}, a gauge). The minute under way is
- * given too, up to now. Readings run on the JDK's shared delay scheduler; nothing here is per call.
+ * given too, up to now. Readings run as a timer of one of the proxy's event loops (a reading only
+ * reads counters: it never blocks); nothing here is per call.
  * Thread-safe.
  */
 public final class MinuteSamples implements AutoCloseable {
@@ -34,6 +36,8 @@ public final class MinuteSamples implements AutoCloseable {
     private final Clock clock;
     private final Deque<Reading> readings = new ArrayDeque<>(KEPT);
     private volatile boolean closed;
+    private EventExecutor timer;
+    private ScheduledFuture<?> next;
 
     /** The counters' totals at {@code at}. */
     record Reading(Instant at, double calls, double replays, double conflicts, double retries, double deadLetters) {
@@ -44,25 +48,29 @@ public final class MinuteSamples implements AutoCloseable {
         this.clock = requireNonNull(clock, "clock");
     }
 
-    /** Takes the first reading now and one at the start of every minute after, until {@link #close}. */
-    public MinuteSamples start() {
+    /**
+     * Takes the first reading now and one at the start of every minute after, on {@code timer},
+     * until {@link #close}.
+     */
+    public synchronized MinuteSamples start(EventExecutor timer) {
+        this.timer = requireNonNull(timer, "timer");
         sample();
         scheduleNext();
         return this;
     }
 
-    private void scheduleNext() {
+    private synchronized void scheduleNext() {
         if (closed) {
             return;
         }
         Instant now = clock.instant();
         long delay = Math.max(1, now.truncatedTo(ChronoUnit.MINUTES).plus(1, ChronoUnit.MINUTES).toEpochMilli() - now.toEpochMilli());
-        CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS).execute(() -> {
+        next = timer.schedule(() -> {
             if (!closed) {
                 sample();
                 scheduleNext();
             }
-        });
+        }, delay, TimeUnit.MILLISECONDS);
     }
 
     /** Reads the counters now and keeps the reading (the oldest goes beyond {@value #KEPT}). */
@@ -127,7 +135,10 @@ public final class MinuteSamples implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         closed = true;
+        if (next != null) {
+            next.cancel(false);
+        }
     }
 }

@@ -140,7 +140,7 @@ public final class Assembly implements AutoCloseable {
             throw new StartupException("cannot start the admin listener on " + config.admin().listen() + ": "
                     + e.getMessage(), e);
         }
-        a.minutes.start();
+        a.minutes.start(a.loops.group().next());
         LOG.info("admin listening on {}", a.admin.localAddress());
         a.admin.metricsAddress().ifPresent(m -> LOG.info("metrics listening on {} (/metrics, /healthz, /readyz; no token)", m));
         return a;
