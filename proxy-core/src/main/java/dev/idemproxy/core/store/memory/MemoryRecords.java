@@ -64,6 +64,13 @@ final class MemoryRecords implements RecordStore {
                         return t.result();
                     }
                 }
+            } else {
+                // None seen: a new key's claim is a plain insert (compute's own objects were a
+                // tenth of a new call's allocation). Whatever got in first, compute decides below.
+                ClaimTransition t = RecordTransitions.claim(null, fingerprint, owner, lease, ctx, backend.now());
+                if (records.asMap().putIfAbsent(key.id(), t.next()) == null) {
+                    return claimed(t.result(), ctx);
+                }
             }
             AtomicReference<ClaimResult> result = new AtomicReference<>();
             records.asMap().compute(key.id(), (k, current) -> {
@@ -73,11 +80,16 @@ final class MemoryRecords implements RecordStore {
                 result.set(t.result());
                 return t.next() != null ? t.next() : live;
             });
-            if (ctx.receipt() != null && result.get() instanceof ClaimResult.Claimed) {
-                receipts.write(ctx.receipt().receipt(), ctx.receipt().ttl());
-            }
-            return result.get();
+            return claimed(result.get(), ctx);
         });
+    }
+
+    /** {@code result}, with the claim's receipt written when it claimed. */
+    private ClaimResult claimed(ClaimResult result, ClaimContext ctx) {
+        if (ctx.receipt() != null && result instanceof ClaimResult.Claimed) {
+            receipts.write(ctx.receipt().receipt(), ctx.receipt().ttl());
+        }
+        return result;
     }
 
     @Override
