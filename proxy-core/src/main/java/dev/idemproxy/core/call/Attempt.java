@@ -8,6 +8,8 @@ import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -112,8 +114,9 @@ final class Attempt implements UpstreamListener {
 
     private FullHttpRequest request(int n) {
         ProxyCall call = cx.call();
+        // No trailer object: the request goes with a Content-Length, whose encoding writes none.
         FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, call.request().method(), call.request().uri(),
-                call.body().retainedDuplicate());
+                call.body().retainedDuplicate(), DefaultHttpHeadersFactory.headersFactory().newHeaders(), EmptyHttpHeaders.INSTANCE);
         HttpHeaders h = req.headers();
         h.set(cx.upstreamHeaders());
         h.remove(HttpHeaderNames.TRANSFER_ENCODING);
