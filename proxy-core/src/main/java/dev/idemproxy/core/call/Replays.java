@@ -7,7 +7,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
@@ -64,7 +63,7 @@ public final class Replays {
         h.set(CallIdentity.X_CALL_ID, callId);
         h.setInt(CallIdentity.X_ATTEMPTS, attempts);
         return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(stored.status()), body, h,
-                DefaultHttpHeadersFactory.trailersFactory().newHeaders());
+                ProxyHeaders.TRAILERS.newHeaders());
     }
 
     /**

@@ -63,7 +63,8 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
                 .setMaxChunkSize(64 * 1024)
                 .setAllowDuplicateContentLengths(false)
                 .setStrictLineParsing(true)
-                .setHeadersFactory(ProxyHeaders.HEADERS);
+                .setHeadersFactory(ProxyHeaders.HEADERS)
+                .setTrailersFactory(ProxyHeaders.TRAILERS);
         init(new StrictRequestDecoder(cfg), new ResponseEncoder());
     }
 

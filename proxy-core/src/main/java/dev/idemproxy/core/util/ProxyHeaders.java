@@ -3,6 +3,7 @@ package dev.idemproxy.core.util;
 import io.netty.handler.codec.DefaultHeaders.NameValidator;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.util.AsciiString;
 
@@ -35,6 +36,24 @@ public final class ProxyHeaders implements NameValidator<CharSequence> {
 
     /** Headers as both codecs create them, with this check in place of Netty's. */
     public static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withNameValidator(NAME_CHECK);
+
+    /**
+     * Trailers as both codecs create them: Netty's trailer checks, in the smallest map it makes
+     * (a decoder makes one for every request and response, and nearly all stay empty).
+     */
+    public static final HttpHeadersFactory TRAILERS = new HttpHeadersFactory() {
+        private final DefaultHttpHeadersFactory netty = DefaultHttpHeadersFactory.trailersFactory();
+
+        @Override
+        public HttpHeaders newHeaders() {
+            return netty.newEmptyHeaders();
+        }
+
+        @Override
+        public HttpHeaders newEmptyHeaders() {
+            return netty.newEmptyHeaders();
+        }
+    };
 
     private static final boolean[] TOKEN = new boolean[256];
 
