@@ -7,6 +7,7 @@ import dev.idemproxy.core.retry.FailureClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
+import dev.idemproxy.core.util.ProxyHeaders;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
@@ -120,14 +121,14 @@ final class Attempt implements UpstreamListener {
         HttpHeaders h = req.headers();
         h.set(cx.upstreamHeaders());
         h.remove(HttpHeaderNames.TRANSFER_ENCODING);
-        h.setInt(HttpHeaderNames.CONTENT_LENGTH, call.body().readableBytes());
+        h.set(HttpHeaderNames.CONTENT_LENGTH, ProxyHeaders.number(call.body().readableBytes()));
         CallIdentity id = cx.identity();
         if (id.key() != null) {
             h.set(id.keyHeader(), id.key());
         }
         h.set(CallIdentity.X_CALL_ID, id.callId());
-        h.setInt(CallIdentity.X_ATTEMPT, n);
-        h.set(CallIdentity.X_REQUEST_TIMEOUT_MS, Long.toString(Math.max(0, cx.deadline().remainingMillis())));
+        h.set(CallIdentity.X_ATTEMPT, ProxyHeaders.number(n));
+        h.set(CallIdentity.X_REQUEST_TIMEOUT_MS, ProxyHeaders.number(Math.max(0, cx.deadline().remainingMillis())));
         cx.watch().upstreamRequest(n, h);
         return req;
     }

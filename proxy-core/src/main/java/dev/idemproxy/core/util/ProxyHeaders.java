@@ -55,9 +55,15 @@ public final class ProxyHeaders implements NameValidator<CharSequence> {
         }
     };
 
+    /** The text of the numbers most header values are (lengths, attempts, budgets), made once. */
+    private static final String[] NUMBERS = new String[1024];
+
     private static final boolean[] TOKEN = new boolean[256];
 
     static {
+        for (int i = 0; i < NUMBERS.length; i++) {
+            NUMBERS[i] = Integer.toString(i);
+        }
         for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
             TOKEN[c] = true;
         }
@@ -143,5 +149,10 @@ public final class ProxyHeaders implements NameValidator<CharSequence> {
     private static IllegalArgumentException invalid(CharSequence name, int index) {
         return new IllegalArgumentException("a header name can only contain \"token\" characters, but found invalid character 0x"
                 + Integer.toHexString(name.charAt(index)) + " at index " + index + " of header '" + name + "'.");
+    }
+
+    /** {@code v} as a header value: its decimal text, shared for the small numbers most values are. */
+    public static String number(long v) {
+        return v >= 0 && v < NUMBERS.length ? NUMBERS[(int) v] : Long.toString(v);
     }
 }
