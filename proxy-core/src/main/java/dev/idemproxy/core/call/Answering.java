@@ -7,6 +7,7 @@ import dev.idemproxy.core.retry.RetryReason;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.retry.TaskBudgetDecision;
 import dev.idemproxy.core.store.StoredResponse;
+import dev.idemproxy.core.util.ProxyHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
@@ -151,7 +152,7 @@ final class Answering {
     private void decorate(HttpHeaders h, int attempts, TaskBudgetDecision task) {
         cx.identity().decorate(h, attempts);
         if (task != null) {
-            h.set(CallIdentity.X_RETRY_BUDGET_REMAINING, Long.toString(task.remaining()));
+            h.set(CallIdentity.X_RETRY_BUDGET_REMAINING, ProxyHeaders.number(task.remaining()));
         }
     }
 }

@@ -7,7 +7,10 @@ import dev.idemproxy.core.retry.FailureClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.upstream.UpstreamConnection;
 import dev.idemproxy.core.upstream.UpstreamListener;
+import dev.idemproxy.core.util.ProxyHeaders;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -112,19 +115,20 @@ final class Attempt implements UpstreamListener {
 
     private FullHttpRequest request(int n) {
         ProxyCall call = cx.call();
+        // No trailer object: the request goes with a Content-Length, whose encoding writes none.
         FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, call.request().method(), call.request().uri(),
-                call.body().retainedDuplicate());
+                call.body().retainedDuplicate(), DefaultHttpHeadersFactory.headersFactory().newHeaders(), EmptyHttpHeaders.INSTANCE);
         HttpHeaders h = req.headers();
         h.set(cx.upstreamHeaders());
         h.remove(HttpHeaderNames.TRANSFER_ENCODING);
-        h.setInt(HttpHeaderNames.CONTENT_LENGTH, call.body().readableBytes());
+        h.set(HttpHeaderNames.CONTENT_LENGTH, ProxyHeaders.number(call.body().readableBytes()));
         CallIdentity id = cx.identity();
         if (id.key() != null) {
             h.set(id.keyHeader(), id.key());
         }
         h.set(CallIdentity.X_CALL_ID, id.callId());
-        h.setInt(CallIdentity.X_ATTEMPT, n);
-        h.set(CallIdentity.X_REQUEST_TIMEOUT_MS, Long.toString(Math.max(0, cx.deadline().remainingMillis())));
+        h.set(CallIdentity.X_ATTEMPT, ProxyHeaders.number(n));
+        h.set(CallIdentity.X_REQUEST_TIMEOUT_MS, ProxyHeaders.number(Math.max(0, cx.deadline().remainingMillis())));
         cx.watch().upstreamRequest(n, h);
         return req;
     }

@@ -1,5 +1,7 @@
 package dev.idemproxy.core.call;
 
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
+
 import java.time.Clock;
 import java.util.random.RandomGenerator;
 
@@ -18,7 +20,7 @@ import java.util.random.RandomGenerator;
  * ones). This class is stateless.
  */
 public final class CallId {
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
+    private static final byte[] HEX = "0123456789abcdef".getBytes(ISO_8859_1);
 
     private CallId() {}
 
@@ -30,21 +32,34 @@ public final class CallId {
     /** A fresh owner token for an execution of call {@code callId}: {@code <callId>.<16 hex digits>}. */
     public static String owner(String callId, RandomGenerator random) {
         long r = random.nextLong();
-        char[] out = new char[16];
-        for (int i = 0; i < 16; i++) {
-            out[i] = HEX[(int) (r >>> (60 - 4 * i)) & 0xf];
+        int n = callId.length();
+        // One byte array for the whole token, made a string once (a Latin-1 one, as the ids are).
+        byte[] out = new byte[n + 17];
+        for (int i = 0; i < n; i++) {
+            char c = callId.charAt(i);
+            if (c > 0xFF) {
+                return callId + '.' + new String(hex(r, new byte[16], 0), ISO_8859_1);  // not ours: kept as it is
+            }
+            out[i] = (byte) c;
         }
-        return callId + '.' + new String(out);
+        out[n] = '.';
+        return new String(hex(r, out, n + 1), ISO_8859_1);
     }
 
     static String of(long millis, RandomGenerator random) {
-        char[] out = new char[32];
+        byte[] out = new byte[32];
         long hi = (millis << 16) | (random.nextInt() & 0xFFFFL);  // 48 bits of time, then 16 random bits
         long lo = random.nextLong();                              // 64 more random bits
+        hex(hi, out, 0);
+        hex(lo, out, 16);
+        return new String(out, ISO_8859_1);
+    }
+
+    /** Writes {@code v} as 16 lower-case hex digits into {@code out} from {@code at}; returns {@code out}. */
+    private static byte[] hex(long v, byte[] out, int at) {
         for (int i = 0; i < 16; i++) {
-            out[i] = HEX[(int) (hi >>> (60 - 4 * i)) & 0xf];
-            out[16 + i] = HEX[(int) (lo >>> (60 - 4 * i)) & 0xf];
+            out[at + i] = HEX[(int) (v >>> (60 - 4 * i)) & 0xf];
         }
-        return new String(out);
+        return out;
     }
 }

@@ -22,6 +22,6 @@ public record CallIdentity(String callId, String keyHeader, String key, String t
     /** Adds X-Call-Id and X-Attempts to a response going to the client. */
     void decorate(HttpHeaders h, int attempts) {
         h.set(X_CALL_ID, callId);
-        h.setInt(X_ATTEMPTS, attempts);
+        h.set(X_ATTEMPTS, ProxyHeaders.number(attempts));
     }
 }

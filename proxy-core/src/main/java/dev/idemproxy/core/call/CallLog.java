@@ -48,6 +48,10 @@ public final class CallLog {
     private final boolean keyValues;
     private final Redactor redactor;
     private final Ticker ticker;
+    /** The last upstream named in a line and its text there: most lines name the one a route has. */
+    private volatile UpstreamText lastUpstream;
+
+    private record UpstreamText(URI upstream, String text) {}
 
     /** @param keyValues whether to attach the line's fields as key-value pairs (the JSON layout's) */
     public CallLog(ProxyMetrics metrics, boolean keyValues) {
@@ -141,9 +145,7 @@ public final class CallLog {
         String line = "[call=" + (callId == null ? "-" : callId) + "][biz=" + LogValues.of(bizId) + "][try=" + attempts
                 + "] route=" + route + " key=" + LogValues.of(key) + " status=" + status + " outcome=" + outcome.spelling()
                 + " ms=" + ms + " method=" + LogValues.of(method) + " path=" + LogValues.of(path) + " upstream="
-                + (upstream == null ? "-" : upstream.getPort() > 0 ? LogValues.of(upstream.getHost()) + ":" + upstream.getPort()
-                        : LogValues.of(upstream.getHost()))
-                + " in=" + in + " out=" + out + (label == null ? "" : " tool=" + LogValues.of(label))
+                + upstreamText(upstream) + " in=" + in + " out=" + out + (label == null ? "" : " tool=" + LogValues.of(label))
                 + (detail == null ? "" : " reason=" + LogValues.of(detail));
         if (!keyValues) {
             // The plain call, not the fluent builder: that builds an event of slf4j's, which logback
@@ -189,5 +191,20 @@ public final class CallLog {
         }
         e.log("[call={}][biz={}][try={}] route={} retrying in {} ms: {}", LogValues.of(callId), LogValues.of(bizId), attempt,
                 LogValues.of(route), delayMillis, LogValues.of(reason));
+    }
+
+    /** {@code upstream} as a line shows it ({@code host:port}, or {@code -}), made once per upstream in a row. */
+    private String upstreamText(URI upstream) {
+        if (upstream == null) {
+            return "-";
+        }
+        UpstreamText last = lastUpstream;
+        if (last != null && last.upstream() == upstream) {
+            return last.text();
+        }
+        String text = upstream.getPort() > 0 ? LogValues.of(upstream.getHost()) + ":" + upstream.getPort()
+                : LogValues.of(upstream.getHost());
+        lastUpstream = new UpstreamText(upstream, text);
+        return text;
     }
 }

@@ -81,6 +81,9 @@ public final class InFlightWaiters {
      * claim would answer once the write is done) when anyone waits for it here.
      */
     public void settling(RecordKey key, String fingerprint, ClaimResult outcome) {
+        if (waiting.isEmpty()) {
+            return;  // nobody waits (most calls): no update, no objects for one
+        }
         waiting.computeIfPresent(new Slot(key, fingerprint), (k, w) -> {
             w.settled = outcome;
             return w;
@@ -93,6 +96,11 @@ public final class InFlightWaiters {
      * the waiters claim again. A mark stays {@value #MARK_MILLIS} ms, removed on {@code timer}.
      */
     public void wake(RecordKey key, String fingerprint, ClaimResult outcome, ScheduledExecutorService timer) {
+        if (waiting.isEmpty()) {
+            // Nobody waits and nothing is marked (most calls). A waiter that registers from now on
+            // missed this wake as it would miss one a moment earlier: its polls of the store find the end.
+            return;
+        }
         List<Consumer<ClaimResult>> woken = new ArrayList<>(2);
         boolean[] marked = {false};
         Slot slot = new Slot(key, fingerprint);

@@ -7,7 +7,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
@@ -58,13 +57,13 @@ public final class Replays {
         ByteBuf body = alloc.buffer(stored.bodyLength());
         body.writeBytes(stored.bodyBuffer());
         if (!head && stored.status() != NOT_MODIFIED) {
-            h.setInt(HttpHeaderNames.CONTENT_LENGTH, stored.bodyLength());
+            h.set(HttpHeaderNames.CONTENT_LENGTH, ProxyHeaders.number(stored.bodyLength()));
         }
         h.set(CallIdentity.IDEMPOTENT_REPLAYED, "true");
         h.set(CallIdentity.X_CALL_ID, callId);
-        h.setInt(CallIdentity.X_ATTEMPTS, attempts);
+        h.set(CallIdentity.X_ATTEMPTS, ProxyHeaders.number(attempts));
         return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(stored.status()), body, h,
-                DefaultHttpHeadersFactory.trailersFactory().newHeaders());
+                ProxyHeaders.TRAILERS.newHeaders());
     }
 
     /**
@@ -74,7 +73,7 @@ public final class Replays {
      */
     public static StoredLines headerLines(StoredResponse stored, boolean head) {
         List<StoredHeader> headers = stored.headers();
-        String length = Integer.toString(stored.bodyLength());
+        String length = ProxyHeaders.number(stored.bodyLength());
         boolean inPlace = !head && framedByLength(stored.status());
         boolean asStored = head || stored.status() == NOT_MODIFIED;
         boolean lengthWritten = false;

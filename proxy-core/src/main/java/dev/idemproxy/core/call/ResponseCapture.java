@@ -4,9 +4,12 @@ import dev.idemproxy.core.store.StoredHeader;
 import dev.idemproxy.core.store.StoredResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -19,10 +22,20 @@ import java.util.Map;
  * the response counts as not retained. Not thread-safe: used on one event loop.
  */
 final class ResponseCapture {
+    /** Names most responses carry, as upstreams commonly spell them: one String each for every call. */
+    private static final String[] COMMON_NAMES = {
+        "Server", "Date", "Content-Type", "Content-Length", "Connection", "Cache-Control", "Vary", "ETag",
+        "Last-Modified", "Location", "Set-Cookie", "Content-Encoding", "Keep-Alive",
+        "server", "date", "content-type", "content-length", "connection", "cache-control", "vary", "etag",
+        "last-modified", "location", "set-cookie", "content-encoding", "keep-alive",
+    };
+    /** The most a declared Content-Length makes the capture take at once. */
+    private static final int PRESIZE_MAX = 64 * 1024;
     private final long limit;
     private int status;
     private List<StoredHeader> headers;
-    private ByteArrayOutputStream body;
+    private byte[] body;
+    private int size;
     private boolean overflow;
 
     ResponseCapture(long limit) {
@@ -31,15 +44,22 @@ final class ResponseCapture {
 
     void head(HttpResponse resp) {
         status = resp.status().code();
-        headers = new ArrayList<>(resp.headers().size());
-        for (Map.Entry<String, String> h : resp.headers()) {
-            if (!HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(h.getKey())
-                    && !HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(h.getKey())
-                    && !CallIdentity.X_RETRY_BUDGET_REMAINING.contentEqualsIgnoreCase(h.getKey())) {
-                headers.add(new StoredHeader(h.getKey(), h.getValue()));
+        HttpHeaders h = resp.headers();
+        List<StoredHeader> kept = new ArrayList<>(h.size());
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> e = it.next();
+            CharSequence name = e.getKey();
+            if (!HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)
+                    && !HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name)
+                    && !CallIdentity.X_RETRY_BUDGET_REMAINING.contentEqualsIgnoreCase(name)) {
+                kept.add(new StoredHeader(nameOf(name), e.getValue().toString()));
             }
         }
-        body = new ByteArrayOutputStream();
+        headers = Collections.unmodifiableList(kept);
+        // As long as the response says, when that fits (and is small); grown as it comes otherwise.
+        int declared = h.getInt(HttpHeaderNames.CONTENT_LENGTH, -1);
+        body = new byte[declared >= 0 && declared <= Math.min(limit, PRESIZE_MAX) ? declared : 256];
+        size = 0;
     }
 
     /** Copies the readable bytes of {@code content} without changing its indices. */
@@ -48,16 +68,17 @@ final class ResponseCapture {
             return;
         }
         int n = content.readableBytes();
-        if (body.size() + (long) n > limit) {
+        if (size + (long) n > limit) {
             overflow = true;
             body = null;
             return;
         }
-        try {
-            content.getBytes(content.readerIndex(), body, n);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        if (size + n > body.length) {
+            long grown = Math.min(Math.min(limit, Integer.MAX_VALUE - 8), Math.max(body.length * 2L, (long) size + n));
+            body = Arrays.copyOf(body, (int) grown);
         }
+        content.getBytes(content.readerIndex(), body, size, n);
+        size += n;
     }
 
     boolean retained() {
@@ -65,6 +86,20 @@ final class ResponseCapture {
     }
 
     StoredResponse result() {
-        return retained() ? new StoredResponse(status, headers, body.toByteArray()) : null;
+        if (!retained()) {
+            return null;
+        }
+        return StoredResponse.owning(status, headers, size == body.length ? body : Arrays.copyOf(body, size));
+    }
+
+    /** {@code name} as a String: a shared one when the upstream spelt it as a common name is spelt. */
+    private static String nameOf(CharSequence name) {
+        int len = name.length();
+        for (String common : COMMON_NAMES) {
+            if (common.length() == len && common.contentEquals(name)) {
+                return common;
+            }
+        }
+        return name.toString();
     }
 }

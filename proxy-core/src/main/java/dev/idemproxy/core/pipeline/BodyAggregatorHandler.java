@@ -80,22 +80,33 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
         }
         ExpectContinue.accept(ctx, c.request());
         call = c;
-        body = ctx.alloc().compositeBuffer(64);
         if (c.request() instanceof FullHttpRequest) {
-            append(ctx, (FullHttpRequest) c.request());  // read whole: its body is here already, and it is the last
+            whole(ctx, (FullHttpRequest) c.request());  // read whole: its body is here already, and it is the last
+            return;
         }
+        body = ctx.alloc().compositeBuffer(64);
+    }
+
+    /**
+     * A request read whole: its content is the body as it is (no composite of one part), or it
+     * is refused as too large the way {@link #append} refuses a last part.
+     */
+    private void whole(ChannelHandlerContext ctx, FullHttpRequest request) {
+        long size = request.content().readableBytes();
+        if (size > limit) {
+            refuse(ctx, request, size, NONE);  // nothing came before this part: an empty prefix
+            return;
+        }
+        ProxyCall c = call;
+        c.body(request.content().retain());
+        request.release();
+        call = null;
+        ctx.fireChannelRead(c);
     }
 
     private void append(ChannelHandlerContext ctx, HttpContent content) {
         if (body.readableBytes() + (long) content.content().readableBytes() > limit) {
-            long size = body.readableBytes() + (long) content.content().readableBytes();
-            content.release();
-            log.metrics().frontRejection(FrontRejection.TOO_LARGE);
-            ProxyCall c = call;
-            c.addBytesIn(size);
-            byte[] prefix = prefix(body);
-            discard();
-            reject(ctx, c, prefix, size);
+            refuse(ctx, content, body.readableBytes() + (long) content.content().readableBytes(), prefix(body));
             return;
         }
         body.addComponent(true, content.content().retain());
@@ -108,6 +119,16 @@ final class BodyAggregatorHandler extends ChannelInboundHandlerAdapter {
             body = null;
             ctx.fireChannelRead(c);
         }
+    }
+
+    /** The part that took the body past the limit: let go, the call refused ({@code prefix}: the body before it). */
+    private void refuse(ChannelHandlerContext ctx, HttpContent content, long size, byte[] prefix) {
+        content.release();
+        log.metrics().frontRejection(FrontRejection.TOO_LARGE);
+        ProxyCall c = call;
+        c.addBytesIn(size);
+        discard();
+        reject(ctx, c, prefix, size);
     }
 
     @Override

@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -63,8 +64,28 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
                 .setMaxChunkSize(64 * 1024)
                 .setAllowDuplicateContentLengths(false)
                 .setStrictLineParsing(true)
-                .setHeadersFactory(ProxyHeaders.HEADERS);
+                .setHeadersFactory(ProxyHeaders.HEADERS)
+                .setTrailersFactory(ProxyHeaders.TRAILERS);
         init(new StrictRequestDecoder(cfg), new ResponseEncoder());
+    }
+
+    /**
+     * Request header names a proxied call often carries, spelt as clients commonly spell them,
+     * besides those Netty's decoder shares already (Host, Accept, Connection, Content-Type,
+     * Content-Length): a name read off the wire that is exactly one of these is that one, not a
+     * copy per request. Any other spelling is kept as it came.
+     */
+    private static final AsciiString[] SHARED_NAMES = names("Idempotency-Key", "idempotency-key", "User-Agent", "user-agent",
+            "Accept-Encoding", "accept-encoding", "Authorization", "authorization", "X-Request-Id", "x-request-id",
+            "Mcp-Session-Id", "mcp-session-id", "MCP-Protocol-Version", "mcp-protocol-version", "content-type",
+            "content-length", "host", "accept");
+
+    private static AsciiString[] names(String... names) {
+        AsciiString[] a = new AsciiString[names.length];
+        for (int i = 0; i < names.length; i++) {
+            a[i] = AsciiString.cached(names[i]);
+        }
+        return a;
     }
 
     final class StrictRequestDecoder extends HttpRequestDecoder {
@@ -73,6 +94,16 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
 
         StrictRequestDecoder(HttpDecoderConfig cfg) {
             super(cfg);
+        }
+
+        @Override
+        protected AsciiString splitHeaderName(byte[] sb, int start, int length) {
+            for (AsciiString name : SHARED_NAMES) {
+                if (name.length() == length && spells(name, sb, start)) {
+                    return name;
+                }
+            }
+            return super.splitHeaderName(sb, start, length);
         }
 
         @Override
@@ -119,6 +150,15 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.StrictR
                 }
             }
         }
+    }
+
+    private static boolean spells(AsciiString name, byte[] sb, int start) {
+        for (int i = 0; i < name.length(); i++) {
+            if (name.byteAt(i) != sb[start + i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A request head decoded well, whose body (if any) follows as contents. */

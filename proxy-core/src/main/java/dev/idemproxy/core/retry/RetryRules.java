@@ -40,6 +40,8 @@ import java.util.random.RandomGenerator;
  * <p>This class is immutable and thread-safe when its random source is.
  */
 public final class RetryRules {
+    /** The decision for an answer the upstream executed, the same for every call (a value: no need for one per call). */
+    private static final RetryDecision EXECUTED = RetryDecision.store(RetryReason.EXECUTED, OutcomeClass.EXECUTED, false, null);
     /** Methods whose duplicate execution is harmless by HTTP semantics (RFC 9110 §9.2.2). */
     static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "OPTIONS", "PUT", "DELETE");
 
@@ -71,7 +73,7 @@ public final class RetryRules {
         AttemptOutcome o = attempt.outcome();
         OutcomeClass cls = o.outcomeClass();
         if (cls == OutcomeClass.EXECUTED) {
-            return RetryDecision.store(RetryReason.EXECUTED, cls, false, null);
+            return EXECUTED;
         }
         boolean failureAtDeadline = o.isFailure() && deadline.expired();
         if (cls == OutcomeClass.UNKNOWN && !(repeatHarmless || attempt.receiptNotFound())) {

@@ -25,6 +25,15 @@ public final class StoredResponse {
         this(status, List.copyOf(requireNonNull(headers, "headers")), requireNonNull(body, "body").clone(), true);
     }
 
+    /**
+     * A response made of what its caller hands over, uncopied: {@code headers} a list nobody
+     * changes (an unmodifiable view of one that is not kept), {@code body} an array nobody
+     * writes again. For a capture that built both for this response alone.
+     */
+    public static StoredResponse owning(int status, List<StoredHeader> headers, byte[] body) {
+        return new StoredResponse(status, requireNonNull(headers, "headers"), requireNonNull(body, "body"), true);
+    }
+
     /** Takes ownership of {@code body} (no copy); for decoders that made the array themselves. */
     StoredResponse(int status, List<StoredHeader> headers, byte[] body, boolean owned) {
         if (status < 100 || status > 999) {

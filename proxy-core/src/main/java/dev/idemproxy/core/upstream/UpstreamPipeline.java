@@ -21,7 +21,8 @@ public final class UpstreamPipeline {
             .setMaxInitialLineLength(8192)
             .setMaxHeaderSize(64 * 1024)
             .setMaxChunkSize(64 * 1024)
-            .setHeadersFactory(ProxyHeaders.HEADERS);
+            .setHeadersFactory(ProxyHeaders.HEADERS)
+            .setTrailersFactory(ProxyHeaders.TRAILERS);
 
     private UpstreamPipeline() {
     }

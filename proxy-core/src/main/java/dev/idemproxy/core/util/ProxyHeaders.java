@@ -3,6 +3,7 @@ package dev.idemproxy.core.util;
 import io.netty.handler.codec.DefaultHeaders.NameValidator;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.util.AsciiString;
 
@@ -36,9 +37,33 @@ public final class ProxyHeaders implements NameValidator<CharSequence> {
     /** Headers as both codecs create them, with this check in place of Netty's. */
     public static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withNameValidator(NAME_CHECK);
 
+    /**
+     * Trailers as both codecs create them: Netty's trailer checks, in the smallest map it makes
+     * (a decoder makes one for every request and response, and nearly all stay empty).
+     */
+    public static final HttpHeadersFactory TRAILERS = new HttpHeadersFactory() {
+        private final DefaultHttpHeadersFactory netty = DefaultHttpHeadersFactory.trailersFactory();
+
+        @Override
+        public HttpHeaders newHeaders() {
+            return netty.newEmptyHeaders();
+        }
+
+        @Override
+        public HttpHeaders newEmptyHeaders() {
+            return netty.newEmptyHeaders();
+        }
+    };
+
+    /** The text of the numbers most header values are (lengths, attempts, budgets), made once. */
+    private static final String[] NUMBERS = new String[1024];
+
     private static final boolean[] TOKEN = new boolean[256];
 
     static {
+        for (int i = 0; i < NUMBERS.length; i++) {
+            NUMBERS[i] = Integer.toString(i);
+        }
         for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
             TOKEN[c] = true;
         }
@@ -124,5 +149,10 @@ public final class ProxyHeaders implements NameValidator<CharSequence> {
     private static IllegalArgumentException invalid(CharSequence name, int index) {
         return new IllegalArgumentException("a header name can only contain \"token\" characters, but found invalid character 0x"
                 + Integer.toHexString(name.charAt(index)) + " at index " + index + " of header '" + name + "'.");
+    }
+
+    /** {@code v} as a header value: its decimal text, shared for the small numbers most values are. */
+    public static String number(long v) {
+        return v >= 0 && v < NUMBERS.length ? NUMBERS[(int) v] : Long.toString(v);
     }
 }

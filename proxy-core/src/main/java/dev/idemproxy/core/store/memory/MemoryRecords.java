@@ -64,6 +64,13 @@ final class MemoryRecords implements RecordStore {
                         return t.result();
                     }
                 }
+            } else {
+                // None seen: a new key's claim is a plain insert (compute's own objects were a
+                // tenth of a new call's allocation). Whatever got in first, compute decides below.
+                ClaimTransition t = RecordTransitions.claim(null, fingerprint, owner, lease, ctx, backend.now());
+                if (records.asMap().putIfAbsent(key.id(), t.next()) == null) {
+                    return claimed(t.result(), ctx);
+                }
             }
             AtomicReference<ClaimResult> result = new AtomicReference<>();
             records.asMap().compute(key.id(), (k, current) -> {
@@ -73,11 +80,16 @@ final class MemoryRecords implements RecordStore {
                 result.set(t.result());
                 return t.next() != null ? t.next() : live;
             });
-            if (ctx.receipt() != null && result.get() instanceof ClaimResult.Claimed) {
-                receipts.write(ctx.receipt().receipt(), ctx.receipt().ttl());
-            }
-            return result.get();
+            return claimed(result.get(), ctx);
         });
+    }
+
+    /** {@code result}, with the claim's receipt written when it claimed. */
+    private ClaimResult claimed(ClaimResult result, ClaimContext ctx) {
+        if (ctx.receipt() != null && result instanceof ClaimResult.Claimed) {
+            receipts.write(ctx.receipt().receipt(), ctx.receipt().ttl());
+        }
+        return result;
     }
 
     @Override
@@ -89,13 +101,14 @@ final class MemoryRecords implements RecordStore {
     public CompletionStage<Boolean> complete(RecordKey key, OwnedClaim claim, StoredResponse response, int attempts, Duration ttl,
             ReceiptPut receipt) {
         boolean unfenced = mistakes.has(Mistakes.Mistake.SKIP_FENCING_ON_COMPLETE);  // planted only: as if the record were absent
-        return update(key, (current, now) -> RecordTransitions.complete(unfenced ? null : current, claim, response, attempts, ttl, now))
-                .thenApply(done -> {
-                    if (done && receipt != null) {
-                        receipts.write(receipt.receipt(), receipt.ttl());
-                    }
-                    return done;
-                });
+        return backend.run(() -> {
+            boolean done = apply(key, (current, now) -> RecordTransitions.complete(unfenced ? null : current, claim, response,
+                    attempts, ttl, now));
+            if (done && receipt != null) {
+                receipts.write(receipt.receipt(), receipt.ttl());
+            }
+            return done;
+        });
     }
 
     @Override
@@ -143,17 +156,29 @@ final class MemoryRecords implements RecordStore {
 
     /** Applies an owner-checked step (to an absent record too: see {@link RecordTransitions}); true when it produced a new record. */
     private CompletionStage<Boolean> update(RecordKey key, Step step) {
-        return backend.run(() -> {
-            boolean[] done = {false};
-            records.asMap().compute(key.id(), (k, current) -> {
-                Instant now = backend.now();
-                IdempotencyRecord live = RecordTransitions.live(current, now);
-                IdempotencyRecord next = step.apply(live, now);
-                done[0] = next != null;
-                return next != null ? next : live;
-            });
-            return done[0];
-        });
+        return backend.run(() -> apply(key, step));
+    }
+
+    /**
+     * {@link #update}'s step, now: applied to the record as read, and written only if that is
+     * still the record (else read and applied again), so each write follows from the record it
+     * replaces as under compute, without compute's own objects (a fifth of the store's
+     * allocation per call). An expired record reads as none, as Caffeine's expiry and
+     * {@link RecordTransitions#live} agree on the same clock.
+     */
+    private boolean apply(RecordKey key, Step step) {
+        String id = key.id();
+        for (;;) {
+            IdempotencyRecord current = records.getIfPresent(id);
+            Instant now = backend.now();
+            IdempotencyRecord next = step.apply(RecordTransitions.live(current, now), now);
+            if (next == null) {
+                return false;
+            }
+            if (current == null ? records.asMap().putIfAbsent(id, next) == null : records.asMap().replace(id, current, next)) {
+                return true;
+            }
+        }
     }
 
     void clear() {
