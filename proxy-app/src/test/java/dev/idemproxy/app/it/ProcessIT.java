@@ -545,7 +545,7 @@ class ProcessIT {
         List<String> lines = Files.readAllLines(bad, UTF_8);
         return List.of(
                 bad + ":" + position(lines, "lissten:", "lissten") + ": lissten: unknown key (expected one of: listen, "
-                        + "shutdown, admin, server, limits, store, tasks, retryBudget, secretHeaders, secretQueryParams, forwardProxy, "
+                        + "shutdown, admin, server, limits, store, tasks, retryBudget, secretHeaders, secretQueryParams, forwardProxy, telemetry, "
                         + "routes)",
                 bad + ":" + position(lines, "maxAttempts: 0", "0") + ": routes[0].retry.maxAttempts: 0 (expected: >= 1)");
     }
