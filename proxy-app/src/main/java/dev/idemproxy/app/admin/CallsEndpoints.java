@@ -6,9 +6,7 @@ import dev.idemproxy.core.call.CallRecorder;
 import dev.idemproxy.core.store.CallQuery;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptStore;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +23,9 @@ import java.util.concurrent.CompletionStage;
 final class CallsEndpoints {
     static final int DEFAULT_LIMIT = 50;
     static final int MAX_LIMIT = 500;
-    static final String CURSOR_MARK = "calls1:";
+    /** The store's cursor of a page of calls: a call id (printable ASCII, at most 255 chars), marked. */
+    static final PageCursor CURSOR = new PageCursor("calls1:",
+            c -> c.length() <= 255 && c.chars().allMatch(ch -> ch > ' ' && ch < 127));
     private static final Set<String> STATUSES = Set.of(CallRecorder.PROCESSING, CallRecorder.SUCCESS, CallRecorder.FAILED);
     private static final Set<String> PARAMS = Set.of("route", "status", "bizId", "task", "limit", "cursor");
 
@@ -55,9 +55,9 @@ final class CallsEndpoints {
             return limit.problem().completed();
         }
         Optional<String> raw = param(request, "cursor");
-        String cursor = raw.map(CallsEndpoints::decodeCursor).orElse(null);
+        String cursor = raw.map(CURSOR::decode).orElse(null);
         if (raw.isPresent() && cursor == null) {
-            return badRequest("cursor '" + raw.get() + "' (expected: the nextCursor of an earlier page)");
+            return PageCursor.refused(raw.get());
         }
         CallQuery q = new CallQuery(param(request, "route").orElse(null), status.orElse(null), param(request, "bizId").orElse(null),
                 param(request, "task").orElse(null), cursor, limit.value());
@@ -68,7 +68,7 @@ final class CallsEndpoints {
             }
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("calls", calls);
-            body.put("nextCursor", page.nextCursor() == null ? null : encodeCursor(page.nextCursor()));
+            body.put("nextCursor", CURSOR.next(page.nextCursor()));
             return AdminResponse.json(200, body);
         }));
     }
@@ -88,24 +88,5 @@ final class CallsEndpoints {
 
     private static CompletionStage<AdminResponse> badRequest(String detail) {
         return AdminResponse.problem(400, "bad-request", "Bad request", detail).completed();
-    }
-
-    static String encodeCursor(String storeCursor) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString((CURSOR_MARK + storeCursor).getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** The store's cursor in {@code cursor} (a call id), or null when it is not one {@link #encodeCursor} made. */
-    static String decodeCursor(String cursor) {
-        String decoded;
-        try {
-            decoded = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-        if (!decoded.startsWith(CURSOR_MARK)) {
-            return null;
-        }
-        String key = decoded.substring(CURSOR_MARK.length());
-        return !key.isEmpty() && key.length() <= 255 && key.chars().allMatch(c -> c > ' ' && c < 127) ? key : null;
     }
 }

@@ -9,10 +9,8 @@ import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.Receipt;
 import dev.idemproxy.core.store.ReceiptStore;
 import dev.idemproxy.core.store.RecordStore;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +29,8 @@ import java.util.concurrent.CompletionStage;
  */
 final class DlqEndpoints {
     /** What every cursor this API gives out begins with, before base64url. */
-    static final String CURSOR_MARK = "dlq1:";
+    /** The store's cursor of a page of dead letters: {@code FAILED_AT_MILLIS ID}, marked. */
+    static final PageCursor CURSOR = new PageCursor("dlq1:", c -> true);
 
     static final int DEFAULT_LIMIT = 50;
     static final int MAX_LIMIT = 500;
@@ -76,9 +75,9 @@ final class DlqEndpoints {
             return limit.problem().completed();
         }
         Optional<String> raw = request.queryParam("cursor").filter(c -> !c.isEmpty());
-        String cursor = raw.map(DlqEndpoints::decodeCursor).orElse(null);
+        String cursor = raw.map(CURSOR::decode).orElse(null);
         if (raw.isPresent() && cursor == null) {
-            return badRequest("cursor '" + raw.get() + "' (expected: the nextCursor of an earlier page)");
+            return PageCursor.refused(raw.get());
         }
         return StoreFailures.recover(deadLetters.deadLetters(cursor, limit.value()).thenApply(page -> {
             List<Map<String, Object>> entries = new ArrayList<>(page.entries().size());
@@ -87,7 +86,7 @@ final class DlqEndpoints {
             }
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("entries", entries);
-            body.put("nextCursor", page.nextCursor() == null ? null : encodeCursor(page.nextCursor()));
+            body.put("nextCursor", CURSOR.next(page.nextCursor()));
             return AdminResponse.json(200, body);
         }));
     }
@@ -234,27 +233,5 @@ final class DlqEndpoints {
 
     private static CompletionStage<AdminResponse> badRequest(String detail) {
         return AdminResponse.problem(400, "bad-request", "Bad request", detail).completed();
-    }
-
-    /**
-     * A page cursor as clients see it: the store's own cursor behind {@value #CURSOR_MARK}, in
-     * base64url, so that a value this API never gave out (valid base64url or not) is told apart
-     * and answered 400 instead of an empty page.
-     */
-    static String encodeCursor(String storeCursor) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString((CURSOR_MARK + storeCursor).getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** The store's cursor, or null when {@code cursor} is not base64url. */
-    /** The store's cursor in {@code cursor}, or null when it is not one {@link #encodeCursor} made. */
-    static String decodeCursor(String cursor) {
-        String decoded;
-        try {
-            decoded = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-        return decoded.startsWith(CURSOR_MARK) && decoded.length() > CURSOR_MARK.length()
-                ? decoded.substring(CURSOR_MARK.length()) : null;
     }
 }

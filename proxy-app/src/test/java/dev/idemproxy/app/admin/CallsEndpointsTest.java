@@ -121,7 +121,7 @@ class CallsEndpointsTest {
     @Test
     void badParametersAre400UnknownCallsAre404AndNothingWithoutTheToken() throws Exception {
         List<String> bad = new ArrayList<>(List.of("/calls?limit=0", "/calls?limit=501", "/calls?status=DONE", "/calls?cursor=nope",
-                "/calls?cursor=" + DlqEndpoints.encodeCursor("0000001714557600000 dlq-1"), "/calls?colour=red"));
+                "/calls?cursor=" + DlqEndpoints.CURSOR.encode("0000001714557600000 dlq-1"), "/calls?colour=red"));
         for (String path : bad) {
             HttpResponse<String> r = get(path, "s3cret");
             assertThat(r.statusCode()).as(path).isEqualTo(400);
