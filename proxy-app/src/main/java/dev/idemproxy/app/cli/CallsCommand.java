@@ -51,24 +51,16 @@ final class CallsCommand implements Callable<Integer> {
         @Option(names = "--task", paramLabel = "TASK", description = "Only calls of this task (X-Task-Id).")
         String task;
 
-        @Option(names = "--limit", paramLabel = "N", defaultValue = "50",
-                description = "At most this many calls, 1..500 (default: ${DEFAULT-VALUE}).")
-        int limit;
-
-        @Option(names = "--cursor", paramLabel = "CURSOR", description = "The nextCursor of an earlier page.")
-        String cursor;
+        @Mixin
+        PageOptions page = new PageOptions();
 
         @Override
         public Integer call() {
-            if (limit < 1 || limit > 500) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--limit " + limit + " (expected: 1..500)");
-            }
-            StringBuilder path = new StringBuilder("/calls?limit=").append(limit);
+            StringBuilder path = new StringBuilder("/calls?").append(page.query(spec));
             append(path, "route", route);
             append(path, "status", status);
             append(path, "bizId", bizId);
             append(path, "task", task);
-            append(path, "cursor", cursor);
             return AdminCall.run(spec, admin, "GET", path.toString(), AdminCall.TIMEOUT);
         }
 

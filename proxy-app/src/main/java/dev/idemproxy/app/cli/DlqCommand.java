@@ -48,20 +48,12 @@ final class DlqCommand implements Callable<Integer> {
         @Mixin
         AdminOptions admin = new AdminOptions();
 
-        @Option(names = "--limit", paramLabel = "N", defaultValue = "50",
-                description = "Entries per page, 1..500 (default: ${DEFAULT-VALUE}).")
-        int limit;
-
-        @Option(names = "--cursor", paramLabel = "CURSOR", description = "The nextCursor of an earlier page.")
-        String cursor;
+        @Mixin
+        PageOptions page = new PageOptions();
 
         @Override
         public Integer call() {
-            if (limit < 1 || limit > 500) {
-                throw new CommandLine.ParameterException(spec.commandLine(),
-                        "--limit " + limit + " (expected: 1..500)");
-            }
-            String path = "/dlq?limit=" + limit + (cursor == null ? "" : "&cursor=" + AdminClient.query(cursor));
+            String path = "/dlq?" + page.query(spec);
             return AdminCall.run(spec, admin, "GET", path, AdminCall.TIMEOUT);
         }
     }
