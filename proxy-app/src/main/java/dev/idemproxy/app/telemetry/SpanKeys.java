@@ -3,7 +3,7 @@ package dev.idemproxy.app.telemetry;
 import io.opentelemetry.api.common.AttributeKey;
 
 /**
- * The attributes idemproxy's spans carry (docs/operations.md#traces): the OpenTelemetry HTTP and
+ * The attributes idemproxy's spans carry (docs/traces.md): the OpenTelemetry HTTP and
  * MCP semantic conventions' names, and idemproxy's own under {@code idemproxy.}. Stateless.
  */
 final class SpanKeys {
