@@ -145,8 +145,12 @@ final class RouteHandler extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (current != null && ExchangeTracker.endsResponse(msg)) {
-            current.end();
+            // The call ends once its answer's end is written, not as it passes here: what waits
+            // for the call's end (an MCP session's held DELETE, a drain) must come after its answer.
+            ProxyCall ending = current;
             current = null;
+            ctx.write(msg, promise.unvoid()).addListener(written -> ending.end());
+            return;
         }
         ctx.write(msg, promise);
     }
