@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.util.List;
 
 /**
  * How a forwarded call's answer ends, as {@link Verdict}s: the upstream's answer streamed
@@ -33,13 +34,15 @@ final class Answering {
     }
 
     /**
-     * The call took over the lapsed claim of {@code prior}, which may have executed, and may not
-     * repeat it with no receipt endpoint to ask: its outcome stays ambiguous, stored and
-     * dead-lettered, never re-executed.
+     * The call took over the lapsed claim of the last of {@code priors} (which had taken over from
+     * the others), any of which may have executed, and may not repeat it with no receipt endpoint
+     * to ask: its outcome stays ambiguous, stored and dead-lettered, never re-executed.
      */
-    Verdict takenOver(String prior) {
+    Verdict takenOver(List<String> priors) {
+        String who = priors.size() == 1 ? "call " + priors.get(0)
+                : "calls " + String.join(", ", priors);
         return problem(RetryDecision.store(RetryReason.TAKEOVER_UNKNOWN, OutcomeClass.UNKNOWN, true, Problem.AMBIGUOUS_OUTCOME),
-                Problem.AMBIGUOUS_OUTCOME, "took over the lapsed claim of call " + prior
+                Problem.AMBIGUOUS_OUTCOME, "took over the lapsed claim of " + who
                         + ", which may have executed; resolve it through the DLQ", 0, null);
     }
 

@@ -92,6 +92,9 @@ sealed interface CallEvent {
     /** The release of an abandoned call's claim answered ({@code failure} null when it went through). */
     record Released(Throwable failure) implements CallEvent {}
 
+    /** The write of the outcome a waiter keeps in the record it took ({@link KeptOutcome}) answered: {@code ok} it was written. */
+    record Kept(boolean ok, Throwable failure) implements CallEvent {}
+
     /** Lets go of a late event's resources: a piece of a body is released, a connection closed unused. */
     static void drop(CallEvent e) {
         if (e instanceof Content c) {

@@ -1,9 +1,11 @@
 package dev.idemproxy.core.call;
 
+import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.util.LogThrottle;
 import dev.idemproxy.core.retry.OutcomeClass;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.secret.Redactor;
+import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.DeadLetter;
 import dev.idemproxy.core.store.DeadLetterStore;
 import dev.idemproxy.core.store.Receipt;
@@ -137,21 +139,31 @@ public final class CallRecorder {
     }
 
     /**
-     * The final receipt of a call answered with the outcome of the call it waited for ({@code known}),
-     * whose record it then kept: SUCCESS or FAILED as that outcome's status is, reason
-     * {@code replayed}; null without a store.
+     * Ends the receipt of a call answered at the gate with the outcome of the call it repeats
+     * ({@code known}), after one of its claims took the record for a while (and wrote its receipt
+     * PROCESSING): SUCCESS or FAILED as that outcome's status is, reason {@code replayed}. Tried
+     * again while the store fails.
      */
-    ReceiptPut answeredFrom(ProxyCall call, CallIdentity id, Instant createdAt, dev.idemproxy.core.store.ClaimResult known) {
+    void replayedAtGate(EventLoop loop, ProxyCall call, CallIdentity id, Instant createdAt, ClaimResult known) {
         if (receipts == null) {
-            return null;
+            return;
         }
-        int status = known instanceof dev.idemproxy.core.store.ClaimResult.Completed c ? c.response().status()
-                : ((dev.idemproxy.core.store.ClaimResult.NotRetained) known).status();
-        int attempts = known instanceof dev.idemproxy.core.store.ClaimResult.Completed c ? c.attempts()
-                : ((dev.idemproxy.core.store.ClaimResult.NotRetained) known).attempts();
+        int status = known instanceof ClaimResult.Completed c ? c.response().status() : ((ClaimResult.NotRetained) known).status();
+        int attempts = known instanceof ClaimResult.Completed c ? c.attempts() : ((ClaimResult.NotRetained) known).attempts();
         boolean executed = OutcomeClass.ofStatus(status) == OutcomeClass.EXECUTED;
-        return new ReceiptPut(new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), executed ? SUCCESS : FAILED,
-                "replayed", status, attempts, createdAt, clock.instant(), call.label()), call.route().idempotency().ttl());
+        Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), executed ? SUCCESS : FAILED,
+                "replayed", status, attempts, createdAt, clock.instant(), call.label());
+        writes.write(loop, () -> receipts.putReceipt(r, call.route().idempotency().ttl()), id.callId(), "receipt");
+    }
+
+    /** As {@link #replayedAtGate}, for a call refused at the gate with {@code problem}: FAILED, the problem's name as reason. */
+    void refusedAtGate(EventLoop loop, ProxyCall call, CallIdentity id, Instant createdAt, Problem problem) {
+        if (receipts == null) {
+            return;
+        }
+        Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, problem.spelling(),
+                problem.status(), 0, createdAt, clock.instant(), call.label());
+        writes.write(loop, () -> receipts.putReceipt(r, call.route().idempotency().ttl()), id.callId(), "receipt");
     }
 
     /**

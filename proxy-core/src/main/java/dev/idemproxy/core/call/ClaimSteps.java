@@ -7,6 +7,7 @@ import dev.idemproxy.core.metrics.ProxyMetrics;
 import dev.idemproxy.core.problem.Problem;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.StorePolicy;
+import java.util.List;
 
 /**
  * What the store's answer to a claim means for the call (docs/idempotency.md), as a value: the
@@ -53,14 +54,17 @@ final class ClaimSteps {
         }
     }
 
-    /** What the call does next: for {@link Kind#FORWARD}, with its record and the call whose lapsed claim it took over (or null). */
-    record Next(Kind kind, Recording recording, String prior) {
-        static final Next CLAIMING = new Next(Kind.CLAIMING, null, null);
-        static final Next WAITING = new Next(Kind.WAITING, null, null);
-        static final Next ABANDONED = new Next(Kind.ABANDONED, null, null);
-        static final Next REPLAYED = new Next(Kind.REPLAYED, null, null);
-        static final Next REFUSED = new Next(Kind.REFUSED, null, null);
-        static final Next UNPROTECTED = new Next(Kind.UNPROTECTED, null, null);
+    /**
+     * What the call does next: for {@link Kind#FORWARD}, with its record and, when its claim took a
+     * lapsed one over, every call that may have executed before it (oldest first; empty otherwise).
+     */
+    record Next(Kind kind, Recording recording, List<String> priors) {
+        static final Next CLAIMING = new Next(Kind.CLAIMING, null, List.of());
+        static final Next WAITING = new Next(Kind.WAITING, null, List.of());
+        static final Next ABANDONED = new Next(Kind.ABANDONED, null, List.of());
+        static final Next REPLAYED = new Next(Kind.REPLAYED, null, List.of());
+        static final Next REFUSED = new Next(Kind.REFUSED, null, List.of());
+        static final Next UNPROTECTED = new Next(Kind.UNPROTECTED, null, List.of());
     }
 
     private ClaimSteps() {

@@ -9,6 +9,7 @@ import dev.idemproxy.core.store.StorePolicy;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -49,6 +50,9 @@ final class Claiming {
     /** What the gate answers: a replay's stored answer, or a refusal. */
     private ClaimResult.Completed done;
     private ClaimSteps.Refuse refusal;
+    /** The owner's outcome this call is writing into the record its claim took ({@link KeptOutcome}); null when none. */
+    private ClaimResult keeping;
+    private final GateReceipt receipt;
 
     Claiming(ProxyCall call, CallPlan.Protect plan, CallIdentity identity, Instant createdAt, CallServices services, Door door) {
         this.call = call;
@@ -60,6 +64,7 @@ final class Claiming {
         this.owner = CallId.owner(identity.callId(), services.random());
         this.fingerprint = plan.fingerprint();
         this.waitUntil = services.ticker().nanos() + call.route().idempotency().waitTimeout().toNanos();
+        this.receipt = new GateReceipt(services, door, call, identity, createdAt);
     }
 
     /** Claims the record, kept (should its owner die mid-call) as long as the outcome would have been. */
@@ -79,6 +84,9 @@ final class Claiming {
         if (e instanceof CallEvent.ClaimAnswered a) {
             return answered(a.result(), a.failure(), phase != CallPhase.ABANDONED);
         }
+        if (e instanceof CallEvent.Kept k) {
+            return kept(k, phase != CallPhase.ABANDONED);
+        }
         if (phase == CallPhase.ABANDONED) {
             if (e instanceof CallEvent.Released r) {
                 released(r.failure());
@@ -91,6 +99,7 @@ final class Claiming {
             stopWaiting();
             if (phase == CallPhase.WAITING) {
                 call.releaseBody();  // no claim on its way: nothing will forward it
+                receipt.abandoned();
             }
             return ClaimSteps.Next.ABANDONED;
         }
@@ -136,10 +145,13 @@ final class Claiming {
             ClaimResult written = settled != null ? settled : services.waiters().settled(plan.record(), fingerprint, true);
             ClaimResult known = written != null || !(result instanceof ClaimResult.Claimed) ? written
                     : services.waiters().settled(plan.record(), fingerprint, false);
+            if (known != null && result instanceof ClaimResult.Claimed) {
+                keeping = known;  // answered once the record holds it
+                receipt.opened();
+                KeptOutcome.write(services, door, plan.record(), owner, fingerprint, createdAt, known, retention());
+                return ClaimSteps.Next.CLAIMING;
+            }
             if (known != null) {
-                if (result instanceof ClaimResult.Claimed) {
-                    keep(known);
-                }
                 result = known;
             }
         }
@@ -159,9 +171,11 @@ final class Claiming {
             // so it checks (or stores the outcome as ambiguous) for the retries that will come.
             if (error == null && result instanceof ClaimResult.Claimed c) {
                 if (c.takeover()) {
-                    return new ClaimSteps.Next(ClaimSteps.Kind.FORWARD, recording(), prior(c));
+                    return new ClaimSteps.Next(ClaimSteps.Kind.FORWARD, recording(c.priors()), c.priors());
                 }
                 releaseOrphanedClaim();
+            } else {
+                receipt.abandoned();
             }
             call.releaseBody();
             return null;
@@ -172,7 +186,7 @@ final class Claiming {
         ClaimSteps.Step step = ClaimSteps.next(result, error, call.route().idempotency(), plan.legacyFingerprint() != null
                 && !legacyAsked, services.onUnavailable(), services.ticker().nanos() - waitUntil >= 0);
         if (step instanceof ClaimSteps.Hold h) {
-            return new ClaimSteps.Next(ClaimSteps.Kind.FORWARD, recording(), h.claimed().takeover() ? prior(h.claimed()) : null);
+            return new ClaimSteps.Next(ClaimSteps.Kind.FORWARD, recording(h.claimed().priors()), h.claimed().priors());
         }
         if (step instanceof ClaimSteps.Replay r) {
             done = r.done();
@@ -198,6 +212,23 @@ final class Claiming {
         return ClaimSteps.Next.UNPROTECTED;
     }
 
+    /** The kept outcome's write answered: written, the call answers with it; else it claims again (and waits, or replays). */
+    private ClaimSteps.Next kept(CallEvent.Kept k, boolean live) {
+        ClaimResult known = keeping;
+        keeping = null;
+        if (!live) {
+            call.releaseBody();
+            receipt.abandoned();
+            return null;
+        }
+        if (k.failure() == null && k.ok()) {
+            return answered(known, null, true);
+        }
+        LOG.info("[call={}] could not keep the outcome it waited for ({}): claiming again", identity.callId(),
+                k.failure() == null ? "taken over meanwhile" : k.failure().toString());
+        return poll();
+    }
+
     /** Wait: woken by the owner when it settles in this process, and poll for one elsewhere. */
     private ClaimSteps.Next waitForOwner() {
         if (wake == null) {
@@ -215,66 +246,34 @@ final class Claiming {
         return ClaimSteps.Next.WAITING;
     }
 
-    /** The call whose lapsed claim {@code c} took over (it may have executed). */
-    private static String prior(ClaimResult.Claimed c) {
-        return c.previousCallId() == null ? "unknown" : c.previousCallId();
-    }
-
-    /**
-     * This claim took the record from under the owner here, who settled it as {@code known}: the
-     * record keeps that outcome under this claim (the owner's own write would be refused), tried
-     * again while the store fails, with this call's receipt saying what it answered.
-     */
-    private void keep(ClaimResult known) {
-        String ran = known instanceof ClaimResult.Completed c ? c.callId() : ((ClaimResult.NotRetained) known).callId();
-        OwnedClaim claim = new OwnedClaim(owner, ran, fingerprint, createdAt, retention());  // replays name the call that ran
-        Duration ttl = retention();
-        var receipt = services.recorder().answeredFrom(call, identity, createdAt, known);
-        StoreWrites writes = services.recorder().writes();
-        if (known instanceof ClaimResult.Completed c) {
-            writes.write(door.loop(), () -> services.records().complete(plan.record(), claim, c.response(), c.attempts(), ttl, receipt),
-                    identity.callId(), "outcome it was answered with");
-            return;
-        }
-        ClaimResult.NotRetained n = (ClaimResult.NotRetained) known;
-        writes.write(door.loop(), () -> services.records().markNotRetained(plan.record(), claim, n.status(), n.attempts(), ttl),
-                identity.callId(), "outcome it was answered with");
-        if (receipt != null) {
-            writes.write(door.loop(), () -> services.stores().receipts().putReceipt(receipt.receipt(), receipt.ttl()),
-                    identity.callId(), "receipt");
-        }
-    }
-
-    private Recording recording() {
-        OwnedClaim claim = new OwnedClaim(owner, identity.callId(), fingerprint, createdAt, retention());
+    /** The record this call holds, taken over from {@code priors} (none for a fresh claim), which a renewal writing it back keeps. */
+    private Recording recording(List<String> priors) {
+        OwnedClaim claim = new OwnedClaim(owner, identity.callId(), fingerprint, createdAt, retention(), priors);
         return new Recording(services, door, plan.record(), claim, call.route().idempotency(),
                 plan.derivedKey() ? plan.window() : null);
     }
 
     /** Answers the duplicate with the stored response of the call it repeats. */
     void replay(ClientSide client, CallWatch watch) {
+        receipt.replayed(done);
         GateAnswers.replay(call, identity, services, done, client, watch);
     }
 
     /** Answers the call with its refusal. */
     void refuse(ClientSide client, CallWatch watch) {
+        receipt.refused(refusal.problem());
         GateAnswers.refuse(call, identity, services, refusal, client, watch);
     }
 
-    /**
-     * The client left while its claim was on the way: nothing was forwarded, so the key is
-     * released at once rather than held until its lease lapses, which would keep every retry of
-     * the call waiting and then failing with 409.
-     */
+    /** The client left while its claim was on the way: nothing was forwarded, so the key is released at once, not held for a lease. */
     private void releaseOrphanedClaim() {
         services.recorder().abandoned(door.loop(), call, identity, createdAt);  // the claim wrote it as PROCESSING
         door.when(services.records().release(plan.record(), owner), (ok, err) -> new CallEvent.Released(err));
     }
 
     /**
-     * The orphaned claim's release answered: local waiters claim again. A release the store did not
-     * take is tried again ({@link StoreWrites}): else the key would stay claimed by a call that never
-     * ran until its lease lapsed, and the next duplicate would take it over as an unknown outcome.
+     * The orphaned claim's release answered: local waiters claim again. A release the store did not take is
+     * tried again ({@link StoreWrites}): else the next duplicate would take a call that never ran over as unknown.
      */
     private void released(Throwable failure) {
         if (failure != null) {

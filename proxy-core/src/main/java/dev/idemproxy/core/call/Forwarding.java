@@ -11,6 +11,7 @@ import dev.idemproxy.core.retry.FinishedAttempt;
 import dev.idemproxy.core.retry.RetryDecision;
 import dev.idemproxy.core.upstream.MalformedResponseException;
 import io.netty.handler.codec.http.HttpResponse;
+import java.util.List;
 
 /**
  * The forwarding of a {@link ProtectedCall}, the sub-machine of its {@code FORWARDING} phase
@@ -38,15 +39,15 @@ final class Forwarding {
         this.answering = new Answering(cx, relay);
     }
 
-    /** Starts the attempts; a call that took over {@code prior}'s lapsed claim and may not repeat it asks its receipt first. */
-    Verdict start(String prior) {
-        if (prior == null || cx.repeatHarmless()) {
+    /** Starts the attempts; a call that took over lapsed claims ({@code priors}) and may not repeat them asks their receipts first. */
+    Verdict start(List<String> priors) {
+        if (priors.isEmpty() || cx.repeatHarmless()) {
             return firstAttempt();
         }
         if (cx.call().route().receipt() != null) {
-            return check(ReceiptCheck.ofPrior(prior));
+            return check(ReceiptCheck.ofPriors(priors));
         }
-        return end(answering.takenOver(prior));
+        return end(answering.takenOver(priors));
     }
 
     private Verdict firstAttempt() {
@@ -270,7 +271,7 @@ final class Forwarding {
             return null;
         }
         if (step instanceof ReceiptCheck.NotFound n) {
-            return check.prior != null ? firstAttempt()
+            return check.aboutPriors() ? firstAttempt()
                     : decide(FinishedAttempt.notFound(attempt.number(), check.outcome), Then.AFTER_RECEIPT, n.detail());
         }
         return end(answering.receipt(step, attempt.number(), decisions.task()));

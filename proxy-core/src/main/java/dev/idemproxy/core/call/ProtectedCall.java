@@ -15,6 +15,7 @@ import dev.idemproxy.core.util.ProxyHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.concurrent.Future;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * One protected call, from its plan to its answer: the one owner of everything the call does,
@@ -106,7 +107,7 @@ public final class ProtectedCall {
                 move(CallPhase.CLAIMING);
                 claiming.claim();
             } else {
-                forward(null, true);
+                forward(List.of(), true);
             }
         } else if (phase == CallPhase.FORWARDING) {
             if (e == Signal.RENEW) {
@@ -146,11 +147,11 @@ public final class ProtectedCall {
             }
             case FORWARD -> {
                 recording = next.recording();
-                forward(next.prior(), false);
+                forward(next.priors(), false);
             }
             case UNPROTECTED -> {
                 services.metrics().storePassthrough(call.route().name());
-                forward(null, false);
+                forward(List.of(), false);
             }
         }
     }
@@ -160,10 +161,10 @@ public final class ProtectedCall {
      * client, and starts its attempts with its deadline (the caller's, capped by
      * {@code timeouts.total}) and its request rewritten for the upstream.
      *
-     * @param prior       the call whose lapsed claim this one took over, or null
+     * @param priors      the calls whose lapsed claims this one took over, oldest first; empty for none
      * @param ownReceipts whether the call writes its own receipts (it has no record)
      */
-    private void forward(String prior, boolean ownReceipts) {
+    private void forward(List<String> priors, boolean ownReceipts) {
         move(CallPhase.FORWARDING);
         writesReceipt = ownReceipts;
         HttpHeaders h = call.request().headers();
@@ -180,7 +181,7 @@ public final class ProtectedCall {
         }
         forwarding = new Forwarding(new CallContext(call, identity, services, client, door, deadline, h,
                 call.dialect().repeatHarmless(call), watch));
-        settle(forwarding.start(prior));
+        settle(forwarding.start(priors));
     }
 
     /**

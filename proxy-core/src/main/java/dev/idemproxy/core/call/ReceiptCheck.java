@@ -47,7 +47,7 @@ final class ReceiptCheck {
     /** The call ends with the upstream's answer kept whole, as it came. */
     record AnswerKept(RetryDecision decision) implements Step {}
 
-    /** NOT_FOUND: nothing ran. For the call's own attempt, decide again with a repeat made harmless; for a prior owner, start. */
+    /** NOT_FOUND: nothing ran. For the call's own attempt, decide again with a repeat made harmless; for the prior owners (the last of them), start. */
     record NotFound(String detail) implements Step {}
 
     /** PROCESSING: ask again after {@code wait}. */
@@ -55,15 +55,22 @@ final class ReceiptCheck {
 
     /** The unknown outcome the check is about. */
     final AttemptOutcome outcome;
-    /** null: the check is about the call's own attempt; else about the earlier call whose claim was taken over. */
-    final String prior;
+    /**
+     * Empty: the check is about the call's own attempt; else about the earlier calls whose claims
+     * were taken over, oldest first, asked one after the other: every one must be NOT_FOUND before
+     * the call may start (the last owner alone is not enough: it may have taken over from a call
+     * that ran, and failed to record what it learnt).
+     */
+    private final List<String> priors;
+    /** The prior asked about now. */
+    private int prior;
     /** Whether the upstream's answer (a 5xx) is kept whole meanwhile, to be answered as it came if the check does not resolve. */
     private final boolean keptWhole;
     private int polls;
 
-    private ReceiptCheck(AttemptOutcome outcome, String prior, boolean keptWhole) {
+    private ReceiptCheck(AttemptOutcome outcome, List<String> priors, boolean keptWhole) {
         this.outcome = outcome;
-        this.prior = prior;
+        this.priors = priors;
         this.keptWhole = keptWhole;
     }
 
@@ -74,21 +81,29 @@ final class ReceiptCheck {
 
     /** A check of the call's own attempt, which ended with {@code outcome} (no answer kept). */
     static ReceiptCheck of(AttemptOutcome outcome) {
-        return new ReceiptCheck(outcome, null, false);
+        return new ReceiptCheck(outcome, List.of(), false);
     }
 
     /** A check of the call's own attempt, whose answer (of class {@code outcome}) is kept whole meanwhile. */
     static ReceiptCheck keepingAnswer(AttemptOutcome outcome) {
-        return new ReceiptCheck(outcome, null, true);
+        return new ReceiptCheck(outcome, List.of(), true);
     }
 
-    /** A check of the earlier owner of a taken-over claim; NOT_FOUND lets this call start its attempts. */
-    static ReceiptCheck ofPrior(String priorCallId) {
-        return new ReceiptCheck(AttemptOutcome.failed(FailureClass.RESET), priorCallId, false);
+    /** A check of the earlier owners of a taken-over claim, oldest first; NOT_FOUND from all lets this call start its attempts. */
+    static ReceiptCheck ofPriors(List<String> priorCallIds) {
+        if (priorCallIds.isEmpty()) {
+            throw new IllegalArgumentException("a check of the prior owners names at least one");
+        }
+        return new ReceiptCheck(AttemptOutcome.failed(FailureClass.RESET), List.copyOf(priorCallIds), false);
+    }
+
+    /** Whether the check is about the earlier owners of a taken-over claim (else about the call's own attempt). */
+    boolean aboutPriors() {
+        return !priors.isEmpty();
     }
 
     private URI url(Route route, CallIdentity id) {
-        return ReceiptUrls.expand(route.receipt().url(), prior != null ? prior : id.callId(), id.key(), id.bizId());
+        return ReceiptUrls.expand(route.receipt().url(), aboutPriors() ? priors.get(prior) : id.callId(), id.key(), id.bizId());
     }
 
     /** How long the next query may take: {@code perTry}, the time left, or {@link #MAX_QUERY_TIME}, the least. */
@@ -109,6 +124,11 @@ final class ReceiptCheck {
                 return new Answer(stop(RetryReason.RECEIPT_SUCCESS, OutcomeClass.EXECUTED, false, null),
                         success(a.result(), cx.identity().callId()));
             case NOT_FOUND:
+                if (prior + 1 < priors.size()) {
+                    prior++;  // this earlier owner never ran: ask about the next
+                    polls = 0;
+                    return query(cx);
+                }
                 return new NotFound("the receipt says the call was not found");
             case FAILED:
                 return new Fail(stop(RetryReason.RECEIPT_FAILED, OutcomeClass.EXECUTED, true, Problem.UPSTREAM_FAILED),

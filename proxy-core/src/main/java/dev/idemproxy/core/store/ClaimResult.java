@@ -3,6 +3,7 @@ package dev.idemproxy.core.store;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Instant;
+import java.util.List;
 
 /**
  * What {@link RecordStore#claim} found. Expected outcomes are values, not exceptions; the
@@ -16,12 +17,32 @@ public sealed interface ClaimResult {
     /**
      * The caller now owns the key under the lease it asked for.
      *
-     * @param takeover       true when an earlier owner's lease had lapsed and this claim took the
-     *                       record over (that call may or may not have executed)
-     * @param previousCallId on a takeover, the call id of the earlier owner; null otherwise
+     * @param takeover true when an earlier owner's lease had lapsed and this claim took the record
+     *                 over (that call may or may not have executed)
+     * @param priors   on a takeover, every call that held the record before and may have executed,
+     *                 oldest first, the earlier owner last (it carries the calls it had taken the
+     *                 record over from); empty otherwise
      */
-    record Claimed(boolean takeover, String previousCallId) implements ClaimResult {
-        public static final Claimed FRESH = new Claimed(false, null);
+    record Claimed(boolean takeover, List<String> priors) implements ClaimResult {
+        public static final Claimed FRESH = new Claimed(false, List.of());
+
+        public Claimed {
+            priors = List.copyOf(priors);
+            if (takeover == priors.isEmpty()) {
+                throw new IllegalArgumentException("a takeover names the calls it took over from, a fresh claim none: "
+                        + takeover + ", " + priors);
+            }
+        }
+
+        /** A takeover of the claim of {@code previousCallId}, which had taken over from none. */
+        public static Claimed takeover(String previousCallId) {
+            return new Claimed(true, List.of(previousCallId));
+        }
+
+        /** On a takeover, the call id of the earlier owner; null otherwise. */
+        public String previousCallId() {
+            return priors.isEmpty() ? null : priors.get(priors.size() - 1);
+        }
     }
 
     /**

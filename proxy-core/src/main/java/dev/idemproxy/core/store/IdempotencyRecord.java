@@ -3,6 +3,7 @@ package dev.idemproxy.core.store;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Instant;
+import java.util.List;
 
 /**
  * One idempotency record as the store holds it. This class is immutable.
@@ -18,6 +19,11 @@ import java.time.Instant;
  * @param attempts       upstream attempts made (0 while in flight, as claims do not count attempts)
  * @param status         the final HTTP status; 0 while in flight
  * @param response       the stored response, only when {@link State#COMPLETED}; null otherwise
+ * @param priors         while {@link State#IN_FLIGHT}: the calls whose lapsed claims this record was
+ *                       taken over from, oldest first, each of which may have executed (empty for a
+ *                       record claimed afresh, and once it ends). A takeover checks every one of
+ *                       them before it may execute: the last alone is not enough, as it may itself
+ *                       have taken over from one that ran and failed to record that.
  */
 public record IdempotencyRecord(
         State state,
@@ -30,7 +36,8 @@ public record IdempotencyRecord(
         Instant expiresAt,
         int attempts,
         int status,
-        StoredResponse response) {
+        StoredResponse response,
+        List<String> priors) {
 
     /** The life of a record: claimed (in flight), then completed or completed without its body. */
     public enum State {
@@ -53,5 +60,18 @@ public record IdempotencyRecord(
         if (state == State.COMPLETED) {
             requireNonNull(response, "response");
         }
+        priors = List.copyOf(priors);
+    }
+
+    /** A record with no priors: claimed afresh, or ended. */
+    public IdempotencyRecord(State state, String owner, String callId, String fingerprint, Instant leaseExpiresAt,
+            Instant createdAt, Instant completedAt, Instant expiresAt, int attempts, int status, StoredResponse response) {
+        this(state, owner, callId, fingerprint, leaseExpiresAt, createdAt, completedAt, expiresAt, attempts, status, response,
+                List.of());
+    }
+
+    /** {@code priors} and then {@code callId}, the calls a takeover of this record must check (a repeat of the last left out). */
+    public List<String> priorsThenCaller() {
+        return Priors.append(priors, callId);
     }
 }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * A claim as its owner holds it, for the owner's later writes ({@link RecordStore#renew},
@@ -18,8 +19,11 @@ import java.time.Instant;
  * @param createdAt   when the call started: a written-back record's creation time (it only informs)
  * @param retention   as the claim's {@link ClaimContext#retention()}: how long a claim written back
  *                    by a renewal is kept after its lease lapses
+ * @param priors      the calls the claim took the record over from ({@link ClaimResult.Claimed#priors()}),
+ *                    kept in a record a renewal writes back, so that a later takeover still checks them
  */
-public record OwnedClaim(String owner, String callId, String fingerprint, Instant createdAt, Duration retention) {
+public record OwnedClaim(String owner, String callId, String fingerprint, Instant createdAt, Duration retention,
+        List<String> priors) {
 
     public OwnedClaim {
         requireNonNull(owner, "owner");
@@ -30,6 +34,12 @@ public record OwnedClaim(String owner, String callId, String fingerprint, Instan
         if (retention.isNegative()) {
             throw new IllegalArgumentException("retention " + retention + " (expected: >= 0)");
         }
+        priors = List.copyOf(priors);
+    }
+
+    /** A claim made afresh: no priors. */
+    public OwnedClaim(String owner, String callId, String fingerprint, Instant createdAt, Duration retention) {
+        this(owner, callId, fingerprint, createdAt, retention, List.of());
     }
 
     /** The claim {@code owner} made with {@code fingerprint} and {@code ctx}, for a call that started at {@code createdAt}. */

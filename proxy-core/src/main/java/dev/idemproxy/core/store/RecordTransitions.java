@@ -3,6 +3,7 @@ package dev.idemproxy.core.store;
 import dev.idemproxy.core.store.IdempotencyRecord.State;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * The record state machine of {@link RecordStore}, as pure functions of (record, now), for
@@ -27,7 +28,7 @@ public final class RecordTransitions {
     public static ClaimTransition claim(IdempotencyRecord current, String fingerprint, String owner, Duration lease,
             ClaimContext ctx, Instant now) {
         if (current == null) {
-            return new ClaimTransition(inFlight(owner, ctx.callId(), fingerprint, now, lease, ctx.retention(), now),
+            return new ClaimTransition(inFlight(owner, ctx.callId(), fingerprint, now, lease, ctx.retention(), now, List.of()),
                     ClaimResult.Claimed.FRESH);
         }
         if (!current.fingerprint().equals(fingerprint)) {
@@ -43,8 +44,10 @@ public final class RecordTransitions {
                     return new ClaimTransition(null,
                             new ClaimResult.InFlight(current.callId(), current.fingerprint(), current.leaseExpiresAt()));
                 }
-                return new ClaimTransition(inFlight(owner, ctx.callId(), fingerprint, current.createdAt(), lease, ctx.retention(), now),
-                        new ClaimResult.Claimed(true, current.callId()));
+                // the next owner inherits every call that may have run: the lapsed owner and those it took over from
+                List<String> priors = current.priorsThenCaller();
+                return new ClaimTransition(inFlight(owner, ctx.callId(), fingerprint, current.createdAt(), lease, ctx.retention(),
+                        now, priors), new ClaimResult.Claimed(true, priors));
         }
     }
 
@@ -55,17 +58,18 @@ public final class RecordTransitions {
      */
     public static IdempotencyRecord renew(IdempotencyRecord current, OwnedClaim claim, Duration lease, Instant now) {
         if (current == null) {
-            return inFlight(claim.owner(), claim.callId(), claim.fingerprint(), claim.createdAt(), lease, claim.retention(), now);
+            return inFlight(claim.owner(), claim.callId(), claim.fingerprint(), claim.createdAt(), lease, claim.retention(), now,
+                    claim.priors());
         }
         if (!heldBy(current, claim.owner())) {
             return null;
         }
         IdempotencyRecord renewed = inFlight(claim.owner(), current.callId(), current.fingerprint(), current.createdAt(), lease,
-                Duration.ZERO, now);
+                Duration.ZERO, now, current.priors());
         // a renewal never shortens how long a lapsed claim is kept (its retention, from the claim)
         return renewed.expiresAt().isAfter(current.expiresAt()) ? renewed
                 : new IdempotencyRecord(State.IN_FLIGHT, claim.owner(), current.callId(), current.fingerprint(),
-                        renewed.leaseExpiresAt(), current.createdAt(), null, current.expiresAt(), 0, 0, null);
+                        renewed.leaseExpiresAt(), current.createdAt(), null, current.expiresAt(), 0, 0, null, current.priors());
     }
 
     /**
@@ -108,12 +112,12 @@ public final class RecordTransitions {
     }
 
     private static IdempotencyRecord inFlight(String owner, String callId, String fingerprint, Instant createdAt,
-            Duration lease, Duration retention, Instant now) {
+            Duration lease, Duration retention, Instant now, List<String> priors) {
         Instant leaseEnd = now.plus(lease);
         // kept for its retention (at least one more lease length) after it lapses, so that a takeover
         // can be told apart from a fresh claim: a fresh claim would run a call that may have executed
         Duration kept = retention.compareTo(lease) > 0 ? retention : lease;
         return new IdempotencyRecord(State.IN_FLIGHT, owner, callId, fingerprint, leaseEnd, createdAt, null,
-                leaseEnd.plus(kept), 0, 0, null);
+                leaseEnd.plus(kept), 0, 0, null, priors);
     }
 }

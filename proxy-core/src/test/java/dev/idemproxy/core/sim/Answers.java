@@ -63,10 +63,6 @@ final class Answers {
             rec = new IdempotencyRecord(IdempotencyRecord.State.COMPLETED, "-", callId, "-", java.time.Instant.EPOCH,
                     java.time.Instant.EPOCH, java.time.Instant.EPOCH, java.time.Instant.EPOCH, 0, was.status(), was);
         }
-        if (replay && (rec == null || !rec.callId().equals(callId)) && KnownBugs.outcomeBeforeWrite(w, callId)) {
-            w.knownBug(KnownBugs.OUTCOME_BEFORE_WRITE, "a replay of call " + callId + ", whose outcome no record holds");
-            return;
-        }
         if (rec == null || !rec.callId().equals(callId)) {
             if (replay) {
                 w.violation("a replay of call " + callId + ", whose record is " + (rec == null ? "gone" : "another call's") + ": "
@@ -75,9 +71,7 @@ final class Answers {
             return;
         }
         if (rec.state() != IdempotencyRecord.State.COMPLETED) {
-            if (replay && KnownBugs.outcomeBeforeWrite(w, callId)) {
-                w.knownBug(KnownBugs.OUTCOME_BEFORE_WRITE, "a replay of call " + callId + ", whose own record is " + rec.state());
-            } else if (replay) {
+            if (replay) {
                 w.violation("a replay of call " + callId + ", whose record is " + rec.state() + ": " + m.line());
             }
             return;

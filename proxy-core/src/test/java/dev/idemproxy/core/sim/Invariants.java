@@ -66,9 +66,7 @@ final class Invariants {
                         || w.ledger.notFoundBefore(before.callId(), now.atMillis()) || w.ledger.notFoundBefore(now.callId(), now.atMillis())
                         || now.atMillis() - l.get(0).atMillis() > WINDOW_MILLIS
                         || (w.embedded != null && w.embedded.claimLost(before, now));
-                if (!allowed && before.callId() != null && KnownBugs.outcomeBeforeWrite(w, before.callId())) {
-                    w.knownBug(KnownBugs.OUTCOME_BEFORE_WRITE, "executed twice: " + e.getKey() + ": " + before + " then " + now);
-                } else if (!allowed) {
+                if (!allowed) {
                     w.violation("executed twice: " + e.getKey() + ": " + before + " then " + now);
                 }
             }
@@ -105,7 +103,7 @@ final class Invariants {
      * (Claiming: the earlier owner may have executed, so the record waits for the next
      * duplicate's takeover rules): still held by it at the end, taken over again by a later
      * duplicate, or expired, it is not a claim that never ended. (KnownBugs.OUTCOME_BEFORE_WRITE leaves such a
-     * takeover too; it is caught by the replay it answers: KnownBugs.OUTCOME_BEFORE_WRITE.)
+     * takeover too; it was caught by the replay it answered, seed 8179, fixed.)
      */
     private static boolean absent(World w, Claims.Claim c) {
         return w.read(w.shared.records().get(c.key)).isEmpty();

@@ -1,30 +1,20 @@
 package dev.idemproxy.core.sim;
 
 /**
- * Real bugs the simulation found in today's engine and left to the rewrite of the protected call
- * (issue #42), each recognised by its exact signature so that the run reports it apart instead
- * of failing: the invariants stay as strict as they are, a different break in the same place
- * still fails, and {@code SimulationTest.fixedBugsStayFixedAndTheTakeoverChainStillReproduces} says which are fixed.
+ * Real bugs the simulation found, each recognised by its exact signature so that a run would
+ * report it apart instead of failing while it is being fixed: the invariants stay as strict as
+ * they are, and a different break in the same place still fails. None is open today;
+ * {@code SimulationTest.fixedBugsStayFixed} replays the seeds of those fixed.
+ *
+ * <p>Fixed and kept as regressions: the takeover chain (seeds 8179, 888775: a takeover asked the
+ * receipt endpoint only about the call it took the record from; records now carry every prior
+ * owner across takeovers, and a takeover asks about each); a waiter's answer from an outcome whose
+ * write a further takeover refused (seeds 214625, 227385, 234716, 240458: it now answers once its
+ * write is taken); waiters answered from an outcome whose write was then refused (seeds 59, 2834);
+ * an abandoned claim's release tried only once (seed 8449, below).
  * Stateless.
  */
 final class KnownBugs {
-    /**
-     * A takeover asks the receipt endpoint only about the call it took the record from. When leases
-     * lapse under live owners (the store holds their renewals up), takeovers chain: A executes, B
-     * takes A's lapsed claim over, learns A's outcome (or stores it as ambiguous) but its own end is
-     * refused as C has taken B's lapsed claim over meanwhile; C asks about B only, hears NOT_FOUND
-     * and executes again (seed 8179; seed 888775 with an abandoned takeover in the chain, which
-     * the engine now carries on instead of leaving in flight). Fixing it needs the record to carry
-     * the call that may have run across takeovers. Recognised as: a replay of, or an execution
-     * after, a call none of whose ends succeeded.
-     *
-     * <p>Fixed and kept as regressions ({@code SimulationTest.fixedBugsStayFixed}): waiters answered
-     * from an outcome whose write was then refused (seeds 59, 2834: the waiter whose claim took the
-     * record now keeps the owner's outcome in it), and an abandoned claim's release tried only once
-     * (seed 8449: tried again while the store fails, {@code StoreWrites}).
-     */
-    static final String OUTCOME_BEFORE_WRITE = "takeover-chain";
-
     /**
      * Fixed (seed 8449), kept as a signature so that it would be told apart should it come back:
      * a claim that was never forwarded (its client left before the claim was answered,
@@ -40,10 +30,4 @@ final class KnownBugs {
     static final String ORPHAN_RELEASE_NOT_RETRIED = "orphan-release-not-retried";
 
     private KnownBugs() {}
-
-    /** Whether the call {@code ownerCallId} held a claim and no end of it succeeded (refused, or never applied). */
-    static boolean outcomeBeforeWrite(World w, String ownerCallId) {
-        Claims.Claim owner = w.claims.claimOf(ownerCallId);
-        return owner != null && owner.successfulEnds() == 0;
-    }
 }

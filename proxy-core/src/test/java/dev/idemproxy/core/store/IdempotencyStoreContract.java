@@ -100,7 +100,7 @@ public abstract class IdempotencyStoreContract {
     @Test
     void claimOnAnEmptyKeyCreatesAnInFlightRecordOwnedByTheCaller() throws Exception {
         RecordKey key = keys.unique();
-        assertThat(claim(key, "fp", "o1", LONG)).isEqualTo(new Claimed(false, null));
+        assertThat(claim(key, "fp", "o1", LONG)).isEqualTo(Claimed.FRESH);
         IdempotencyRecord r = await(store.get(key)).orElseThrow();
         assertThat(r.state()).isEqualTo(State.IN_FLIGHT);
         assertThat(r.owner()).isEqualTo("o1");
@@ -170,7 +170,7 @@ public abstract class IdempotencyStoreContract {
         Duration lease = shortLease();
         claim(key, "fp", "o1", lease);
         elapse(lease.plusMillis(1));
-        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(true, "call-o1"));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(Claimed.takeover("call-o1"));
         IdempotencyRecord r = await(store.get(key)).orElseThrow();
         assertThat(r.owner()).isEqualTo("o2");
         assertThat(r.callId()).isEqualTo("call-o2");
@@ -288,7 +288,7 @@ public abstract class IdempotencyStoreContract {
         assertThat(await(store.release(key, "someone-else"))).isFalse();
         assertThat(await(store.release(key, "o1"))).isTrue();
         assertThat(await(store.get(key))).isEmpty();
-        assertThat(claim(key, "fp-other", "o2", LONG)).isEqualTo(new Claimed(false, null));
+        assertThat(claim(key, "fp-other", "o2", LONG)).isEqualTo(Claimed.FRESH);
         assertThat(await(store.release(key, "o1"))).isFalse();
     }
 
@@ -301,7 +301,7 @@ public abstract class IdempotencyStoreContract {
         assertThat(await(store.get(key))).isPresent();
         elapse(ttl.plusMillis(1));
         assertThat(await(store.get(key))).isEmpty();
-        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(Claimed.FRESH);
     }
 
     @Test
@@ -311,7 +311,7 @@ public abstract class IdempotencyStoreContract {
         claim(key, "fp", "o1", lease);
         elapse(lease.multipliedBy(2).plusMillis(1));
         assertThat(await(store.get(key))).isEmpty();
-        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(Claimed.FRESH);
     }
 
     /**
@@ -326,7 +326,7 @@ public abstract class IdempotencyStoreContract {
         await(store.claim(key, "fp", "o1", lease, new ClaimContext("call-o1", lease.multipliedBy(20))));
         elapse(lease.multipliedBy(3));
         assertThat(await(store.get(key))).isPresent();
-        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(true, "call-o1"));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(Claimed.takeover("call-o1"));
     }
 
     @Test
@@ -336,7 +336,7 @@ public abstract class IdempotencyStoreContract {
         await(store.claim(key, "fp", "o1", lease, new ClaimContext("call-o1", lease.multipliedBy(20))));
         assertThat(await(store.renew(key, Claims.owned("o1"), lease))).isTrue();
         elapse(lease.multipliedBy(3));
-        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(true, "call-o1"));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(Claimed.takeover("call-o1"));
     }
 
     @Test
@@ -346,7 +346,7 @@ public abstract class IdempotencyStoreContract {
         await(store.claim(key, "fp", "o1", lease, new ClaimContext("call-o1", lease.multipliedBy(2))));
         elapse(lease.multipliedBy(3).plusMillis(1));
         assertThat(await(store.get(key))).isEmpty();
-        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(Claimed.FRESH);
     }
 
     @Test
@@ -367,7 +367,7 @@ public abstract class IdempotencyStoreContract {
         await(store.complete(key, Claims.owned("o1"), response(), 1, LONG));
         assertThat(await(store.evict(key))).isTrue();
         assertThat(await(store.evict(key))).isFalse();
-        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(Claimed.FRESH);
     }
 
     @Test
@@ -375,7 +375,7 @@ public abstract class IdempotencyStoreContract {
         RecordKey key = keys.unique();
         assertThat(await(store.release(key, "o1"))).isFalse();
         assertThat(await(store.get(key))).isEmpty();
-        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(false, null));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(Claimed.FRESH);
     }
 
     /**
@@ -463,7 +463,48 @@ public abstract class IdempotencyStoreContract {
         OwnedClaim o1 = new OwnedClaim("o1", "call-o1", "fp", Claims.CREATED, lease.multipliedBy(20));
         assertThat(await(store.renew(key, o1, lease))).isTrue();
         elapse(lease.multipliedBy(3));
-        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(new Claimed(true, "call-o1"));
+        assertThat(claim(key, "fp", "o2", LONG)).isEqualTo(Claimed.takeover("call-o1"));
+    }
+
+    /**
+     * A chain of takeovers (leases lapsing under owners the store held up): each new owner inherits
+     * every call that may have run, oldest first, so that it checks them all and not only the last
+     * (which may have taken over from a call that ran and failed to record it: seed 8179 of the
+     * simulation). A renewal keeps them; an end, whose outcome is the truth, drops them.
+     */
+    @Test
+    void aChainOfTakeoversCarriesEveryCallThatMayHaveRun() throws Exception {
+        RecordKey key = keys.unique();
+        Duration lease = shortLease();
+        claim(key, "fp", "o1", lease);
+        elapse(lease.plusMillis(1));
+        assertThat(claim(key, "fp", "o2", lease)).isEqualTo(Claimed.takeover("call-o1"));
+        assertThat(await(store.get(key)).orElseThrow().priors()).containsExactly("call-o1");
+        elapse(lease.plusMillis(1));
+        ClaimResult third = claim(key, "fp", "o3", LONG);
+        assertThat(third).isEqualTo(new Claimed(true, List.of("call-o1", "call-o2")));
+        assertThat(((Claimed) third).previousCallId()).isEqualTo("call-o2");
+        OwnedClaim o3 = new OwnedClaim("o3", "call-o3", "fp", Claims.CREATED, Duration.ZERO, List.of("call-o1", "call-o2"));
+        assertThat(await(store.renew(key, o3, LONG))).isTrue();
+        IdempotencyRecord held = await(store.get(key)).orElseThrow();
+        assertThat(held.owner()).isEqualTo("o3");
+        assertThat(held.priors()).as("kept by a renewal").containsExactly("call-o1", "call-o2");
+        assertThat(await(store.complete(key, o3, response(), 1, LONG))).isTrue();
+        IdempotencyRecord ended = await(store.get(key)).orElseThrow();
+        assertThat(ended.state()).isEqualTo(State.COMPLETED);
+        assertThat(ended.priors()).as("an end is the truth about the call").isEmpty();
+    }
+
+    /** A record that vanished under a takeover's owner is written back by its renewal with its priors, so the next takeover still checks them. */
+    @Test
+    void aTakeoverWrittenBackByARenewalKeepsItsPriors() throws Exception {
+        RecordKey key = keys.unique();
+        Duration lease = shortLease();
+        OwnedClaim o2 = new OwnedClaim("o2", "call-o2", "fp", Claims.CREATED, lease.multipliedBy(20), List.of("call-o1"));
+        assertThat(await(store.renew(key, o2, lease))).isTrue();
+        assertThat(await(store.get(key)).orElseThrow().priors()).containsExactly("call-o1");
+        elapse(lease.multipliedBy(3));
+        assertThat(claim(key, "fp", "o3", LONG)).isEqualTo(new Claimed(true, List.of("call-o1", "call-o2")));
     }
 
     @Test
@@ -474,7 +515,7 @@ public abstract class IdempotencyStoreContract {
                 new RecordKey(key.route(), key.scopeHash() + "x", key.key()),
                 new RecordKey(key.route(), key.scopeHash(), key.key() + "x"),
                 new RecordKey(key.route() + "1", "", "2:" + key.key()))) {
-            assertThat(claim(other, "fp-other", "o2", LONG)).as(other.toString()).isEqualTo(new Claimed(false, null));
+            assertThat(claim(other, "fp-other", "o2", LONG)).as(other.toString()).isEqualTo(Claimed.FRESH);
         }
     }
 
@@ -497,7 +538,7 @@ public abstract class IdempotencyStoreContract {
         String biz = keys.name("biz");
         Receipt first = new Receipt(keys.name("call"), biz, "k1", "tickets", "PROCESSING", null, 0, 0, RecordKeys.T0, null);
         assertThat(await(store.claim(key, "fp", "o1", LONG, new ClaimContext(first.callId(), Duration.ZERO,
-                new ReceiptPut(first, LONG))))).isEqualTo(new Claimed(false, null));
+                new ReceiptPut(first, LONG))))).isEqualTo(Claimed.FRESH);
         assertThat(await(receipts.receipt(first.callId()))).contains(first);
         assertThat(await(receipts.receiptsByBizId(biz, 10))).containsExactly(first);
 
@@ -518,7 +559,7 @@ public abstract class IdempotencyStoreContract {
         elapse(lease.plusMillis(1));
         Receipt mine = new Receipt(keys.name("call"), null, "k1", "tickets", "PROCESSING", null, 0, 0, RecordKeys.T0, null);
         assertThat(await(store.claim(key, "fp", "o2", LONG, new ClaimContext(mine.callId(), Duration.ZERO,
-                new ReceiptPut(mine, LONG))))).isEqualTo(new Claimed(true, "call-o1"));
+                new ReceiptPut(mine, LONG))))).isEqualTo(Claimed.takeover("call-o1"));
         assertThat(await(receipts.receipt(mine.callId()))).contains(mine);
     }
 

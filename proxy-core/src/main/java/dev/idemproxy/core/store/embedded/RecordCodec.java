@@ -17,16 +17,20 @@ import java.util.List;
  * fingerprints) packed two digits a byte. About 40 % smaller than {@code StoreCodec}'s for a
  * protected call's record, which is most of what the log writes.
  * <pre>
- *   record   := byte state , str owner , str callId , str fingerprint , varlong leaseExpiresAt ,
+ *   record   := byte (state | 0x80 when priors follow) , str owner , str callId , str fingerprint , varlong leaseExpiresAt ,
  *               varlong createdAt , varlong (completedAt + 1, 0 = none) , varlong expiresAt ,
- *               varint attempts , varint status , byte 0|1 , response (when 1)
+ *               varint attempts , varint status , byte 0|1 , response (when 1) ,
+ *               (varint count , str callId * count)   (when priors follow: a record in flight taken over)
  *   response := varint status , varint header count , (str name , str value)* , varint length , body
  *   str      := varint (n &lt;&lt; 1 | 1) , n/2 bytes of packed hex digits   (n hex digits)
  *             | varint (n &lt;&lt; 1) , n bytes of UTF-8
  * </pre>
- * Times are epoch milliseconds. Stateless.
+ * Times are epoch milliseconds. A record with no priors is written as before priors existed, so
+ * logs written by earlier versions read as they were. Stateless.
  */
 final class RecordCodec {
+    /** The state byte's flag: the record's priors follow its response. */
+    private static final int PRIORS = 0x80;
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     private RecordCodec() {
@@ -34,7 +38,10 @@ final class RecordCodec {
 
     /** An upper bound of the encoding's length. */
     static int maxLength(IdempotencyRecord r) {
-        int n = 1 + maxStr(r.owner()) + maxStr(r.callId()) + maxStr(r.fingerprint()) + 4 * 10 + 2 * 5 + 1;
+        int n = 1 + maxStr(r.owner()) + maxStr(r.callId()) + maxStr(r.fingerprint()) + 4 * 10 + 2 * 5 + 1 + 5;
+        for (String p : r.priors()) {
+            n += maxStr(p);
+        }
         StoredResponse s = r.response();
         if (s != null) {
             n += 10 + s.bodyLength() + 5;
@@ -46,7 +53,7 @@ final class RecordCodec {
     }
 
     static void write(ByteBuffer out, IdempotencyRecord r) {
-        out.put((byte) r.state().ordinal());
+        out.put((byte) (r.state().ordinal() | (r.priors().isEmpty() ? 0 : PRIORS)));
         putStr(out, r.owner());
         putStr(out, r.callId());
         putStr(out, r.fingerprint());
@@ -68,10 +75,17 @@ final class RecordCodec {
             putVarlong(out, s.bodyLength());
             out.put(s.bodyBuffer());
         }
+        if (!r.priors().isEmpty()) {
+            putVarlong(out, r.priors().size());
+            for (String p : r.priors()) {
+                putStr(out, p);
+            }
+        }
     }
 
     static IdempotencyRecord read(ByteBuffer in) {
-        State state = State.values()[in.get()];
+        int first = in.get() & 0xff;
+        State state = State.values()[first & ~PRIORS];
         String owner = getStr(in);
         String callId = getStr(in);
         String fingerprint = getStr(in);
@@ -96,8 +110,20 @@ final class RecordCodec {
             in.get(body);
             response = new StoredResponse(code, headers, body);
         }
+        List<String> priors = List.of();
+        if ((first & PRIORS) != 0) {
+            int n = (int) getVarlong(in);
+            if (n < 0 || n > in.remaining()) {
+                throw new IllegalStateException(n + " priors with " + in.remaining() + " bytes left");
+            }
+            String[] ids = new String[n];
+            for (int i = 0; i < n; i++) {
+                ids[i] = getStr(in);
+            }
+            priors = List.of(ids);
+        }
         return new IdempotencyRecord(state, owner, callId, fingerprint, lease, created, completed == 0 ? null
-                : Instant.ofEpochMilli(completed - 1), expires, attempts, status, response);
+                : Instant.ofEpochMilli(completed - 1), expires, attempts, status, response, priors);
     }
 
     private static int maxStr(String s) {

@@ -103,19 +103,21 @@ final class RecordScripts {
      * The whole claim, atomically. ARGV: fingerprint, owner, callId, leaseMs, retentionMs (how long
      * a lapsed claim is kept; at least one lease), then optionally the receipt to write when it
      * claims (see {@link #writeReceipt}, from ARGV[6]). Returns {kind, ...} as bulk strings, read by
-     * {@link RecordValue#claimResult}. A takeover keeps the record's creation time.
+     * {@link RecordValue#claimResult}. A takeover keeps the record's creation time, and writes as its
+     * priors the lapsed record's own followed by the lapsed owner's call id ({@code {'takeover',
+     * lapsed call id, priors}}).
      */
     static final RedisScript CLAIM = new RedisScript(NOW + FIELDS + """
             local lease = tonumber(ARGV[4])
             local kept = math.max(lease, tonumber(ARGV[5]))
-            local function claim(created)
+            local function claim(created, priors)
               redis.call('SET', KEYS[1], 'F\\n' .. ARGV[2] .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[1] .. '\\n' .. created .. '\\n'
-                .. n(kept) .. '\\n', 'PX', n(lease + kept))
+                .. n(kept) .. '\\n' .. priors, 'PX', n(lease + kept))
             """ + writeReceipt(6) + """
             end
             local v = redis.call('GET', KEYS[1])
             if not v then
-              claim(n(now))
+              claim(n(now), '')
               return {'claimed'}
             end
             local f = fields(v)
@@ -124,8 +126,10 @@ final class RecordScripts {
             if f[1] == 'N' then return {'not-retained', f[3], f[7], f[8]} end
             local leaseEnd = now + redis.call('PTTL', KEYS[1]) - tonumber(f[6])
             if leaseEnd > now then return {'in-flight', f[3], f[4], n(leaseEnd)} end
-            claim(f[5])
-            return {'takeover', f[3]}
+            local priors = f[3]
+            if f[7] and f[7] ~= '' then priors = f[7] .. ' ' .. f[3] end
+            claim(f[5], priors .. '\\n')
+            return {'takeover', f[3], priors}
             """, ScriptOutputType.MULTI);
 
     /**

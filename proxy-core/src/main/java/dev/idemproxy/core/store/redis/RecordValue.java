@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import dev.idemproxy.core.store.ClaimResult;
 import dev.idemproxy.core.store.IdempotencyRecord;
 import dev.idemproxy.core.store.IdempotencyRecord.State;
+import dev.idemproxy.core.store.Priors;
 import dev.idemproxy.core.store.StoreCodec;
 import java.time.Instant;
 import java.util.List;
@@ -13,11 +14,13 @@ import java.util.List;
  * The Redis record layout: one string per record, header lines then (completed only) the encoded
  * response.
  * <pre>
- *   in flight:     F \n owner \n callId \n fingerprint \n createdMs \n retentionMs \n
+ *   in flight:     F \n owner \n callId \n fingerprint \n createdMs \n retentionMs \n [priors \n]
  *   completed:     C \n owner \n callId \n fingerprint \n createdMs \n completedMs \n attempts \n status \n response
  *   not retained:  N \n owner \n callId \n fingerprint \n createdMs \n completedMs \n attempts \n status \n
  * </pre>
- * An in-flight record's key expires one retention after its lease ends, so the lease end is the
+ * A record in flight that was taken over carries its priors ({@link IdempotencyRecord#priors()}) in a
+ * seventh line, call ids separated by spaces ({@link Priors}); one claimed afresh has six lines,
+ * as before priors existed. An in-flight record's key expires one retention after its lease ends, so the lease end is the
  * key's expiry minus the retention: Redis's clock alone decides when a lease has lapsed. A fresh
  * claim is one native {@code SET key value NX PX ms GET} (its createdMs is the proxy's clock,
  * which only ever informs); it answers with the value already there, if any, so a duplicate of a
@@ -30,13 +33,18 @@ final class RecordValue {
 
     /** The fields of a value's header, as read by {@link #parse}. */
     record Header(char state, String owner, String callId, String fingerprint, long createdMs, long sixth, int attempts,
-            int status, int bodyOffset) {
+            int status, int bodyOffset, List<String> priors) {
     }
 
     /** The value a claim writes: in flight under {@code owner}, kept {@code retentionMs} after its lease. */
     static byte[] inFlight(String owner, String callId, String fingerprint, long createdMs, long retentionMs) {
-        return ("F\n" + line(owner) + '\n' + line(callId) + '\n' + line(fingerprint) + '\n' + createdMs + '\n' + retentionMs + '\n')
-                .getBytes(UTF_8);
+        return inFlight(owner, callId, fingerprint, createdMs, retentionMs, List.of());
+    }
+
+    /** As {@link #inFlight(String, String, String, long, long)}, for a claim that took the record over from {@code priors}. */
+    static byte[] inFlight(String owner, String callId, String fingerprint, long createdMs, long retentionMs, List<String> priors) {
+        String head = "F\n" + line(owner) + '\n' + line(callId) + '\n' + line(fingerprint) + '\n' + createdMs + '\n' + retentionMs + '\n';
+        return (priors.isEmpty() ? head : head + line(Priors.line(priors)) + '\n').getBytes(UTF_8);
     }
 
     /** The start of every value in flight under {@code owner}: what the owner-checked scripts compare. */
@@ -85,12 +93,13 @@ final class RecordValue {
         }
         char state = n > 0 && f[0].length() == 1 ? f[0].charAt(0) : '?';
         boolean ended = state == 'C' || state == 'N';
-        if (!(state == 'F' && n == 6 || ended && n == 8)) {
+        if (!(state == 'F' && (n == 6 || n == 7) || ended && n == 8)) {
             throw new IllegalStateException("not an idempotency record value (state '" + (n > 0 ? f[0] : "") + "', "
                     + n + " header lines)");
         }
         return new Header(state, f[1], f[2], f[3], Long.parseLong(f[4]), Long.parseLong(f[5]),
-                ended ? Integer.parseInt(f[6]) : 0, ended ? Integer.parseInt(f[7]) : 0, i);
+                ended ? Integer.parseInt(f[6]) : 0, ended ? Integer.parseInt(f[7]) : 0, i,
+                ended ? List.of() : Priors.parse(f[6]));
     }
 
     private static int indexOf(byte[] v, int from) {
@@ -129,7 +138,9 @@ final class RecordValue {
             case "claimed":
                 return ClaimResult.Claimed.FRESH;
             case "takeover":
-                return new ClaimResult.Claimed(true, text(reply, 1));
+                // {takeover, the lapsed owner, every call to check}: the last from scripts before priors existed
+                return reply.size() > 2 ? new ClaimResult.Claimed(true, Priors.parse(text(reply, 2)))
+                        : ClaimResult.Claimed.takeover(text(reply, 1));
             case "mismatch":
                 return new ClaimResult.FingerprintMismatch(text(reply, 1));
             case "completed":
@@ -159,7 +170,7 @@ final class RecordValue {
         if (h.state() == 'F') {
             Instant leaseEnd = Instant.ofEpochMilli(now + pttl - h.sixth());
             return new IdempotencyRecord(State.IN_FLIGHT, h.owner(), h.callId(), h.fingerprint(), leaseEnd, created, null,
-                    expires, 0, 0, null);
+                    expires, 0, 0, null, h.priors());
         }
         Instant completed = Instant.ofEpochMilli(h.sixth());  // its lease ended with the call
         boolean kept = h.state() == 'C';

@@ -108,7 +108,7 @@ final class RedisRecords implements RecordStore {
         long kept = Math.max(leaseMs, claim.retention().toMillis());
         return backend.call(() -> RecordScripts.RENEW.<Long>run(backend.commands(), fenced(key), RecordValue.ownedPrefix(claim.owner()),
                         millis(lease), RecordValue.inFlight(claim.owner(), claim.callId(), claim.fingerprint(),
-                                claim.createdAt().toEpochMilli(), kept), bytes(Long.toString(leaseMs + kept)))
+                                claim.createdAt().toEpochMilli(), kept, claim.priors()), bytes(Long.toString(leaseMs + kept)))
                 .thenApply(n -> written(n, claim, "its claim")));
     }
 

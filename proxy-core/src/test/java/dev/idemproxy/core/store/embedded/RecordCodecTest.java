@@ -32,6 +32,18 @@ class RecordCodecTest {
     }
 
     @Test
+    void aTakenOverRecordKeepsItsPriorsAndOneWithoutIsWrittenAsBeforePriorsExisted() {
+        List<String> priors = List.of("01a242cfdc8066e9c37df6b35a109f65", "01a242cfdc8066e9c37df6b35a109f66", "legacy id");
+        IdempotencyRecord taken = new IdempotencyRecord(State.IN_FLIGHT, "o3", "c3", "fp", T, T, null, T.plusSeconds(60), 0, 0, null,
+                priors);
+        assertThat(roundTrip(taken).priors()).containsExactlyElementsOf(priors);
+        IdempotencyRecord fresh = new IdempotencyRecord(State.IN_FLIGHT, "o1", "c1", "fp", T, T, null, T.plusSeconds(60), 0, 0, null);
+        ByteBuffer b = encode(fresh);
+        assertThat(b.get(0)).as("the state byte of a log written before priors existed").isEqualTo((byte) State.IN_FLIGHT.ordinal());
+        assertThat(b.remaining()).isEqualTo(encode(taken).remaining() - 1 - 17 - 17 - 10);
+    }
+
+    @Test
     void aProtectedCallsRecordIsMuchSmallerThanStoreCodecs() {
         String callId = "01a242cfdc8066e9c37df6b35a109f65";
         IdempotencyRecord done = new IdempotencyRecord(State.COMPLETED, callId + ".edfa698631762bdc", callId,

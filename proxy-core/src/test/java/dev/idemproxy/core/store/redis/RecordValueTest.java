@@ -19,10 +19,33 @@ class RecordValueTest {
         byte[] v = RecordValue.inFlight("o-1", "call-1", "fp", 1_700_000_000_123L, 30_000);
         assertThat(new String(v, UTF_8)).isEqualTo("F\no-1\ncall-1\nfp\n1700000000123\n30000\n");
         RecordValue.Header h = RecordValue.parse(v);
-        assertThat(h).isEqualTo(new RecordValue.Header('F', "o-1", "call-1", "fp", 1_700_000_000_123L, 30_000, 0, 0, v.length));
+        assertThat(h).isEqualTo(new RecordValue.Header('F', "o-1", "call-1", "fp", 1_700_000_000_123L, 30_000, 0, 0, v.length,
+                List.of()));
         assertThat(v).startsWith(RecordValue.ownedPrefix("o-1"));
         assertThat(RecordValue.existing(v, "fp")).as("in flight: for the script to judge the lease").isNull();
         assertThat(RecordValue.existing(v, "other")).isEqualTo(new ClaimResult.FingerprintMismatch("call-1"));
+    }
+
+    @Test
+    void aTakenOverValueCarriesItsPriorsOnASeventhLine() {
+        byte[] v = RecordValue.inFlight("o-3", "call-3", "fp", 5, 30_000, List.of("call-1", "call-2"));
+        assertThat(new String(v, UTF_8)).isEqualTo("F\no-3\ncall-3\nfp\n5\n30000\ncall-1 call-2\n");
+        assertThat(RecordValue.parse(v).priors()).containsExactly("call-1", "call-2");
+        assertThat(v).startsWith(RecordValue.ownedPrefix("o-3"));
+        assertThat(RecordValue.parse(RecordValue.inFlight("o-1", "call-1", "fp", 5, 30_000)).priors())
+                .as("a value written before priors existed").isEmpty();
+    }
+
+    @Test
+    void aTakeoverReplyNamesEveryPriorAndOneFromAnOlderScriptTheLapsedOwner() {
+        assertThat(RecordValue.claimResult(List.of(b("takeover"), b("call-2"), b("call-1 call-2"))))
+                .isEqualTo(new ClaimResult.Claimed(true, List.of("call-1", "call-2")));
+        assertThat(RecordValue.claimResult(List.of(b("takeover"), b("call-2"))))
+                .isEqualTo(ClaimResult.Claimed.takeover("call-2"));
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(UTF_8);
     }
 
     @Test
