@@ -213,6 +213,37 @@ class ForwardingTransitionsTest {
         assertThat(rig.upstreams.connect().request()).startsWith("POST /tickets");
     }
 
+    /** Takeovers chained (leases lapsing one after another): every earlier owner is asked about, oldest first, before the call runs. */
+    @Test
+    void aCallThatTookOverAChainOfLapsedClaimsAsksAboutEveryPredecessorBeforeItRuns() {
+        ProtectedCall call = rig.recorded(withReceipt, "k-17");
+        lapsedClaimOf("call-a");
+        lapsedClaimOf("call-b");
+        start(call);
+        RigUpstreams.Conn first = rig.upstreams.connect();
+        assertThat(first.request()).startsWith("GET /receipts/call-a ");
+        first.answer(answer(200, "{\"status\":\"NOT_FOUND\"}"));
+        RigUpstreams.Conn second = rig.upstreams.connect();
+        assertThat(second.request()).as("NOT_FOUND about the first is not enough").startsWith("GET /receipts/call-b ");
+        second.answer(answer(200, "{\"status\":\"NOT_FOUND\"}"));
+        assertThat(rig.upstreams.connect().request()).startsWith("POST /tickets");
+        assertThat(call.phase()).isEqualTo(CallPhase.FORWARDING);
+    }
+
+    /** The chain's first owner ran (its receipt says SUCCESS): the call answers from that receipt and never runs again. */
+    @Test
+    void aCallThatTookOverAChainWhoseFirstOwnerRanAnswersFromItsReceipt() {
+        ProtectedCall call = rig.recorded(withReceipt, "k-18");
+        lapsedClaimOf("call-a");
+        lapsedClaimOf("call-b");
+        start(call);
+        rig.upstreams.connect().answer(answer(200, "{\"status\":\"SUCCESS\",\"result\":{\"ticket\":\"T-A\"}}"));
+        rig.run();
+        assertThat(rig.upstreams.asked()).as("no further connection asked for: call-b is not asked about, nothing runs").isZero();
+        assertThat(rig.client.body.toString()).contains("T-A");
+        assertThat(call.phase()).isIn(CallPhase.RECORDING, CallPhase.ANSWERED);
+    }
+
     @Test
     @Transition("CHECKING_RECEIPT->READING_BUDGET")
     void aTakenOverCallOfATaskReadsItsBudgetOnceItsPredecessorWasNotFound() {
@@ -273,9 +304,9 @@ class ForwardingTransitionsTest {
         return call;
     }
 
-    /** The record of the last call planned, claimed by {@code callId} in another process whose lease then lapsed. */
+    /** The record of the last call planned, claimed (or taken over) by {@code callId} in another process whose lease then lapsed. */
     private void lapsedClaimOf(String callId) {
-        rig.memory.records().claim(rig.lastPlan.record(), rig.lastPlan.fingerprint(), "owner-that-died", Duration.ofSeconds(1),
+        rig.memory.records().claim(rig.lastPlan.record(), rig.lastPlan.fingerprint(), "owner-of-" + callId, Duration.ofSeconds(1),
                 new ClaimContext(callId, Duration.ofHours(1))).toCompletableFuture().join();
         rig.advance(Duration.ofSeconds(2));
     }
