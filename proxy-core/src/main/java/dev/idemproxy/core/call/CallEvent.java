@@ -92,8 +92,8 @@ sealed interface CallEvent {
     /** The release of an abandoned call's claim answered ({@code failure} null when it went through). */
     record Released(Throwable failure) implements CallEvent {}
 
-    /** The write of the outcome a waiter keeps in the record it took ({@link KeptOutcome}) answered: {@code ok} it was written. */
-    record Kept(boolean ok, Throwable failure) implements CallEvent {}
+    /** Try {@code n} of writing the outcome a waiter keeps in the record it took ({@link KeptOutcome}) answered: {@code ok} it was written. */
+    record Kept(int n, boolean ok, Throwable failure) implements CallEvent {}
 
     /** Lets go of a late event's resources: a piece of a body is released, a connection closed unused. */
     static void drop(CallEvent e) {

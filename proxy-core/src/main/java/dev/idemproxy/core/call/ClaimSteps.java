@@ -67,6 +67,10 @@ final class ClaimSteps {
         static final Next UNPROTECTED = new Next(Kind.UNPROTECTED, null, List.of());
     }
 
+    /** The store did not answer: 503, nothing forwarded. */
+    static final Refuse UNAVAILABLE = new Refuse(Problem.STORE_UNAVAILABLE, "the idempotency store did not answer; nothing was forwarded",
+            null, null);
+
     private ClaimSteps() {
     }
 
@@ -80,8 +84,7 @@ final class ClaimSteps {
     static Step next(ClaimResult result, Throwable error, IdempotencyPolicy policy, boolean legacyLeft,
             StorePolicy.OnUnavailable onUnavailable, boolean waitedOut) {
         if (error != null) {
-            return onUnavailable == StorePolicy.OnUnavailable.PASSTHROUGH ? Simple.UNPROTECTED
-                    : new Refuse(Problem.STORE_UNAVAILABLE, "the idempotency store did not answer; nothing was forwarded", null, null);
+            return onUnavailable == StorePolicy.OnUnavailable.PASSTHROUGH ? Simple.UNPROTECTED : UNAVAILABLE;
         }
         requireNonNull(result, "result");
         if (result instanceof ClaimResult.Claimed c) {

@@ -89,7 +89,7 @@ final class Claiming {
         }
         if (phase == CallPhase.ABANDONED) {
             if (e instanceof CallEvent.Released r) {
-                released(r.failure());
+                OrphanedClaim.released(services, door, plan.record(), owner, fingerprint, identity, r.failure());
             } else {
                 CallEvent.drop(e);
             }
@@ -148,7 +148,7 @@ final class Claiming {
             if (known != null && result instanceof ClaimResult.Claimed) {
                 keeping = known;  // answered once the record holds it
                 receipt.opened();
-                KeptOutcome.write(services, door, plan.record(), owner, fingerprint, createdAt, known, retention());
+                KeptOutcome.write(services, door, plan.record(), owner, fingerprint, identity.callId(), createdAt, known, retention());
                 return ClaimSteps.Next.CLAIMING;
             }
             if (known != null) {
@@ -173,7 +173,7 @@ final class Claiming {
                 if (c.takeover()) {
                     return new ClaimSteps.Next(ClaimSteps.Kind.FORWARD, recording(c.priors()), c.priors());
                 }
-                releaseOrphanedClaim();
+                OrphanedClaim.release(services, door, call, identity, createdAt, plan.record(), owner);
             } else {
                 receipt.abandoned();
             }
@@ -212,20 +212,30 @@ final class Claiming {
         return ClaimSteps.Next.UNPROTECTED;
     }
 
-    /** The kept outcome's write answered: written, the call answers with it; else it claims again (and waits, or replays). */
+    /**
+     * A try of the kept outcome's write answered: written, the call answers with it; refused, it
+     * claims again (and waits, or replays); failed, it answers 503 while the write is tried again.
+     */
     private ClaimSteps.Next kept(CallEvent.Kept k, boolean live) {
         ClaimResult known = keeping;
         keeping = null;
+        if (known == null) {
+            return null;  // a later try: the call has answered
+        }
         if (!live) {
             call.releaseBody();
             receipt.abandoned();
             return null;
         }
-        if (k.failure() == null && k.ok()) {
+        if (k.failure() != null) {
+            stopWaiting();  // 503 while the write is tried again (never passthrough: the owner ran)
+            refusal = ClaimSteps.UNAVAILABLE;
+            return ClaimSteps.Next.REFUSED;
+        }
+        if (k.ok()) {
             return answered(known, null, true);
         }
-        LOG.info("[call={}] could not keep the outcome it waited for ({}): claiming again", identity.callId(),
-                k.failure() == null ? "taken over meanwhile" : k.failure().toString());
+        LOG.info("[call={}] could not keep the outcome it waited for (taken over meanwhile): claiming again", identity.callId());
         return poll();
     }
 
@@ -263,26 +273,6 @@ final class Claiming {
     void refuse(ClientSide client, CallWatch watch) {
         receipt.refused(refusal.problem());
         GateAnswers.refuse(call, identity, services, refusal, client, watch);
-    }
-
-    /** The client left while its claim was on the way: nothing was forwarded, so the key is released at once, not held for a lease. */
-    private void releaseOrphanedClaim() {
-        services.recorder().abandoned(door.loop(), call, identity, createdAt);  // the claim wrote it as PROCESSING
-        door.when(services.records().release(plan.record(), owner), (ok, err) -> new CallEvent.Released(err));
-    }
-
-    /**
-     * The orphaned claim's release answered: local waiters claim again. A release the store did not take is
-     * tried again ({@link StoreWrites}): else the next duplicate would take a call that never ran over as unknown.
-     */
-    private void released(Throwable failure) {
-        if (failure != null) {
-            LOG.warn("[call={}] could not release the key of a call whose client left before it was claimed: {}; trying again",
-                    identity.callId(), failure.toString());
-            services.recorder().writes().write(door.loop(), () -> services.records().release(plan.record(), owner),
-                    identity.callId(), "release of its key");
-        }
-        services.waiters().wake(plan.record(), fingerprint, null, door.loop());
     }
 
     private void stopWaiting() {

@@ -37,7 +37,7 @@ final class StoreWrites {
 
     /** A write whose answer only matters to the log (a receipt, a dead letter). */
     void write(EventLoop loop, Supplier<? extends CompletionStage<?>> op, String callId, String what) {
-        attempt(loop, op, null, callId, what, 1);
+        attempt(loop, op, null, null, callId, what, 1);
     }
 
     /**
@@ -46,7 +46,17 @@ final class StoreWrites {
      * last try: {@link #isLast}).
      */
     void record(Door door, Supplier<? extends CompletionStage<Boolean>> op, String callId) {
-        attempt(door.loop(), op, door, callId, "outcome of the call", 1);
+        tracked(door, op, callId, "outcome of the call", CallEvent.Recorded::new);
+    }
+
+    /** What a try of a tracked write tells its call: try {@code n} answered {@code ok} (written), or failed with {@code failure}. */
+    interface TryAnswered {
+        CallEvent event(int n, boolean ok, Throwable failure);
+    }
+
+    /** As {@link #record}, for another write whose every try's answer goes to the call through its door as {@code as} says. */
+    void tracked(Door door, Supplier<? extends CompletionStage<Boolean>> op, String callId, String what, TryAnswered as) {
+        attempt(door.loop(), op, door, as, callId, what, 1);
     }
 
     /** Whether try {@code n}, answered with {@code failure} (null: none), is the last of its write. */
@@ -54,8 +64,8 @@ final class StoreWrites {
         return failure == null || !StoreRetries.WRITES.triesAfter(n);
     }
 
-    private void attempt(EventLoop loop, Supplier<? extends CompletionStage<?>> op, Door door, String callId, String what,
-            int n) {
+    private void attempt(EventLoop loop, Supplier<? extends CompletionStage<?>> op, Door door, TryAnswered as, String callId,
+            String what, int n) {
         CompletionStage<?> stage;
         try {
             stage = op.get();
@@ -65,17 +75,17 @@ final class StoreWrites {
         stage.whenComplete((value, failure) -> {
             Throwable cause = failure == null ? null : Failures.cause(failure);
             if (loop.inEventLoop()) {
-                answered(loop, op, door, callId, what, n, value, cause);
+                answered(loop, op, door, as, callId, what, n, value, cause);
             } else {
-                loop.execute(() -> answered(loop, op, door, callId, what, n, value, cause));
+                loop.execute(() -> answered(loop, op, door, as, callId, what, n, value, cause));
             }
         });
     }
 
-    private void answered(EventLoop loop, Supplier<? extends CompletionStage<?>> op, Door door, String callId, String what,
-            int n, Object value, Throwable failure) {
+    private void answered(EventLoop loop, Supplier<? extends CompletionStage<?>> op, Door door, TryAnswered as, String callId,
+            String what, int n, Object value, Throwable failure) {
         if (door != null) {
-            door.enter(new CallEvent.Recorded(n, Boolean.TRUE.equals(value), failure));
+            door.enter(as.event(n, Boolean.TRUE.equals(value), failure));
         }
         if (failure == null) {
             return;
@@ -93,6 +103,6 @@ final class StoreWrites {
                     LogThrottle.more(held));
         }
         long pause = StoreRetries.WRITES.pauseAfter(n, random).toNanos();
-        loop.schedule(() -> attempt(loop, op, door, callId, what, n + 1), pause, TimeUnit.NANOSECONDS);
+        loop.schedule(() -> attempt(loop, op, door, as, callId, what, n + 1), pause, TimeUnit.NANOSECONDS);
     }
 }

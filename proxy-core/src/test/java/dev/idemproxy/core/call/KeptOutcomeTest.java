@@ -83,6 +83,27 @@ class KeptOutcomeTest {
         assertThat(receipt("call-2").status()).as("its claim wrote it PROCESSING; its replay ends it").isEqualTo("SUCCESS");
     }
 
+    /** A store that fails the write: 503, not an outcome, while the write is tried again and lands. */
+    @Test
+    @Transition("CLAIMING->REFUSED")
+    void aWaiterWhoseKeptOutcomeTheStoreFailsAnswers503AndTheWriteIsTriedAgain() {
+        RigClient second = rig.newClient();
+        ProtectedCall dup = waiterTakingTheRecord("k-3", second);
+        rig.records.failNext(1);
+        rig.answerStore();  // the waiter's claim; its write of the owner's outcome fails at once
+        assertThat(dup.phase()).isEqualTo(CallPhase.REFUSED);
+        assertThat(second.writes).containsExactly("answer 503");
+        assertThat(receipt("call-2").status()).isEqualTo("FAILED");
+
+        rig.answerStore();  // the owner's end: refused
+        rig.advance(Duration.ofMillis(500));  // the write's second try
+        rig.answerStore();
+        IdempotencyRecord r = record();
+        assertThat(r.state()).as("the owner's outcome kept for every later duplicate").isEqualTo(IdempotencyRecord.State.COMPLETED);
+        assertThat(r.callId()).isEqualTo("call-1");
+        assertThat(second.writes).as("answered once").containsExactly("answer 503");
+    }
+
     /**
      * The owner (call-1) forwards; a duplicate (call-2, answering {@code to}) waits; the record
      * vanishes; the duplicate's poll claims it afresh while the owner settles. Every store answer

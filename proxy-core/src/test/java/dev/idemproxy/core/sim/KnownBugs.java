@@ -18,7 +18,7 @@ final class KnownBugs {
     /**
      * Fixed (seed 8449), kept as a signature so that it would be told apart should it come back:
      * a claim that was never forwarded (its client left before the claim was answered,
-     * {@code Claiming.releaseOrphanedClaim}, whose failure {@code Claiming.released} only logs; or a
+     * {@code OrphanedClaim.release}, whose failure {@code OrphanedClaim.released} once only logged; or a
      * waiter's poll that claimed a key its owner had settled here, the fresh claim "ours to undo",
      * released without looking at the answer) is released once, and a release the store fails is
      * not tried again (before the rewrite, the same in {@code ClaimAttempt}): the key stays claimed by a call that never ran until its lease lapses,
