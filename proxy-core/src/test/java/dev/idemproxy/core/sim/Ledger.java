@@ -76,6 +76,11 @@ final class Ledger {
         toolsListed = true;
     }
 
+    /** Whether the upstream has answered a tools/list: a proxy that read it knows which tools are read-only. */
+    boolean toolsWereListed() {
+        return toolsListed;
+    }
+
     Execution executionOf(String callId) {
         return byCall.get(callId);
     }

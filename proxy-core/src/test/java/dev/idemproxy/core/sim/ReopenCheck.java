@@ -105,7 +105,7 @@ final class ReopenCheck {
      * Sends, once, every intent a client was answered before the crash by a call whose completed
      * record was kept, to the new process, on a client of its own that neither times out nor retries.
      * A plain HTTP call without a stable key (no client key, no derivation) is a new call each time
-     * and is not sent.
+     * and is not sent; nor is a call of a tool the proxy may have learnt is read-only.
      */
     void sendAgain() {
         for (SimClient c : w.clients) {
@@ -129,6 +129,11 @@ final class ReopenCheck {
     }
 
     private boolean stableKey(Intent i) {
+        if (i.mcp() && UpstreamBehaviour.READ_ONLY_TOOL.equals(i.tool()) && w.ledger.toolsWereListed()) {
+            // the proxy may have learnt it is read-only since (its tools/list answered): then it is not
+            // protected, and a call of it is a new call each time (seed 1083722)
+            return false;
+        }
         return i.mcp() || i.clientKey() != null || !w.route(SimRoutes.ORDERS).idempotency().key().derive().isEmpty();
     }
 

@@ -20,6 +20,8 @@ final class UpstreamBehaviour {
     private static final Pattern ID = Pattern.compile("\"id\":(\\d+)");
     private static final Pattern TOOL = Pattern.compile("\"name\":\"(\\w+)\"");
     private static final Pattern ARGS = Pattern.compile("\"arguments\":(\\{[^}]*\\})");
+    /** The tool {@link #TOOLS_LIST} annotates read-only: once listed, the proxy forwards its calls unprotected. */
+    static final String READ_ONLY_TOOL = "search_docs";
     static final String TOOLS_LIST = "{\"tools\":[{\"name\":\"search_docs\",\"annotations\":{\"readOnlyHint\":true}},"
             + "{\"name\":\"set_flag\",\"annotations\":{\"idempotentHint\":true}},{\"name\":\"create_ticket\"}]}";
 
