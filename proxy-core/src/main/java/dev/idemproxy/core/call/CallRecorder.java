@@ -132,9 +132,8 @@ public final class CallRecorder {
      */
     public void abandoned(EventLoop loop, ProxyCall call, CallIdentity id, Instant createdAt) {
         if (receipts != null) {
-            Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0, createdAt,
-                    clock.instant(), call.label()).withDetail(id.taskId(), CallTries.NONE, heads(call, null));
-            writes.write(loop, () -> receipts.putReceipt(r, call.route().idempotency().ttl()), id.callId(), "receipt");
+            put(loop, call, new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, CLIENT_GONE, 0, 0,
+                    createdAt, clock.instant(), call.label()).withDetail(id.taskId(), CallTries.NONE, heads(call, null)));
         }
     }
 
@@ -151,9 +150,8 @@ public final class CallRecorder {
         int status = known instanceof ClaimResult.Completed c ? c.response().status() : ((ClaimResult.NotRetained) known).status();
         int attempts = known instanceof ClaimResult.Completed c ? c.attempts() : ((ClaimResult.NotRetained) known).attempts();
         boolean executed = OutcomeClass.ofStatus(status) == OutcomeClass.EXECUTED;
-        Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), executed ? SUCCESS : FAILED,
-                "replayed", status, attempts, createdAt, clock.instant(), call.label());
-        writes.write(loop, () -> receipts.putReceipt(r, call.route().idempotency().ttl()), id.callId(), "receipt");
+        put(loop, call, new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), executed ? SUCCESS : FAILED,
+                "replayed", status, attempts, createdAt, clock.instant(), call.label()));
     }
 
     /** As {@link #replayedAtGate}, for a call refused at the gate with {@code problem}: FAILED, the problem's name as reason. */
@@ -161,9 +159,13 @@ public final class CallRecorder {
         if (receipts == null) {
             return;
         }
-        Receipt r = new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, problem.spelling(),
-                problem.status(), 0, createdAt, clock.instant(), call.label());
-        writes.write(loop, () -> receipts.putReceipt(r, call.route().idempotency().ttl()), id.callId(), "receipt");
+        put(loop, call, new Receipt(id.callId(), id.bizId(), id.key(), call.route().name(), FAILED, problem.spelling(),
+                problem.status(), 0, createdAt, clock.instant(), call.label()));
+    }
+
+    /** Writes the final receipt {@code r} of a call answered without forwarding, kept as long as its route's records; tried again while the store fails. */
+    private void put(EventLoop loop, ProxyCall call, Receipt r) {
+        writes.write(loop, () -> receipts.putReceipt(r, call.route().idempotency().ttl()), r.callId(), "receipt");
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.idemproxy.core.tries.CallTries;
 import dev.idemproxy.core.tries.Try;
 import dev.idemproxy.core.tries.TryClass;
 import dev.idemproxy.core.tries.TryNext;
+import dev.idemproxy.core.util.ByteOut;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ final class ReceiptDetailCodec {
     private ReceiptDetailCodec() {
     }
 
-    static void write(CodecOut out, Receipt r) {
+    static void write(ByteOut out, Receipt r) {
         StoreCodec.header(out, 'T');
         StoreCodec.writeString(out, r.taskId());
         CallTries tries = r.tries();

@@ -1,6 +1,7 @@
 package dev.idemproxy.core.store;
 
 import dev.idemproxy.core.store.IdempotencyRecord.State;
+import dev.idemproxy.core.util.ByteOut;
 import java.io.IOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -175,7 +176,7 @@ public final class StoreCodec {
         });
     }
 
-    private static void writeResponse(CodecOut out, StoredResponse response) {
+    private static void writeResponse(ByteOut out, StoredResponse response) {
         header(out, 'S');
         out.writeInt(response.status());
         writeHeaders(out, response.headers());
@@ -188,7 +189,7 @@ public final class StoreCodec {
         return new StoredResponse(status, readHeaders(in), readBytes(in), true);
     }
 
-    static void header(CodecOut out, char magic) {
+    static void header(ByteOut out, char magic) {
         out.writeByte(magic);
         out.writeByte(VERSION);
     }
@@ -201,7 +202,7 @@ public final class StoreCodec {
         }
     }
 
-    static void writeHeaders(CodecOut out, List<StoredHeader> headers) {
+    static void writeHeaders(ByteOut out, List<StoredHeader> headers) {
         out.writeInt(headers.size());
         for (StoredHeader h : headers) {
             writeString(out, h.name());
@@ -221,7 +222,7 @@ public final class StoreCodec {
         return List.copyOf(headers);
     }
 
-    private static void writeBytes(CodecOut out, byte[] b) {
+    private static void writeBytes(ByteOut out, byte[] b) {
         out.writeInt(b.length);
         out.write(b, 0, b.length);
     }
@@ -241,7 +242,7 @@ public final class StoreCodec {
         return n;
     }
 
-    static void writeString(CodecOut out, String s) {
+    static void writeString(ByteOut out, String s) {
         if (s == null) {
             out.writeInt(-1);
             return;
@@ -272,7 +273,7 @@ public final class StoreCodec {
         return str;
     }
 
-    private static void writeInstant(CodecOut out, Instant t) {
+    private static void writeInstant(ByteOut out, Instant t) {
         out.writeLong(t == null ? -1 : t.toEpochMilli());
     }
 
@@ -282,7 +283,7 @@ public final class StoreCodec {
     }
 
     private interface Writer {
-        void write(CodecOut out);
+        void write(ByteOut out);
     }
 
     private interface Reader<T> {
@@ -293,20 +294,19 @@ public final class StoreCodec {
      * Encodes into this thread's scratch buffer and copies out the result: a protected call on
      * Redis encodes two receipts and a response on its event loop, and a fresh buffer grew by
      * copying (256, 512, 1,024 bytes) before the final copy. A buffer grown past
-     * {@link CodecOut#KEPT} (a large response) is not kept.
+     * 64 KiB (a large response) is not kept.
      */
     private static byte[] write(Writer w) {
-        CodecOut out = SCRATCH.get();
-        out.reset();
+        ByteOut out = SCRATCH.get().take();
         try {
             w.write(out);
             return out.toByteArray();
         } finally {
-            out.trim();
+            out.give();
         }
     }
 
-    private static final ThreadLocal<CodecOut> SCRATCH = ThreadLocal.withInitial(CodecOut::new);
+    private static final ThreadLocal<ByteOut> SCRATCH = ThreadLocal.withInitial(() -> new ByteOut(1024, 64 * 1024));
 
     private static <T> T read(byte[] bytes, Reader<T> r) {
         return read(ByteBuffer.wrap(bytes), r);

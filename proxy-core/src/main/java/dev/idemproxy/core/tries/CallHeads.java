@@ -3,6 +3,7 @@ package dev.idemproxy.core.tries;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.idemproxy.core.secret.Redactor;
+import dev.idemproxy.core.util.ByteOut;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,7 +35,9 @@ public final class CallHeads {
      * Function, Function, Redactor)}: a call's heads are written into it and copied out once at
      * their size (a fresh 512-byte buffer per call was half of what they cost).
      */
-    private static final ThreadLocal<Out> SCRATCH = ThreadLocal.withInitial(() -> new Out(1024));
+    private static final ThreadLocal<ByteOut> SCRATCH = ThreadLocal.withInitial(() -> new ByteOut(1024, 16 * 1024));
+    /** U+2026, what a cut value ends with. */
+    private static final byte[] ELLIPSIS = {(byte) 0xE2, (byte) 0x80, (byte) 0xA6};
 
     private final byte[] bytes;
 
@@ -51,7 +54,7 @@ public final class CallHeads {
     public static <H> CallHeads of(String method, String target, String host,
             Iterable<Map.Entry<CharSequence, CharSequence>> requestHeaders, int status, Iterable<H> responseHeaders,
             Function<H, String> name, Function<H, String> value, Redactor redactor) {
-        Out out = SCRATCH.get().take();
+        ByteOut out = SCRATCH.get().take();
         try {
             return write(out, method, target, host, requestHeaders, status, responseHeaders, name, value, redactor);
         } finally {
@@ -59,17 +62,17 @@ public final class CallHeads {
         }
     }
 
-    private static <H> CallHeads write(Out out, String method, String target, String host,
+    private static <H> CallHeads write(ByteOut out, String method, String target, String host,
             Iterable<Map.Entry<CharSequence, CharSequence>> requestHeaders, int status, Iterable<H> responseHeaders,
             Function<H, String> name, Function<H, String> value, Redactor redactor) {
         out.writeByte(1);
-        out.writeString(method, false);
-        out.writeString(redactor.url(target), true);
+        writeString(out, method, false);
+        writeString(out, redactor.url(target), true);
         int count = out.reserveInt();
         int n = 0;
         if (host != null) {
-            out.writeString("Host", false);
-            out.writeString(host, true);
+            writeString(out, "Host", false);
+            writeString(out, host, true);
             n++;
         }
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = requestHeaders.iterator(); it.hasNext() && n < MAX_FIELDS; ) {
@@ -99,10 +102,10 @@ public final class CallHeads {
 
     /** Heads already as they may be shown (what a test writes, or a view read back), encoded. */
     public static CallHeads of(RequestHead request, ResponseHead response) {
-        Out out = new Out(256);
+        ByteOut out = new ByteOut(256, 256);
         out.writeByte(1);
-        out.writeString(request.method(), false);
-        out.writeString(request.uri(), false);
+        writeString(out, request.method(), false);
+        writeString(out, request.uri(), false);
         writeFields(out, request.headers());
         out.writeByte(response == null ? 0 : 1);
         if (response != null) {
@@ -148,11 +151,11 @@ public final class CallHeads {
         return new ResponseHead(status, readFields(in));
     }
 
-    private static void writeFields(Out out, List<HeadField> fields) {
+    private static void writeFields(ByteOut out, List<HeadField> fields) {
         out.writeInt(fields.size());
         for (HeadField f : fields) {
-            out.writeString(f.name(), false);
-            out.writeString(f.value(), false);
+            writeString(out, f.name(), false);
+            writeString(out, f.value(), false);
         }
     }
 
@@ -176,16 +179,16 @@ public final class CallHeads {
         return true;
     }
 
-    private static void field(Out out, CharSequence name, CharSequence value, boolean secret, Redactor redactor) {
-        out.writeString(name, false);
+    private static void field(ByteOut out, CharSequence name, CharSequence value, boolean secret, Redactor redactor) {
+        writeString(out, name, false);
         if (secret) {
-            out.writeString(Redactor.MASK, false);
+            writeString(out, Redactor.MASK, false);
         } else if (value == null) {
-            out.writeString("", false);
+            writeString(out, "", false);
         } else if (mayHoldUrl(value)) {
-            out.writeString(redactor.text(value.toString()), true);
+            writeString(out, redactor.text(value.toString()), true);
         } else {
-            out.writeString(value, true);
+            writeString(out, value, true);
         }
     }
 
@@ -237,105 +240,16 @@ public final class CallHeads {
         return "CallHeads[" + request() + ", " + response() + "]";
     }
 
-    /** A growing big-endian buffer; strings written as UTF-8 straight from their characters. */
-    private static final class Out {
-        /** A scratch buffer grown past this is not kept for the next call. */
-        private static final int KEEP = 16 * 1024;
-        private byte[] buf;
-        private int size;
-        private boolean busy;
-
-        Out(int capacity) {
-            buf = new byte[capacity];
+    /** {@code s} as UTF-8 behind its length; with {@code cut}, at most MAX_VALUE characters (the last an ellipsis). */
+    private static void writeString(ByteOut out, CharSequence s, boolean cut) {
+        int len = s.length();
+        boolean cutting = cut && len > MAX_VALUE;
+        int at = out.reserveInt();
+        int start = out.size();
+        out.writeUtf8(s, cutting ? MAX_VALUE - 1 : len);
+        if (cutting) {
+            out.write(ELLIPSIS, 0, ELLIPSIS.length);
         }
-
-        /** This buffer emptied, or a new one while it is in use (a nested call). */
-        Out take() {
-            if (busy) {
-                return new Out(512);
-            }
-            busy = true;
-            size = 0;
-            return this;
-        }
-
-        /** Done with the buffer taken; a large one is dropped. */
-        void give() {
-            busy = false;
-            if (buf.length > KEEP) {
-                buf = new byte[1024];
-            }
-        }
-
-        private void ensure(int more) {
-            if (size + more > buf.length) {
-                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + more));
-            }
-        }
-
-        void writeByte(int b) {
-            ensure(1);
-            buf[size++] = (byte) b;
-        }
-
-        void writeInt(int v) {
-            ensure(4);
-            patchInt(size, v);
-            size += 4;
-        }
-
-        int reserveInt() {
-            ensure(4);
-            size += 4;
-            return size - 4;
-        }
-
-        void patchInt(int at, int v) {
-            buf[at] = (byte) (v >>> 24);
-            buf[at + 1] = (byte) (v >>> 16);
-            buf[at + 2] = (byte) (v >>> 8);
-            buf[at + 3] = (byte) v;
-        }
-
-        /** {@code s} as UTF-8 behind its length; with {@code cut}, at most MAX_VALUE characters (the last an ellipsis). */
-        void writeString(CharSequence s, boolean cut) {
-            int len = s.length();
-            boolean cutting = cut && len > MAX_VALUE;
-            int end = cutting ? MAX_VALUE - 1 : len;
-            int at = reserveInt();
-            ensure(end * 3 + 3);
-            int start = size;
-            for (int i = 0; i < end; i++) {
-                char c = s.charAt(i);
-                if (c < 0x80) {
-                    buf[size++] = (byte) c;
-                } else if (c < 0x800) {
-                    buf[size++] = (byte) (0xC0 | (c >> 6));
-                    buf[size++] = (byte) (0x80 | (c & 0x3F));
-                } else if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(s.charAt(i + 1))) {
-                    int cp = Character.toCodePoint(c, s.charAt(++i));
-                    buf[size++] = (byte) (0xF0 | (cp >> 18));
-                    buf[size++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
-                    buf[size++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
-                    buf[size++] = (byte) (0x80 | (cp & 0x3F));
-                } else if (Character.isSurrogate(c)) {
-                    buf[size++] = '?';  // a lone surrogate, as String.getBytes(UTF_8) writes it
-                } else {
-                    buf[size++] = (byte) (0xE0 | (c >> 12));
-                    buf[size++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-                    buf[size++] = (byte) (0x80 | (c & 0x3F));
-                }
-            }
-            if (cutting) {
-                buf[size++] = (byte) 0xE2;  // U+2026 …
-                buf[size++] = (byte) 0x80;
-                buf[size++] = (byte) 0xA6;
-            }
-            patchInt(at, size - start);
-        }
-
-        byte[] toByteArray() {
-            return Arrays.copyOf(buf, size);
-        }
+        out.patchInt(at, out.size() - start);
     }
 }
